@@ -1,0 +1,35 @@
+package backend
+
+import (
+	"os"
+	"testing"
+
+	"github.com/gomlx/gomlx/core/graph"
+)
+
+func TestBackendRunsAGraph(t *testing.T) {
+	b := MustNew()
+	got := graph.MustExecOnce(b, func(x *graph.Node) *graph.Node {
+		return graph.ReduceAllSum(graph.Mul(x, x))
+	}, []float64{1, 2, 3})
+	if v := got.Value().(float64); v != 14 {
+		t.Fatalf("sum of squares = %v, want 14", v)
+	}
+}
+
+func TestDescribeReportsConfigAndSIMD(t *testing.T) {
+	info, err := Describe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Config != os.Getenv("GOMLX_BACKEND") || info.Name == "" {
+		t.Fatalf("unexpected info %+v", info)
+	}
+	// The project builds every package with GOEXPERIMENT=simd (Makefile, kernel spec, CI).
+	// A build without it would silently be 15-35x slower: make that a failure when the
+	// environment says SIMD was requested.
+	if os.Getenv("GOEXPERIMENT") == "simd" && !info.SIMD {
+		t.Fatalf("GOEXPERIMENT=simd in the environment but the binary was built without it")
+	}
+	t.Log(info)
+}
