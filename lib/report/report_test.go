@@ -1,0 +1,100 @@
+package report
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+)
+
+func TestSummarizeClosedForm(t *testing.T) {
+	// 2, 4, 4, 4, 5, 5, 7, 9: mean 5, sum of squared deviations 32, sample std sqrt(32/7).
+	got := Summarize([]float64{2, 4, 4, 4, 5, 5, 7, 9})
+	if got.Mean != 5 || math.Abs(got.Std-math.Sqrt(32.0/7)) > 1e-12 || got.N != 8 {
+		t.Fatalf("Summarize = %+v", got)
+	}
+	if s := Summarize([]float64{3}); s.Std != 0 || s.Mean != 3 {
+		t.Fatalf("single value: %+v", s)
+	}
+	if s := Summarize(nil); !math.IsNaN(s.Mean) {
+		t.Fatalf("empty: %+v", s)
+	}
+	if f := (MeanStd{Mean: 12.345, Std: 0.5}).Format(1); f != "12.3 ± 0.5" {
+		t.Fatalf("Format = %q", f)
+	}
+}
+
+func TestTableRequiresProvenanceAndCitations(t *testing.T) {
+	tb := NewTable("t", Provenance{}, "a")
+	tb.AddRow(1)
+	if _, err := tb.Markdown(); err == nil {
+		t.Fatal("a table without provenance must not render")
+	}
+	tb = NewTable("t", Provenance{Data: "toy", Kind: Synthetic, Seeds: []int64{1, 2}}, "method", "R@1")
+	tb.Columns = append(tb.Columns, Column{Name: "R@1", Paper: true})
+	tb.Rows = nil
+	tb.AddRow("x", "1.0", "2.0")
+	if _, err := tb.Markdown(); err == nil {
+		t.Fatal("a paper column without citation must not render")
+	}
+}
+
+func TestTableRendersMarkedPaperColumnAndProvenance(t *testing.T) {
+	tb := NewTable("Retrieval", Provenance{Data: "toy set", Kind: Synthetic, Seeds: []int64{0, 1, 2}}, "method", "R@1")
+	tb.AddPaperColumn("R@1", "GRAM Table 1")
+	tb.AddRow("GRAM", Summarize([]float64{1, 2, 3}), "54.8")
+	md, err := tb.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| method | R@1 | R@1 (paper) |", "2.00 ± 1.00", "toy set (synthetic)", "Seeds: [0 1 2] (n = 3)", "GRAM Table 1"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	h, err := tb.HTML()
+	if err != nil || !strings.Contains(h, "<th style=\"font-style:italic\">R@1 (paper)</th>") {
+		t.Errorf("html: %v\n%s", err, h)
+	}
+	base := filepath.Join(t.TempDir(), "sub", "tbl")
+	if err := tb.Save(base); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := os.ReadFile(base + ".csv")
+	if !strings.HasPrefix(string(c), "method,R@1,R@1 (paper)\nGRAM,2.00 ± 1.00,54.8\n") {
+		t.Errorf("csv = %q", c)
+	}
+}
+
+func TestAddRowPanicsOnMisalignedRow(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("expected panic")
+		}
+	}()
+	NewTable("t", Provenance{}, "a", "b").AddRow(1)
+}
+
+func TestRenderIsDeterministicPNGAndSVG(t *testing.T) {
+	mk := func() *plot.Plot {
+		p := plot.New()
+		l, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+		p.Add(l)
+		return p
+	}
+	a, err := Render(mk(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Render(mk(), 0, 0)
+	if string(a.PNG[:8]) != "\x89PNG\r\n\x1a\n" || !strings.Contains(string(a.SVG), "<svg") {
+		t.Fatal("not a PNG/SVG")
+	}
+	if string(a.PNG) != string(b.PNG) {
+		t.Fatal("PNG rendering is not deterministic")
+	}
+}

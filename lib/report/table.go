@@ -1,0 +1,269 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"html"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DataKind says what kind of data a result was computed on.
+type DataKind string
+
+const (
+	Real         DataKind = "real"
+	LabelDerived DataKind = "label-derived" // real annotations turned into features (e.g. Charades action labels)
+	Synthetic    DataKind = "synthetic"
+)
+
+// Provenance records what a table was computed from. Every rendered table states it.
+type Provenance struct {
+	Data     string   `json:"data"`      // e.g. "Charades-STA test split, GloVe 100-d queries"
+	Kind     DataKind `json:"kind"`      // real / label-derived / synthetic
+	Seeds    []int64  `json:"seeds"`     // seeds the numbers are aggregated over
+	Config   any      `json:"config"`    // the configuration that produced the numbers
+	Behavior string   `json:"behavior"`  // "official code" or "paper" variant, per the spec
+	Backend  string   `json:"backend"`   // GoMLX backend and SIMD status (backend.Info)
+	Commit   string   `json:"commit"`    // git commit of the code, when known
+	Notes    []string `json:"notes"`     // anything a reader must know (caveats, substitutions)
+}
+
+// Column of a Table. Paper columns hold numbers quoted from a paper and must cite it.
+type Column struct {
+	Name  string `json:"name"`
+	Paper bool   `json:"paper,omitempty"`
+	Cite  string `json:"cite,omitempty"` // e.g. "HLFormer Table 1, Charades-STA row"
+}
+
+// Header is the column's display name: paper columns are always marked "(paper)".
+func (c Column) Header() string {
+	if c.Paper && !strings.Contains(strings.ToLower(c.Name), "paper") {
+		return c.Name + " (paper)"
+	}
+	return c.Name
+}
+
+// Table is a results table with provenance.
+type Table struct {
+	Title      string     `json:"title"`
+	Columns    []Column   `json:"columns"`
+	Rows       [][]string `json:"rows"`
+	Provenance Provenance `json:"provenance"`
+}
+
+// NewTable starts a table with plain (computed) columns.
+func NewTable(title string, prov Provenance, columns ...string) *Table {
+	t := &Table{Title: title, Provenance: prov}
+	for _, c := range columns {
+		t.Columns = append(t.Columns, Column{Name: c})
+	}
+	return t
+}
+
+// AddPaperColumn appends a column of numbers quoted from a paper, with its citation.
+func (t *Table) AddPaperColumn(name, cite string) *Table {
+	t.Columns = append(t.Columns, Column{Name: name, Paper: true, Cite: cite})
+	return t
+}
+
+// AddRow appends a row; cells are formatted with fmt's %v (use Cell helpers for numbers).
+// It panics if the number of cells does not match the columns: a table with misaligned
+// columns is a bug, not a runtime condition.
+func (t *Table) AddRow(cells ...any) *Table {
+	if len(cells) != len(t.Columns) {
+		panic(fmt.Sprintf("report: table %q has %d columns, row has %d cells", t.Title, len(t.Columns), len(cells)))
+	}
+	row := make([]string, len(cells))
+	for i, c := range cells {
+		row[i] = fmt.Sprint(c)
+	}
+	t.Rows = append(t.Rows, row)
+	return t
+}
+
+func (t *Table) validate() error {
+	if t.Provenance.Data == "" || t.Provenance.Kind == "" {
+		return fmt.Errorf("report: table %q has no provenance (data and kind are required)", t.Title)
+	}
+	for _, c := range t.Columns {
+		if c.Paper && c.Cite == "" {
+			return fmt.Errorf("report: paper column %q of table %q cites nothing", c.Name, t.Title)
+		}
+	}
+	return nil
+}
+
+// provenanceLines is the human-readable provenance shared by Markdown and HTML.
+func (t *Table) provenanceLines() []string {
+	p := t.Provenance
+	lines := []string{fmt.Sprintf("Data: %s (%s).", p.Data, p.Kind)}
+	if len(p.Seeds) > 0 {
+		lines = append(lines, fmt.Sprintf("Seeds: %v (n = %d); cells are mean ± std over seeds unless marked.", p.Seeds, len(p.Seeds)))
+	}
+	if p.Behavior != "" {
+		lines = append(lines, "Behaviour: "+p.Behavior+".")
+	}
+	if p.Backend != "" {
+		lines = append(lines, "Backend: "+p.Backend+".")
+	}
+	if p.Commit != "" {
+		lines = append(lines, "Commit: "+p.Commit+".")
+	}
+	for _, c := range t.Columns {
+		if c.Paper {
+			lines = append(lines, fmt.Sprintf("Column %q quotes %s (not computed here).", c.Header(), c.Cite))
+		}
+	}
+	lines = append(lines, p.Notes...)
+	return lines
+}
+
+// Markdown renders the table with its provenance as a Markdown section.
+func (t *Table) Markdown() (string, error) {
+	if err := t.validate(); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if t.Title != "" {
+		fmt.Fprintf(&b, "### %s\n\n", t.Title)
+	}
+	head := make([]string, len(t.Columns))
+	sep := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		head[i] = mdEscape(c.Header())
+		sep[i] = "---"
+	}
+	fmt.Fprintf(&b, "| %s |\n| %s |\n", strings.Join(head, " | "), strings.Join(sep, " | "))
+	for _, r := range t.Rows {
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = mdEscape(c)
+		}
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
+	}
+	b.WriteString("\n")
+	for _, l := range t.provenanceLines() {
+		fmt.Fprintf(&b, "- %s\n", l)
+	}
+	return b.String(), nil
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// HTML renders the table with its provenance, for notebooks.
+func (t *Table) HTML() (string, error) {
+	if err := t.validate(); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(`<div class="geoalign-table">`)
+	if t.Title != "" {
+		fmt.Fprintf(&b, "<b>%s</b>", html.EscapeString(t.Title))
+	}
+	b.WriteString(`<table><thead><tr>`)
+	for _, c := range t.Columns {
+		style := ""
+		if c.Paper {
+			style = ` style="font-style:italic"`
+		}
+		fmt.Fprintf(&b, "<th%s>%s</th>", style, html.EscapeString(c.Header()))
+	}
+	b.WriteString("</tr></thead><tbody>")
+	for _, r := range t.Rows {
+		b.WriteString("<tr>")
+		for _, c := range r {
+			fmt.Fprintf(&b, "<td>%s</td>", html.EscapeString(c))
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString(`</tbody></table><ul style="font-size:smaller">`)
+	for _, l := range t.provenanceLines() {
+		fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(l))
+	}
+	b.WriteString("</ul></div>")
+	return b.String(), nil
+}
+
+// CSV renders the header and rows (provenance goes to the JSON sidecar).
+func (t *Table) CSV() (string, error) {
+	if err := t.validate(); err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	head := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		head[i] = c.Header()
+	}
+	_ = w.Write(head)
+	_ = w.WriteAll(t.Rows)
+	w.Flush()
+	return buf.String(), w.Error()
+}
+
+// Save writes <base>.md, <base>.csv and <base>.json (table plus full provenance),
+// creating directories as needed. base has no extension, e.g. "figures/tables/gram".
+func (t *Table) Save(base string) error {
+	md, err := t.Markdown()
+	if err != nil {
+		return err
+	}
+	c, err := t.CSV()
+	if err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return fmt.Errorf("report: table %q: %w", t.Title, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return err
+	}
+	for ext, content := range map[string][]byte{".md": []byte(md), ".csv": []byte(c), ".json": append(js, '\n')} {
+		if err := os.WriteFile(base+ext, content, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MeanStd is the mean and sample standard deviation of values over seeds.
+type MeanStd struct {
+	Mean, Std float64
+	N         int
+}
+
+// Summarize computes the mean and the sample (n−1) standard deviation; Std is 0 for n = 1.
+func Summarize(values []float64) MeanStd {
+	n := len(values)
+	if n == 0 {
+		return MeanStd{Mean: math.NaN(), Std: math.NaN()}
+	}
+	var s float64
+	for _, v := range values {
+		s += v
+	}
+	mean := s / float64(n)
+	var ss float64
+	for _, v := range values {
+		ss += (v - mean) * (v - mean)
+	}
+	std := 0.0
+	if n > 1 {
+		std = math.Sqrt(ss / float64(n-1))
+	}
+	return MeanStd{Mean: mean, Std: std, N: n}
+}
+
+// Format prints "m ± s" with the given number of decimals.
+func (m MeanStd) Format(decimals int) string {
+	return fmt.Sprintf("%.*f ± %.*f", decimals, m.Mean, decimals, m.Std)
+}
+
+// String prints with 2 decimals, the papers' convention for recall percentages.
+func (m MeanStd) String() string { return m.Format(2) }
