@@ -14,9 +14,9 @@ import (
 
 // File names inside a BigFile directory (HLF:src/Utils/basic_utils.py).
 const (
-	ShapeFileName       = "shape.txt"
-	IDFileName          = "id.txt"
-	FeatureFileName     = "feature.bin"
+	ShapeFileName        = "shape.txt"
+	IDFileName           = "id.txt"
+	FeatureFileName      = "feature.bin"
 	Video2FramesFileName = "video2frames.txt"
 )
 
@@ -239,4 +239,3 @@ func writeAtomically(path string, fill func(io.Writer) error) (err error) {
 	}
 	return nil
 }
-
