@@ -23,14 +23,14 @@ const (
 
 // Provenance records what a table was computed from. Every rendered table states it.
 type Provenance struct {
-	Data     string   `json:"data"`      // e.g. "Charades-STA test split, GloVe 100-d queries"
-	Kind     DataKind `json:"kind"`      // real / label-derived / synthetic
-	Seeds    []int64  `json:"seeds"`     // seeds the numbers are aggregated over
-	Config   any      `json:"config"`    // the configuration that produced the numbers
-	Behavior string   `json:"behavior"`  // "official code" or "paper" variant, per the spec
-	Backend  string   `json:"backend"`   // GoMLX backend and SIMD status (backend.Info)
-	Commit   string   `json:"commit"`    // git commit of the code, when known
-	Notes    []string `json:"notes"`     // anything a reader must know (caveats, substitutions)
+	Data     string   `json:"data"`     // e.g. "Charades-STA test split, GloVe 100-d queries"
+	Kind     DataKind `json:"kind"`     // real / label-derived / synthetic
+	Seeds    []int64  `json:"seeds"`    // seeds the numbers are aggregated over
+	Config   any      `json:"config"`   // the configuration that produced the numbers
+	Behavior string   `json:"behavior"` // "official code" or "paper" variant, per the spec
+	Backend  string   `json:"backend"`  // GoMLX backend and SIMD status (backend.Info)
+	Commit   string   `json:"commit"`   // git commit of the code, when known
+	Notes    []string `json:"notes"`    // anything a reader must know (caveats, substitutions)
 }
 
 // Column of a Table. Paper columns hold numbers quoted from a paper and must cite it.
