@@ -1,0 +1,247 @@
+package geom
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/geoalign/geoalign/lib/backend"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+)
+
+// array is a float64 tensor in plain Go: flat row-major data plus dimensions.
+type array struct {
+	data []float64
+	dims []int
+}
+
+func newArray(data []float64, dims ...int) array {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	if n != len(data) {
+		panic(fmt.Sprintf("newArray: %d values for dims %v", len(data), dims))
+	}
+	return array{data: data, dims: dims}
+}
+
+func scalarArray(v float64) array { return array{data: []float64{v}} }
+
+func (a array) clone() array {
+	return array{data: append([]float64(nil), a.data...), dims: a.dims}
+}
+
+// tensor converts to a GoMLX tensor of dtype float64 or float32.
+func (a array) tensor(float32Mode bool) *tensors.Tensor {
+	if float32Mode {
+		f := make([]float32, len(a.data))
+		for i, v := range a.data {
+			f[i] = float32(v)
+		}
+		return tensors.FromFlatDataAndDimensions(f, a.dims...)
+	}
+	return tensors.FromFlatDataAndDimensions(append([]float64(nil), a.data...), a.dims...)
+}
+
+func flat(t *tensors.Tensor) []float64 {
+	switch t.DType().String() {
+	case "Float32":
+		f := tensors.MustCopyFlatData[float32](t)
+		out := make([]float64, len(f))
+		for i, v := range f {
+			out[i] = float64(v)
+		}
+		return out
+	default:
+		return tensors.MustCopyFlatData[float64](t)
+	}
+}
+
+// eval runs fn once on the inputs (float64) and returns the flat output.
+func eval(t testing.TB, fn func(in []*Node) *Node, inputs ...array) []float64 {
+	t.Helper()
+	args := make([]any, len(inputs))
+	for i, a := range inputs {
+		args[i] = a.tensor(false)
+	}
+	out := MustExecOnce(backend.MustNew(), fn, args...)
+	return flat(out)
+}
+
+// objectiveWeights returns fixed, non-uniform weights w of the shape of y, so that Σ w·y has a
+// gradient that mixes all outputs differently.
+func objectiveWeights(y *Node) *Node {
+	i := IotaFull(y.Graph(), y.Shape())
+	return AddScalar(Cos(MulScalar(i, 0.7)), 1.5)
+}
+
+// gradExec compiles fn into an executable returning [Σ w·fn(in), ∂/∂in₀, ∂/∂in₁, ...].
+// Inputs listed in constant (by index) are not differentiated.
+func gradExec(fn func(in []*Node) *Node) *Exec {
+	return MustNewExec(backend.MustNew(), func(in []*Node) []*Node {
+		y := fn(in)
+		obj := ReduceAllSum(Mul(y, objectiveWeights(y)))
+		grads := Gradient(obj, in...)
+		return append([]*Node{obj}, grads...)
+	})
+}
+
+// checkGradients compares fn's autodiff gradients (of Σ w·fn) with central finite differences,
+// input by input and coordinate by coordinate, in float64. Inputs with skip[i] = true are not checked
+// (e.g. a curvature shared by many outputs is checked separately).
+func checkGradients(t *testing.T, name string, fn func(in []*Node) *Node, inputs []array, skip ...int) {
+	t.Helper()
+	exec := gradExec(fn)
+	defer exec.Finalize()
+	call := func(in []array) []*tensors.Tensor {
+		args := make([]any, len(in))
+		for i, a := range in {
+			args[i] = a.tensor(false)
+		}
+		return exec.MustCall(args...)
+	}
+	base := call(inputs)
+	skipped := map[int]bool{}
+	for _, s := range skip {
+		skipped[s] = true
+	}
+	maxErr := 0.0
+	for i := range inputs {
+		if skipped[i] {
+			continue
+		}
+		g := flat(base[1+i])
+		for j := range inputs[i].data {
+			x := inputs[i].data[j]
+			h := 1e-6 * math.Max(1, math.Abs(x))
+			plus, minus := cloneAll(inputs), cloneAll(inputs)
+			plus[i].data[j] = x + h
+			minus[i].data[j] = x - h
+			fp := flat(call(plus)[0])[0]
+			fm := flat(call(minus)[0])[0]
+			fd := (fp - fm) / (2 * h)
+			err := math.Abs(fd-g[j]) / (1 + math.Abs(fd))
+			maxErr = math.Max(maxErr, err)
+			if err > 2e-5 || math.IsNaN(g[j]) {
+				t.Errorf("%s: ∂/∂input%d[%d]: autodiff %.10g, finite difference %.10g", name, i, j, g[j], fd)
+				return
+			}
+		}
+	}
+	t.Logf("%s: max relative gradient error vs finite differences %.2g", name, maxErr)
+}
+
+func cloneAll(in []array) []array {
+	out := make([]array, len(in))
+	for i, a := range in {
+		out[i] = a.clone()
+	}
+	return out
+}
+
+// randomVectors returns n×d standard normal values scaled by scale.
+func randomVectors(rng *rand.Rand, n, d int, scale float64) array {
+	data := make([]float64, n*d)
+	for i := range data {
+		data[i] = scale * rng.NormFloat64()
+	}
+	return newArray(data, n, d)
+}
+
+// row returns row i of a 2-D array.
+func (a array) row(i int) []float64 {
+	d := a.dims[len(a.dims)-1]
+	return a.data[i*d : (i+1)*d]
+}
+
+func assertClose(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if math.IsNaN(got) || math.Abs(got-want) > tol*(1+math.Abs(want)) {
+		t.Errorf("%s: got %.12g, want %.12g (tol %.1g)", what, got, want, tol)
+	}
+}
+
+// Plain-Go float64 references, written independently of the graph code.
+
+func dotRef(x, y []float64) float64 {
+	s := 0.0
+	for i := range x {
+		s += x[i] * y[i]
+	}
+	return s
+}
+
+func timeRef(x []float64, c float64) float64 { return math.Sqrt(1/c + dotRef(x, x)) }
+
+func lorentzInnerRef(x, y []float64, c float64) float64 {
+	return dotRef(x, y) - timeRef(x, c)*timeRef(y, c)
+}
+
+func lorentzDistRef(x, y []float64, c float64) float64 {
+	return math.Acosh(math.Max(1, -c*lorentzInnerRef(x, y, c))) / math.Sqrt(c)
+}
+
+// detRef is the determinant by Gaussian elimination with partial pivoting (an algorithm unrelated to
+// the cofactor/adjugate evaluation under test).
+func detRef(m [][]float64) float64 {
+	n := len(m)
+	a := make([][]float64, n)
+	for i := range m {
+		a[i] = append([]float64(nil), m[i]...)
+	}
+	det := 1.0
+	for col := 0; col < n; col++ {
+		pivot := col
+		for r := col + 1; r < n; r++ {
+			if math.Abs(a[r][col]) > math.Abs(a[pivot][col]) {
+				pivot = r
+			}
+		}
+		if a[pivot][col] == 0 {
+			return 0
+		}
+		if pivot != col {
+			a[pivot], a[col] = a[col], a[pivot]
+			det = -det
+		}
+		det *= a[col][col]
+		for r := col + 1; r < n; r++ {
+			f := a[r][col] / a[col][col]
+			for j := col; j < n; j++ {
+				a[r][j] -= f * a[col][j]
+			}
+		}
+	}
+	return det
+}
+
+// gramVolumeRef is √|det| of the Euclidean Gram matrix of vs.
+func gramVolumeRef(vs [][]float64) float64 {
+	k := len(vs)
+	g := make([][]float64, k)
+	for p := range g {
+		g[p] = make([]float64, k)
+		for q := range g[p] {
+			g[p][q] = dotRef(vs[p], vs[q])
+		}
+	}
+	return math.Sqrt(math.Abs(detRef(g)))
+}
+
+// hyperbolicVolumeRef lifts each vector to [√(1+‖x‖²), x] and takes √|det| of the Minkowski Gram.
+func hyperbolicVolumeRef(vs [][]float64) float64 {
+	k := len(vs)
+	g := make([][]float64, k)
+	for p := range g {
+		g[p] = make([]float64, k)
+		for q := range g[p] {
+			tp := math.Sqrt(1 + dotRef(vs[p], vs[p]))
+			tq := math.Sqrt(1 + dotRef(vs[q], vs[q]))
+			g[p][q] = -tp*tq + dotRef(vs[p], vs[q])
+		}
+	}
+	return math.Sqrt(math.Abs(detRef(g)))
+}
