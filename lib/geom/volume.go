@@ -133,8 +133,8 @@ func volumeMatrixInputs(where string, anchor *Node, others []*Node) {
 type volumeMatrixParts struct {
 	anchor *Node
 	others []*Node
-	cross          []*Node   // cross[p] = anchor · othersₚᵀ, [B1, B2]
-	data           [][]*Node // data[p][q] = othersₚ,ⱼ · others_q,ⱼ, [1, B2] (p ≤ q)
+	cross  []*Node   // cross[p] = anchor · othersₚᵀ, [B1, B2]
+	data   [][]*Node // data[p][q] = othersₚ,ⱼ · others_q,ⱼ, [1, B2] (p ≤ q)
 }
 
 func newVolumeMatrixParts(anchor *Node, others []*Node) *volumeMatrixParts {
