@@ -1,0 +1,81 @@
+package loss
+
+import (
+	"math"
+	"testing"
+
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+)
+
+// refPairwiseInfoNCE: mean over modalities of ½[CE_rows(C/τ) + CE_rows(Cᵀ/τ)], C_ij = cos(anchor_i, m_j).
+// part selects the terms: "both", "rows" (anchor → data), "cols" (data → anchor).
+func refPairwiseInfoNCE(anchor mat, others []mat, tau, eps float64, part string) float64 {
+	n := anchor.dims[0]
+	total := 0.0
+	for _, m := range others {
+		c := func(i, j int) float64 { return refCos(anchor.row(i), m.row(j)) / tau }
+		if part != "cols" {
+			total += 0.5 * refRowsCE(n, c, eps)
+		}
+		if part != "rows" {
+			total += 0.5 * refRowsCE(n, func(i, j int) float64 { return c(j, i) }, eps)
+		}
+	}
+	return total / float64(len(others))
+}
+
+func TestPairwiseCosineInfoNCE(t *testing.T) {
+	rng := newRand(5)
+	const n, d = 4, 3
+	eps := GRAMLabelSmoothing
+	text, video, audio := randMat(rng, -1, 1, n, d), randMat(rng, -1, 1, n, d), randMat(rng, -1, 1, n, d)
+	tau := []float64{0.1}
+	inputs := []*tensors.Tensor{text.tensor(), video.tensor(), audio.tensor(), tensors.FromScalar(tau[0])}
+	wrt := []int{0, 1, 2, 3}
+	others := []mat{video, audio}
+
+	two, g2 := evalLoss(t, func(in []*Node) *Node {
+		return PairwiseCosineInfoNCE(in[0], []*Node{in[1], in[2]}, in[3], eps)
+	}, wrt, inputs...)
+	full := func() float64 { return refPairwiseInfoNCE(text, others, tau[0], eps, "both") }
+	assertClose(t, "PairwiseCosineInfoNCE", two, full(), valueTolerance)
+	assertAllClose(t, "d/dtext", g2[0], finiteDifference(full, text.data), gradTolerance)
+	assertAllClose(t, "d/dvideo", g2[1], finiteDifference(full, video.data), gradTolerance)
+	assertAllClose(t, "d/daudio", g2[2], finiteDifference(full, audio.data), gradTolerance)
+	assertAllClose(t, "d/dtau", g2[3], finiteDifference(full, tau), gradTolerance)
+
+	one, g1 := evalLoss(t, func(in []*Node) *Node {
+		return PairwiseCosineInfoNCEOneSided(in[0], []*Node{in[1], in[2]}, in[3], eps)
+	}, wrt, inputs...)
+	rows := func() float64 { return refPairwiseInfoNCE(text, others, tau[0], eps, "rows") }
+	cols := func() float64 { return refPairwiseInfoNCE(text, others, tau[0], eps, "cols") }
+	assertClose(t, "PairwiseCosineInfoNCEOneSided", one, full(), valueTolerance)
+	assertAllClose(t, "one-sided d/dtext", g1[0], finiteDifference(rows, text.data), gradTolerance)
+	assertAllClose(t, "one-sided d/dvideo", g1[1], finiteDifference(cols, video.data), gradTolerance)
+	assertAllClose(t, "one-sided d/daudio", g1[2], finiteDifference(cols, audio.data), gradTolerance)
+	assertAllClose(t, "one-sided d/dtau", g1[3], finiteDifference(full, tau), gradTolerance)
+}
+
+// TestInfoNCEIsVolumeContrastiveOnNegatedSimilarity: one formula, two names — InfoNCE(S) equals
+// VolumeContrastive(−S) for the same τ and ε.
+func TestInfoNCEIsVolumeContrastiveOnNegatedSimilarity(t *testing.T) {
+	rng := newRand(6)
+	s := randMat(rng, -1, 1, 5, 5)
+	a, _ := evalLoss(t, func(in []*Node) *Node { return InfoNCE(in[0], in[1], 0.1) }, nil, s.tensor(), tensors.FromScalar(0.05))
+	b, _ := evalLoss(t, func(in []*Node) *Node { return VolumeContrastive(Neg(in[0]), in[1], 0.1) }, nil, s.tensor(), tensors.FromScalar(0.05))
+	assertClose(t, "InfoNCE vs VolumeContrastive(−S)", a, b, 1e-14)
+}
+
+// TestCosineOfZeroVector: the F.normalize floor gives cosine 0 and finite gradients for a zero row.
+func TestCosineOfZeroVector(t *testing.T) {
+	a := mat{data: []float64{0, 0, 0, 1, 2, 3}, dims: []int{2, 3}}
+	b := mat{data: []float64{1, 0, 0, 0, 1, 0}, dims: []int{2, 3}}
+	value, grads := evalLoss(t, func(in []*Node) *Node { return ReduceAllSum(CosineSimilarityMatrix(in[0], in[1])) },
+		[]int{0, 1}, a.tensor(), b.tensor())
+	want := (1 + 2) / math.Sqrt(14)
+	assertClose(t, "Σ cos", value, want, 1e-12)
+	if !allFinite(grads[0]) || !allFinite(grads[1]) {
+		t.Errorf("non-finite gradient with a zero row: %v %v", grads[0], grads[1])
+	}
+}
