@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+"""make bench: run every paired benchmark and write one table (figures/bench.md).
+
+Go side: every `func BenchmarkPaired<Name>` in lib/**/*_test.go, each in its own process
+(so /usr/bin/time's peak RSS belongs to that benchmark alone), built with GOEXPERIMENT=simd;
+lib/bench's reference workloads are also built and run without SIMD to show what SIMD buys.
+PyTorch side: lib/bench/torch/<Name>.py twins (Debian python3-torch + OpenBLAS), same thread
+count, run twice: default OpenMP settings and OMP_WAIT_POLICY=PASSIVE.
+Usage: run.py [--out figures/bench.md] [--filter REGEX] [--benchtime 3x] [--no-nosimd] [--no-passive]
+"""
+import argparse, datetime, os, platform, re, subprocess, sys, tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+LINE = re.compile(r"^(BenchmarkPaired\w+?)(?:-\d+)?\s+(\d+)\s+([\d.]+) ns/op(.*)$")
+
+
+def sh(cmd, env=None, check=True):
+    r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    if check and r.returncode != 0:
+        sys.exit(f"bench: {' '.join(cmd)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+    return r
+
+
+def timed(cmd, env=None, cwd=ROOT):
+    """Run cmd under /usr/bin/time; return (parsed go-bench line or None, peak RSS MB, output)."""
+    with tempfile.NamedTemporaryFile(mode="r", suffix=".rss") as f:
+        r = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", f.name] + cmd, cwd=cwd, env=env,
+                           capture_output=True, text=True)
+        try:
+            rss_mb = int(open(f.name).read().strip().splitlines()[-1]) / 1024
+        except (ValueError, IndexError):
+            rss_mb = float("nan")
+    parsed = None
+    for line in r.stdout.splitlines():
+        m = LINE.match(line.strip())
+        if m:
+            extra = dict((v, float(k)) for k, v in re.findall(r"([\d.]+) (\S+)", m.group(4)))
+            parsed = {"name": m.group(1)[len("BenchmarkPaired"):], "ns": float(m.group(3)), "extra": extra}
+    if r.returncode != 0 or parsed is None:
+        print(f"  ! {' '.join(cmd[-4:])}: exit {r.returncode}\n{r.stdout[-1500:]}{r.stderr[-1500:]}", file=sys.stderr)
+    return parsed, rss_mb, r
+
+
+def go_benchmarks(pattern):
+    pkgs = {}
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "lib")):
+        for fn in files:
+            if fn.endswith("_test.go"):
+                for m in re.finditer(r"^func (BenchmarkPaired\w+)\(", open(os.path.join(dirpath, fn)).read(), re.M):
+                    if re.search(pattern, m.group(1)):
+                        pkgs.setdefault("./" + os.path.relpath(dirpath, ROOT), []).append(m.group(1))
+    return pkgs
+
+
+def fmt_time(ns):
+    if ns != ns:
+        return "—"
+    s = ns / 1e9
+    return f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s"
+
+
+def fmt_mb(mb):
+    return "—" if mb != mb else (f"{mb:.0f} MB" if mb < 1024 else f"{mb / 1024:.2f} GB")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="figures/bench.md")
+    ap.add_argument("--filter", default=".")
+    ap.add_argument("--benchtime", default=os.environ.get("BENCHTIME", "3x"))
+    ap.add_argument("--no-nosimd", action="store_true")
+    ap.add_argument("--no-passive", action="store_true")
+    args = ap.parse_args()
+    threads = os.environ.get("BENCH_THREADS", "2")
+    env = dict(os.environ, GOMAXPROCS=threads)
+    results = {}  # name -> dict
+
+    os.makedirs(os.path.join(ROOT, "build", "bench"), exist_ok=True)
+    for pkg, names in sorted(go_benchmarks(args.filter).items()):
+        variants = [("simd", "simd")]
+        if pkg == "./lib/bench" and not args.no_nosimd:
+            variants.append(("nosimd", ""))
+        for label, experiment in variants:
+            bin_path = os.path.join(ROOT, "build", "bench", label, pkg.strip("./").replace("/", "_") + ".test")
+            os.makedirs(os.path.dirname(bin_path), exist_ok=True)
+            print(f"== build {pkg} ({label})", flush=True)
+            sh(["go", "test", "-c", "-o", bin_path, pkg], env=dict(env, GOEXPERIMENT=experiment))
+            for name in names:
+                print(f"   {name} ({label})", flush=True)
+                parsed, rss, _ = timed([bin_path, "-test.run", "^$", "-test.bench", f"^{name}$",
+                                        "-test.benchtime", args.benchtime], env=env, cwd=os.path.join(ROOT, pkg))
+                r = results.setdefault(name[len("BenchmarkPaired"):], {})
+                r[label] = (parsed["ns"] if parsed else float("nan"), rss)
+                if parsed and label == "simd":
+                    r["extra"] = parsed["extra"]
+
+    torch_dir = os.path.join(ROOT, "lib", "bench", "torch")
+    torch_version = sh(["/usr/bin/python3", "-c", "import torch; print(torch.__version__)"], check=False).stdout.strip()
+    for fn in sorted(os.listdir(torch_dir)):
+        if not fn.endswith(".py") or fn.startswith("_") or not re.search(args.filter, "BenchmarkPaired" + fn[:-3]):
+            continue
+        name = fn[:-3]
+        for label, extra_env in [("torch", {})] + ([] if args.no_passive else [("torch_passive", {"OMP_WAIT_POLICY": "PASSIVE"})]):
+            print(f"   torch {name} ({label})", flush=True)
+            parsed, rss, _ = timed(["/usr/bin/python3", fn], env=dict(env, BENCH_THREADS=threads, **extra_env), cwd=torch_dir)
+            results.setdefault(name, {})[label] = (parsed["ns"] if parsed else float("nan"), rss)
+
+    # The machine's measured matmul peak: the best GFLOP/s of the 1024³ matmul either side reached.
+    peak = float("nan")
+    if "MatMul1024" in results:
+        flop = 2 * 1024 ** 3
+        peak = max(flop / v[0] for k, v in results["MatMul1024"].items() if k in ("simd", "torch", "torch_passive") and v[0] == v[0])
+
+    nan = (float("nan"), float("nan"))
+    rows = []
+    for name in sorted(results):
+        r = results[name]
+        g, t, tp, ns = r.get("simd", nan), r.get("torch", nan), r.get("torch_passive", nan), r.get("nosimd", nan)
+        ratio = t[0] / g[0] if g[0] == g[0] and t[0] == t[0] else float("nan")
+        ratio_p = tp[0] / g[0] if g[0] == g[0] and tp[0] == tp[0] else float("nan")
+        mem = g[1] / t[1] if g[1] == g[1] and t[1] == t[1] else float("nan")
+        gflops = r.get("extra", {}).get("GFLOP/s")
+        frac = f"{gflops / peak * 100:.0f}% ({gflops:.0f} GFLOP/s)" if gflops and peak == peak else "—"
+        rows.append(f"| {name} | {fmt_time(g[0])} | {fmt_mb(g[1])} | {fmt_time(ns[0])} | {fmt_time(t[0])} | {fmt_mb(t[1])} "
+                    f"| {fmt_time(tp[0])} | {'—' if ratio != ratio else f'{ratio:.2f}×'} | {'—' if ratio_p != ratio_p else f'{ratio_p:.2f}×'} "
+                    f"| {'—' if mem != mem else f'{mem:.2f}'} | {frac} |")
+
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
+    gomlx = next((l.split()[1] for l in open(os.path.join(ROOT, "go.mod")) if "github.com/gomlx/gomlx " in l), "?")
+    gover = sh(["go", "version"], env=env, check=False).stdout.strip()
+    out = [
+        "# geoalign paired benchmarks",
+        "",
+        f"Generated by `make bench` on {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}. "
+        f"Machine: {cpu}, {os.cpu_count()} cores; {threads} threads on both sides (GOMAXPROCS, torch.set_num_threads).",
+        f"geoalign: GoMLX {gomlx}, backend GOMLX_BACKEND={os.environ.get('GOMLX_BACKEND', '?')}, {gover}, "
+        f"GOEXPERIMENT=simd unless the column says otherwise; Go benchmark time = ns/op of `go test -bench` "
+        f"(-benchtime {args.benchtime}, after one compile/warm-up run). PyTorch {torch_version} (Debian) + OpenBLAS pthread; "
+        f"median of its repetitions after warm-up. Peak RSS of the whole process from /usr/bin/time.",
+        "Inputs are random (synthetic) at the shapes given in each benchmark's doc comment.",
+        "",
+        "| workload | geoalign time | geoalign peak RSS | geoalign, no SIMD | PyTorch time | PyTorch peak RSS "
+        "| PyTorch (OMP passive) | speed-up vs PyTorch | vs PyTorch (passive) | memory ratio (ours/torch) | fraction of measured matmul peak |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ] + rows + [
+        "",
+        f"Measured matmul peak (best 1024³ float32 GFLOP/s of either side in this run): {peak:.0f} GFLOP/s." if peak == peak else "",
+        "speed-up = PyTorch time / geoalign time (> 1: geoalign is faster).",
+    ]
+    text = "\n".join(out) + "\n"
+    dst = os.path.join(ROOT, args.out)
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    open(dst, "w").write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
