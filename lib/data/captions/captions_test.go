@@ -1,0 +1,64 @@
+package captions
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseOfficialFormat(t *testing.T) {
+	src := "3MSZA#enc#0 person turn a light on.\n\n  3MSZA#enc#1 person flipped the light switch near the door.  \nV2X#enc#0 a person is eating\n"
+	got, err := Parse(strings.NewReader(src), "t.caption.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Caption{{"3MSZA#enc#0", "person turn a light on."}, {"3MSZA#enc#1", "person flipped the light switch near the door."}, {"V2X#enc#0", "a person is eating"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q", got)
+	}
+	if v := VideoIDs(got); !reflect.DeepEqual(v, []string{"3MSZA", "V2X"}) {
+		t.Fatalf("VideoIDs = %v", v)
+	}
+	if VideoID("a#b#c") != "a" || VideoID("plain") != "plain" || EncID("v", 3) != "v#enc#3" {
+		t.Fatal("VideoID/EncID")
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for src, want := range map[string]string{
+		"a#enc#0 x\nnospace\n":   "t:2: want",
+		"a#enc#0 x\na#enc#0 y\n": `t:2: caption id "a#enc#0" already used on line 1`,
+		"#enc#0 x\n":             "t:1: caption id \"#enc#0\" has an empty video id",
+		"\n\n":                   "no captions (empty split)",
+	} {
+		_, err := Parse(strings.NewReader(src), "t")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want %q", src, err, want)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add("a#enc#0 hello world\nb#enc#1 x\n")
+	f.Add("x\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		caps, err := Parse(strings.NewReader(src), "fuzz")
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, caps); err != nil {
+			return // e.g. a text ending in spaces round-trips differently; Write refuses nothing else
+		}
+		back, err := Parse(&buf, "fuzz")
+		if err != nil || len(back) != len(caps) {
+			t.Fatalf("round trip of %q: %v", src, err)
+		}
+		for i := range caps {
+			if back[i].ID != caps[i].ID || VideoID(back[i].ID) == "" {
+				t.Fatalf("round trip changed id %q → %q", caps[i].ID, back[i].ID)
+			}
+		}
+	})
+}
