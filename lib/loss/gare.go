@@ -1,0 +1,294 @@
+package loss
+
+import (
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
+)
+
+// GARE losses (NeurIPS 2025, ../shared/papers/gare.txt; official code convention in spec §4.3).
+// Δ ("delta") is the pair-specific increment with shape [A texts, B videos, D]; Δ_ij is added to text i
+// when it is compared with video j.
+
+// GARE constants of the official code (spec §4.3) and the paper.
+const (
+	// GARELogitScale is exp(clip.logit_scale), learnable but clamped to ≤ 100 after every step, so in
+	// practice 100 (τ = 0.01 in the paper).
+	GARELogitScale = 100.0
+	// GAREBetaCode is the weight β of L_IB in the code, for the KL summed over the D dimensions.
+	GAREBetaCode = 1e-4
+	// GAREBetaPaper is the paper's β (§3 implementation details and Appendix F), which belongs to a
+	// per-dimension (mean over d) KL according to the repository README (spec §4.3): use it with
+	// IBRelaxOptions.PerDimension.
+	GAREBetaPaper = 0.07
+	// GARELambdaNorm is λ_ε, the weight of L_ε.
+	GARELambdaNorm = 0.01
+	// GARELambdaDir is λ_dir, the weight of L_dir.
+	GARELambdaDir = 0.01
+	// GAREAlpha is α of L_dir (Eq. 11; best in Table 8).
+	GAREAlpha = 2.0
+	// GARENormLowerBound is λ_lower of L_ε (Eq. 10; best in Fig. 5).
+	GARENormLowerBound = 0.5
+)
+
+// ibStdEpsilon is added to the standard deviation of Δ before the KL: σ = std + 1e-6 (spec §4.3), so a
+// constant Δ column does not give log(1/0).
+const ibStdEpsilon = 1e-6
+
+// dirLogEpsilon is added inside the log of L_dir: log(mean exp(…) + 1e-8) (spec §4.3).
+const dirLogEpsilon = 1e-8
+
+// squaredNormFloor is the floor on a squared norm or variance before its square root. The code has none:
+// torch's std has a NaN gradient at zero spread and torch.norm a zero one at Δ = 0. With the floor both
+// have a zero gradient there and the value moves by at most sqrt(1e-30) = 1e-15 (a deviation, documented
+// here; 1e-30 is a normal float32). It is only ever reached by exactly constant or exactly zero Δ.
+const squaredNormFloor = 1e-30
+
+// ScaledInfoNCE is GARE's L_info (Eq. 9, spec §4.3): ½[CE_rows(s·S) + CE_rows(s·Sᵀ)] with the diagonal as
+// targets and no label smoothing. sim [B, B] cosine similarities cos(t_i + Δ_ij, v_j), logitScale a scalar
+// node (GARELogitScale) -> scalar.
+func ScaledInfoNCE(sim, logitScale *Node) *Node {
+	assertSquare("ScaledInfoNCE", "sim", sim)
+	assertScalar("ScaledInfoNCE", "logitScale", logitScale)
+	return SymmetricCrossEntropy(Mul(sim, logitScale), 0)
+}
+
+// IBAnchor says over which axis of Δ the relaxed bottleneck fits its Gaussians.
+type IBAnchor int
+
+const (
+	// IBAnchorVideo fits one Gaussian per video j to {Δ_ij}_i, i.e. the statistics run over the text axis.
+	// This is GARE Eq. 15 and the official code (delta.mean(dim=0)), best in Table 9.
+	IBAnchorVideo IBAnchor = iota
+	// IBAnchorText fits one Gaussian per text i to {Δ_ij}_j (the video axis): the Table 9 "t" ablation.
+	IBAnchorText
+)
+
+// IBRelaxOptions selects the variant of L_IB^relax. The zero value is the official code's convention.
+type IBRelaxOptions struct {
+	// Anchor: IBAnchorVideo (code, Eq. 15) or IBAnchorText (Appendix C.4 ablation).
+	Anchor IBAnchor
+	// PerDimension averages the KL over the D dimensions instead of summing it (the code sums, via
+	// torch Independent(…, 1)). It is the convention the paper's β = 0.07 belongs to (GAREBetaPaper).
+	PerDimension bool
+}
+
+// IBRelax is GARE's relaxed information-bottleneck term L_IB^relax (Eq. 15) as the official code computes
+// it (spec §4.3): for each video j, μ_j = mean_i Δ_ij and σ_j = std_i Δ_ij (unbiased) + 1e-6 over the
+// text axis, then
+//
+//	KL_j = Σ_d [ log(1/σ_jd) + (σ_jd² + μ_jd²)/2 − ½ ]   (KL(N(μ, σ²) ‖ N(0, I)))
+//
+// and L = mean_j KL_j. delta [A, B, D] with A ≥ 2 -> scalar. Weight it with GAREBetaCode.
+func IBRelax(delta *Node) *Node {
+	return IBRelaxWith(delta, IBRelaxOptions{})
+}
+
+// IBRelaxWith is IBRelax with the anchor axis and the per-dimension convention selectable (see
+// IBRelaxOptions; the zero value is IBRelax).
+func IBRelaxWith(delta *Node, opts IBRelaxOptions) *Node {
+	assertDelta("IBRelax", delta)
+	statAxis := 0 // over texts, one Gaussian per video
+	if opts.Anchor == IBAnchorText {
+		statAxis = 1 // over videos, one Gaussian per text
+	} else if opts.Anchor != IBAnchorVideo {
+		panicf("IBRelax: unknown anchor %d", opts.Anchor)
+	}
+	n := delta.Shape().Dimensions[statAxis]
+	if n < 2 {
+		panicf("IBRelax: the unbiased std over axis %d needs at least 2 entries, delta is %s", statAxis, delta.Shape())
+	}
+	mu := ReduceMean(delta, statAxis) // [anchors, D]
+	centered := Sub(delta, InsertAxes(mu, statAxis))
+	variance := DivScalar(ReduceSum(Square(centered), statAxis), float64(n-1))
+	sigma := AddScalar(Sqrt(MaxScalar(variance, squaredNormFloor)), ibStdEpsilon)
+	klPerDim := AddScalar(Add(Neg(Log(sigma)), MulScalar(Add(Square(sigma), Square(mu)), 0.5)), -0.5)
+	var klPerAnchor *Node
+	if opts.PerDimension {
+		klPerAnchor = ReduceMean(klPerDim, -1)
+	} else {
+		klPerAnchor = ReduceSum(klPerDim, -1)
+	}
+	return ReduceAllMean(klPerAnchor)
+}
+
+// NormVariance is GARE's norm-based trust-region regulariser L_ε (Eq. 10) as the official code computes it
+// (spec §4.3): with ε_ij = ‖Δ_ij‖₂ and var_i the unbiased variance over videos j,
+//
+//	raw = −mean_i var_i,    L_ε = raw if raw ≥ −λ, else 0.
+//
+// The hard cut-off switches the term off once the spread exceeds λ = lowerBound (GARENormLowerBound); the
+// paper's max(raw, −λ) is NormVarianceClamped (same gradient, different value past the bound).
+// delta [A, B, D] with B ≥ 2 -> scalar. Weight it with GARELambdaNorm.
+func NormVariance(delta *Node, lowerBound float64) *Node {
+	raw := negativeNormVariance("NormVariance", delta)
+	keep := GreaterOrEqual(raw, Scalar(raw.Graph(), raw.DType(), -lowerBound))
+	return Where(keep, raw, ZerosLike(raw))
+}
+
+// NormVarianceClamped is the paper's form of L_ε: max(−mean_i var_j ‖Δ_ij‖, −λ) (Eq. 10 and the sentence
+// after it). delta [A, B, D] with B ≥ 2 -> scalar.
+func NormVarianceClamped(delta *Node, lowerBound float64) *Node {
+	raw := negativeNormVariance("NormVarianceClamped", delta)
+	return MaxScalar(raw, -lowerBound)
+}
+
+func negativeNormVariance(fn string, delta *Node) *Node {
+	assertDelta(fn, delta)
+	b := delta.Shape().Dimensions[1]
+	if b < 2 {
+		panicf("%s: the unbiased variance over videos needs B ≥ 2, delta is %s", fn, delta.Shape())
+	}
+	radii := Sqrt(MaxScalar(ReduceSum(Square(delta), -1), squaredNormFloor)) // ε_ij, [A, B]
+	centered := Sub(radii, ReduceAndKeep(radii, ReduceMean, 1))
+	variance := DivScalar(ReduceSum(Square(centered), 1), float64(b-1)) // [A]
+	return Neg(ReduceAllMean(variance))
+}
+
+// DirectionalDiversity is GARE's directional diversity regulariser L_dir (Eq. 11) as the official code
+// computes it (spec §4.3): with z_ij = Δ_ij / max(‖Δ_ij‖, 1e-12),
+//
+//	L_dir = mean_i log( mean_{j,k} exp(−α (1 − ⟨z_ij, z_ik⟩)) + 1e-8 ),
+//
+// the inner mean over all B×B pairs including j = k. delta [A, B, D] -> scalar. α = GAREAlpha; weight
+// GARELambdaDir. DirectionalDiversityOffDiagonal excludes j = k; DirectionalOrthogonality is the
+// strict-orthogonality variant of Appendix C.2.
+func DirectionalDiversity(delta *Node, alpha float64) *Node {
+	return directionalDiversity("DirectionalDiversity", delta, alpha, false)
+}
+
+// DirectionalDiversityOffDiagonal is L_dir with the inner mean over the B(B−1) pairs j ≠ k only (the code
+// includes j = k, spec §4.6 item 5). delta [A, B, D] with B ≥ 2 -> scalar.
+func DirectionalDiversityOffDiagonal(delta *Node, alpha float64) *Node {
+	return directionalDiversity("DirectionalDiversityOffDiagonal", delta, alpha, true)
+}
+
+func directionalDiversity(fn string, delta *Node, alpha float64, offDiagonal bool) *Node {
+	assertDelta(fn, delta)
+	b := delta.Shape().Dimensions[1]
+	cos := directionCosines(delta) // [A, B, B]
+	kernel := Exp(MulScalar(OneMinus(cos), -alpha))
+	var inner *Node
+	if offDiagonal {
+		if b < 2 {
+			panicf("%s: needs B ≥ 2 videos for a pair j ≠ k, delta is %s", fn, delta.Shape())
+		}
+		mask := offDiagonalMask(cos)
+		inner = DivScalar(ReduceSum(Where(mask, kernel, ZerosLike(kernel)), 1, 2), float64(b*(b-1)))
+	} else {
+		inner = ReduceMean(kernel, 1, 2)
+	}
+	return ReduceAllMean(Log(AddScalar(inner, dirLogEpsilon)))
+}
+
+// DirectionalOrthogonality is the strict-orthogonality variant of L_dir from GARE Appendix C.2:
+//
+//	L_orth = mean_i (1/B²) Σ_j Σ_{k≠j} ⟨z_ij, z_ik⟩²,
+//
+// z_ij = Δ_ij / max(‖Δ_ij‖, 1e-12). It pushes every pair of directions under an anchor towards cosine 0.
+// delta [A, B, D] -> scalar.
+func DirectionalOrthogonality(delta *Node) *Node {
+	assertDelta("DirectionalOrthogonality", delta)
+	b := delta.Shape().Dimensions[1]
+	cos := directionCosines(delta)
+	squares := Square(cos)
+	offDiagonal := Where(offDiagonalMask(cos), squares, ZerosLike(squares))
+	return ReduceAllMean(DivScalar(ReduceSum(offDiagonal, 1, 2), float64(b*b)))
+}
+
+// directionCosines returns ⟨z_ij, z_ik⟩ for delta [A, B, D] -> [A, B, B].
+func directionCosines(delta *Node) *Node {
+	z := unitRows(delta)
+	return Einsum("ajd,akd->ajk", z, z)
+}
+
+// offDiagonalMask is true where the last two indices differ, for x [..., B, B].
+func offDiagonalMask(x *Node) *Node {
+	rank := x.Rank()
+	return NotEqual(Iota(x.Graph(), x.Shape(), rank-2), Iota(x.Graph(), x.Shape(), rank-1))
+}
+
+func assertDelta(fn string, delta *Node) {
+	assertRank(fn, "delta ([A texts, B videos, D])", delta, 3)
+	assertFloat(fn, "delta", delta)
+}
+
+// DirectionalVariant selects the form of the directional term in GARETotal.
+type DirectionalVariant int
+
+const (
+	// DirectionalLogMeanExp is L_dir of the code: DirectionalDiversity (mean including j = k).
+	DirectionalLogMeanExp DirectionalVariant = iota
+	// DirectionalLogMeanExpOffDiagonal is DirectionalDiversityOffDiagonal.
+	DirectionalLogMeanExpOffDiagonal
+	// DirectionalStrictOrthogonality is DirectionalOrthogonality (Appendix C.2).
+	DirectionalStrictOrthogonality
+)
+
+// GAREConfig holds the weights and switches of GARE's total loss (Eq. 28, spec §4.3).
+type GAREConfig struct {
+	Beta        float64 // weight of L_IB
+	LambdaNorm  float64 // weight λ_ε of L_ε
+	LambdaDir   float64 // weight λ_dir of L_dir
+	Alpha       float64 // α of L_dir
+	LowerBound  float64 // λ_lower of L_ε
+	IB          IBRelaxOptions
+	NormClamped bool // use the paper's max(L_ε, −λ) (NormVarianceClamped) instead of the code's hard cut-off
+	Directional DirectionalVariant
+}
+
+// DefaultGAREConfig returns the official code's configuration: β = 1e-4 (KL summed over dims, anchored on
+// videos), λ_ε = 0.01 with the hard cut-off at −0.5, λ_dir = 0.01 with α = 2 including j = k.
+func DefaultGAREConfig() GAREConfig {
+	return GAREConfig{
+		Beta:       GAREBetaCode,
+		LambdaNorm: GARELambdaNorm,
+		LambdaDir:  GARELambdaDir,
+		Alpha:      GAREAlpha,
+		LowerBound: GARENormLowerBound,
+	}
+}
+
+// PaperGAREConfig returns the paper's reading: β = 0.07 on the per-dimension KL, L_ε = max(·, −λ), and
+// L_dir over j ≠ k; the other weights as in the code (they agree).
+func PaperGAREConfig() GAREConfig {
+	cfg := DefaultGAREConfig()
+	cfg.Beta = GAREBetaPaper
+	cfg.IB.PerDimension = true
+	cfg.NormClamped = true
+	cfg.Directional = DirectionalLogMeanExpOffDiagonal
+	return cfg
+}
+
+// GARETerms are the parts of GARE's loss, for logging; Total is what is minimised.
+type GARETerms struct {
+	Total, Info, IB, Norm, Dir *Node
+}
+
+// GARETotal is GARE's training loss (Eq. 28; the code's forward, spec §4.3):
+//
+//	total = L_info + β·L_IB + λ_ε·L_ε + λ_dir·L_dir,
+//
+// sim [B, B] = cos(t_i + Δ_ij, v_j), logitScale a scalar node (GARELogitScale), delta [B, B, D].
+// The returned IB, Norm and Dir terms are unweighted.
+func GARETotal(sim, logitScale, delta *Node, cfg GAREConfig) GARETerms {
+	var terms GARETerms
+	terms.Info = ScaledInfoNCE(sim, logitScale)
+	terms.IB = IBRelaxWith(delta, cfg.IB)
+	if cfg.NormClamped {
+		terms.Norm = NormVarianceClamped(delta, cfg.LowerBound)
+	} else {
+		terms.Norm = NormVariance(delta, cfg.LowerBound)
+	}
+	switch cfg.Directional {
+	case DirectionalLogMeanExp:
+		terms.Dir = DirectionalDiversity(delta, cfg.Alpha)
+	case DirectionalLogMeanExpOffDiagonal:
+		terms.Dir = DirectionalDiversityOffDiagonal(delta, cfg.Alpha)
+	case DirectionalStrictOrthogonality:
+		terms.Dir = DirectionalOrthogonality(delta)
+	default:
+		panicf("GARETotal: unknown directional variant %d", cfg.Directional)
+	}
+	terms.Total = Add(terms.Info, Add(MulScalar(terms.IB, cfg.Beta),
+		Add(MulScalar(terms.Norm, cfg.LambdaNorm), MulScalar(terms.Dir, cfg.LambdaDir))))
+	return terms
+}
