@@ -30,7 +30,7 @@ NOTEBOOK_TIMEOUT ?= 1200
 export FULL ?=
 PAPER ?= all
 
-.PHONY: setup test vet gotest notebooks data bench reproduce-table1 figures fuzz clean env
+.PHONY: setup test vet gotest notebooks notebooks-inplace data bench reproduce-table1 figures fuzz clean env
 
 setup:
 	bash kernel/setup.sh
@@ -70,3 +70,7 @@ env:
 
 clean:
 	rm -rf build
+
+# Re-execute the notebooks and store their outputs in the committed .ipynb files.
+notebooks-inplace:
+	bash kernel/run-notebooks.sh --inplace --timeout $(NOTEBOOK_TIMEOUT) notebooks/*.ipynb
