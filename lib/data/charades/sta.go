@@ -1,0 +1,93 @@
+package charades
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/geoalign/geoalign/lib/data/captions"
+)
+
+// Moment is one Charades-STA query: a sentence describing [Start, End] seconds of a video.
+type Moment struct {
+	VideoID    string
+	Start, End float64
+	Sentence   string
+}
+
+// ReadSTA reads a Charades-STA file (charades_sta_{train,test}.txt).
+func ReadSTA(path string) ([]Moment, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("charades: %w", err)
+	}
+	defer f.Close()
+	return ParseSTA(f, path)
+}
+
+// ParseSTA parses "VID start end##sentence" lines; name is used in errors. Blank lines are
+// skipped; no moment at all is an error.
+func ParseSTA(r io.Reader, name string) ([]Moment, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var out []Moment
+	for line := 1; sc.Scan(); line++ {
+		s := strings.TrimSpace(sc.Text())
+		if s == "" {
+			continue
+		}
+		m, err := parseSTALine(s)
+		if err != nil {
+			return nil, fmt.Errorf("charades: %s:%d: %v", name, line, err)
+		}
+		out = append(out, m)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("charades: %s: %w", name, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("charades: %s: no moments (empty split)", name)
+	}
+	return out, nil
+}
+
+func parseSTALine(s string) (Moment, error) {
+	head, sentence, ok := strings.Cut(s, "##")
+	if !ok {
+		return Moment{}, fmt.Errorf(`want "VID start end##sentence", no "##" in %q`, s)
+	}
+	f := strings.Fields(head)
+	if len(f) != 3 {
+		return Moment{}, fmt.Errorf(`want "VID start end" before "##", got %q`, head)
+	}
+	start, err1 := strconv.ParseFloat(f[1], 64)
+	end, err2 := strconv.ParseFloat(f[2], 64)
+	if err1 != nil || err2 != nil || math.IsNaN(start) || math.IsNaN(end) || math.IsInf(start, 0) || math.IsInf(end, 0) {
+		return Moment{}, fmt.Errorf("start/end %q %q are not finite numbers", f[1], f[2])
+	}
+	if start < 0 || end < start {
+		return Moment{}, fmt.Errorf("moment [%v, %v] is not a valid interval", start, end)
+	}
+	sentence = strings.TrimSpace(sentence)
+	if sentence == "" || strings.Contains(f[0], "#") {
+		return Moment{}, fmt.Errorf("empty sentence or '#' in video id %q", f[0])
+	}
+	return Moment{VideoID: f[0], Start: start, End: end, Sentence: sentence}, nil
+}
+
+// STACaptions turns moments into PRVR captions: the k-th moment of a video (file order) gets the
+// caption id "<VID>#enc#<k>", as in the MS-SL caption files.
+func STACaptions(ms []Moment) []captions.Caption {
+	next := map[string]int{}
+	out := make([]captions.Caption, len(ms))
+	for i, m := range ms {
+		k := next[m.VideoID]
+		next[m.VideoID] = k + 1
+		out[i] = captions.Caption{ID: captions.EncID(m.VideoID, k), Text: m.Sentence}
+	}
+	return out
+}
