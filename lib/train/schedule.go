@@ -17,7 +17,7 @@ type Schedule interface {
 // Constant is the multiplier 1 at every step.
 type Constant struct{}
 
-func (Constant) At(float64) float64               { return 1 }
+func (Constant) At(float64) float64              { return 1 }
 func (Constant) Graph(x *graph.Node) *graph.Node { return graph.OnesLike(x) }
 
 // WarmupLinear rises linearly from 0 to 1 over the first Warmup fraction of training and then
