@@ -1,0 +1,102 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/geoalign/geoalign/lib/reproduce"
+)
+
+func init() {
+	register("reproduce", "regenerate the papers' Table 1 analogues (figures/tables/)", runReproduce)
+	register("figures", "regenerate every committed figure and table (figures/)", runFigures)
+}
+
+func reproduceFlags(name, defaultOut string) (*flag.FlagSet, *reproduce.Options, *string, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	opts := &reproduce.Options{}
+	paper := fs.String("paper", "all", "paper to run: all, "+strings.Join(reproduce.Papers(), ", "))
+	seeds := fs.String("seeds", "", "comma-separated seeds (default: each experiment's own, ≥ 3)")
+	fs.BoolVar(&opts.Full, "full", os.Getenv("FULL") == "1", "full (paper-sized) configuration instead of the CI-sized default (also FULL=1)")
+	fs.StringVar(&opts.Out, "out", defaultOut, "output directory")
+	fs.StringVar(&opts.DataCache, "data", "datasets/cache", "directory of the data built by `make data`")
+	return fs, opts, paper, seeds
+}
+
+func parseSeeds(s string) ([]int64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad seed %q", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func runReproduce(args []string) int {
+	fs, opts, paper, seeds := reproduceFlags("reproduce", "figures/tables")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var err error
+	if opts.Seeds, err = parseSeeds(*seeds); err != nil {
+		fmt.Fprintln(os.Stderr, "geoalign reproduce:", err)
+		return 2
+	}
+	if len(reproduce.Papers()) == 0 {
+		fmt.Fprintln(os.Stderr, "geoalign reproduce: no paper reproductions are registered yet")
+		return 1
+	}
+	saved, err := reproduce.RunTable1(strings.Split(*paper, ","), *opts)
+	for _, s := range saved {
+		fmt.Println("wrote", s+".{md,csv,json}")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "geoalign reproduce:", err)
+		return 1
+	}
+	if !opts.Full {
+		fmt.Println("CI-sized configuration; run the paper-sized one with: make reproduce-table1 FULL=1")
+	}
+	return 0
+}
+
+func runFigures(args []string) int {
+	fs, opts, paper, seeds := reproduceFlags("figures", "figures")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var err error
+	if opts.Seeds, err = parseSeeds(*seeds); err != nil {
+		fmt.Fprintln(os.Stderr, "geoalign figures:", err)
+		return 2
+	}
+	papers := reproduce.Papers()
+	if *paper != "all" {
+		papers = strings.Split(*paper, ",")
+	}
+	for _, p := range papers {
+		e, err := reproduce.Lookup(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "geoalign figures:", err)
+			return 2
+		}
+		if e.Figures == nil {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "== %s: figures\n", p)
+		if err := e.Figures(*opts); err != nil {
+			fmt.Fprintf(os.Stderr, "geoalign figures: %s: %v\n", p, err)
+			return 1
+		}
+	}
+	return 0
+}

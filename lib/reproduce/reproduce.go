@@ -1,0 +1,147 @@
+// Package reproduce regenerates the papers' tables and figures from the command line
+// (`make reproduce-table1`, `make figures`) with the same library code the notebooks call.
+//
+// Each paper registers its experiments in its own file (gram.go, hypergram.go, gare.go,
+// hlformer.go, wordnet.go): a Table1 function producing the paper's Table 1 analogue on the
+// data available here, and optionally a Figures function producing the committed figures.
+// Every table carries its provenance (lib/report) and every number in it is computed in the run.
+package reproduce
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/report"
+)
+
+// Options configure a reproduction run.
+type Options struct {
+	// Full selects the paper-sized configuration; false is the CI-sized default that finishes
+	// all papers' Table 1 within 10 minutes on a 2-core machine.
+	Full bool
+	// Seeds to aggregate over (mean ± std); nil means the experiment's default (≥ 3 seeds).
+	Seeds []int64
+	// Out is the output directory (figures/ or figures/tables/).
+	Out string
+	// DataCache is where `make data` put the real tracks (datasets/cache by default).
+	DataCache string
+}
+
+// Experiment is one paper's entry.
+type Experiment struct {
+	Paper string
+	// Table1 returns the Table 1 analogue (and optionally more tables).
+	Table1 func(opts Options) ([]*report.Table, error)
+	// Figures regenerates the paper's committed figures and tables under opts.Out (optional).
+	Figures func(opts Options) error
+}
+
+var experiments = map[string]Experiment{}
+
+// Register adds a paper's experiments; called from init in this package's per-paper files.
+func Register(e Experiment) {
+	if _, dup := experiments[e.Paper]; dup {
+		panic("reproduce: paper registered twice: " + e.Paper)
+	}
+	experiments[e.Paper] = e
+}
+
+// Papers lists the registered papers in a fixed order.
+func Papers() []string {
+	order := map[string]int{"gram": 0, "hypergram": 1, "gare": 2, "hlformer": 3, "wordnet": 4}
+	var ps []string
+	for p := range experiments {
+		ps = append(ps, p)
+	}
+	sort.Slice(ps, func(i, j int) bool {
+		oi, iok := order[ps[i]]
+		oj, jok := order[ps[j]]
+		if iok && jok {
+			return oi < oj
+		}
+		if iok != jok {
+			return iok
+		}
+		return ps[i] < ps[j]
+	})
+	return ps
+}
+
+// Lookup returns the experiments of paper, or an error listing the known papers.
+func Lookup(paper string) (Experiment, error) {
+	e, ok := experiments[paper]
+	if !ok {
+		return e, fmt.Errorf("unknown paper %q (known: %s)", paper, strings.Join(Papers(), ", "))
+	}
+	return e, nil
+}
+
+// Stamp fills the provenance fields every table shares: backend and git commit.
+func Stamp(t *report.Table) {
+	if info, err := backend.Describe(); err == nil {
+		t.Provenance.Backend = info.String()
+	}
+	t.Provenance.Commit = GitCommit()
+}
+
+// GitCommit is the checkout's HEAD commit (with "+dirty" when there are uncommitted changes),
+// or "unknown" outside a git checkout.
+func GitCommit() string {
+	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		c += "+dirty"
+	}
+	return c
+}
+
+// RunTable1 runs Table1 of the given papers ("all" for every registered one) and saves each
+// table as <out>/<paper>-table1[-k].{md,csv,json}. It returns the saved base paths.
+func RunTable1(papers []string, opts Options) ([]string, error) {
+	if len(papers) == 1 && papers[0] == "all" {
+		papers = nil
+		for _, p := range Papers() {
+			if experiments[p].Table1 != nil {
+				papers = append(papers, p)
+			}
+		}
+	}
+	var saved []string
+	for _, p := range papers {
+		e, err := Lookup(p)
+		if err != nil {
+			return saved, err
+		}
+		if e.Table1 == nil {
+			return saved, fmt.Errorf("paper %q has no Table 1 reproduction", p)
+		}
+		start := time.Now()
+		fmt.Fprintf(os.Stderr, "== %s: Table 1 (%s configuration)\n", p, map[bool]string{true: "full", false: "CI-sized"}[opts.Full])
+		tables, err := e.Table1(opts)
+		if err != nil {
+			return saved, fmt.Errorf("%s: %w", p, err)
+		}
+		for i, t := range tables {
+			Stamp(t)
+			base := filepath.Join(opts.Out, p+"-table1")
+			if i > 0 {
+				base += fmt.Sprintf("-%d", i+1)
+			}
+			if err := t.Save(base); err != nil {
+				return saved, err
+			}
+			saved = append(saved, base)
+		}
+		fmt.Fprintf(os.Stderr, "== %s: done in %s\n", p, time.Since(start).Round(time.Second))
+	}
+	return saved, nil
+}
