@@ -21,7 +21,7 @@ import (
 // vectors of norm r is of order r^(2k) and overflows float32 (3.4e38) beyond that.
 
 const (
-	fuzzDim      = 5  // vector dimension of the sweep
+	fuzzDim      = 5 // vector dimension of the sweep
 	fuzzMaxNorm  = 1e4
 	fuzzMinNorm  = 1e-6
 	fuzzMaxK     = 4
