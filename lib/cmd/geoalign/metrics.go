@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/geoalign/geoalign/lib/npy"
+	"github.com/geoalign/geoalign/lib/retrieval"
+)
+
+func init() {
+	register("metrics", "retrieval metrics (R@K, MdR, MnR, SumR) of a .npy score matrix", runMetrics)
+}
+
+func runMetrics(args []string) int { return metricsMain(args, os.Stdout, os.Stderr) }
+
+// metricsMain is `geoalign metrics`: it streams the score matrix from the file (two
+// passes when both directions are printed), so memory stays at one strip of rows
+// whatever the matrix size.
+func metricsMain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("metrics", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	scores := fs.String("scores", "", "score matrix `S.npy`, float32 or float64, rows = queries (texts), columns = videos; higher = better")
+	queryVideo := fs.String("query-video", "", "ground-truth column of each row, `Q.npy`, int32 or int64 (default: the diagonal)")
+	ksFlag := fs.String("ks", "1,5,10", "comma-separated `K`s for R@K; SumR sums them (PRVR: 1,5,10,100)")
+	asJSON := fs.Bool("json", false, `print {"t2v": {...}, "v2t": {...}}`)
+	tiesFlag := fs.String("ties", retrieval.TiePessimistic.String(), "where the ground truth lands among equal scores: pessimistic, optimistic or index")
+	medianFlag := fs.String("median", retrieval.MedianNumPy.String(), "MdR of an even count: numpy (mean of the middle two) or lower (torch.median)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: geoalign metrics --scores S.npy [--query-video Q.npy] [--ks 1,5,10,100] [--json]")
+		fmt.Fprintln(stderr, "\nPrints text→video metrics, and video→text too when S is square and no --query-video is given.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "geoalign metrics: "+format+"\n", a...)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected argument %q", fs.Arg(0))
+	}
+	if *scores == "" {
+		return fail("--scores is required")
+	}
+	ks, err := parseKs(*ksFlag)
+	if err != nil {
+		return fail("--ks: %v", err)
+	}
+	opts := retrieval.Options{Ks: ks}
+	if opts.Ties, err = retrieval.ParseTieRule(*tiesFlag); err != nil {
+		return fail("--ties: %v", err)
+	}
+	if opts.Median, err = retrieval.ParseMedianRule(*medianFlag); err != nil {
+		return fail("--median: %v", err)
+	}
+	var gt []int
+	if *queryVideo != "" {
+		if gt, err = npy.ReadIndices(*queryVideo); err != nil {
+			return fail("%v", err)
+		}
+	} else {
+		opts.VideoToText = true // square is checked by Evaluate: the diagonal needs it
+	}
+	res, err := retrieval.EvaluateFile(*scores, gt, opts)
+	var gtErr *retrieval.GroundTruthError
+	var notSquare *retrieval.NotSquareError
+	switch {
+	case errors.As(err, &gtErr) && *queryVideo != "":
+		return fail("%s: %v", *queryVideo, err)
+	case errors.As(err, &notSquare):
+		return fail("%s: %d rows × %d columns is not square: give --query-video (the ground-truth column of each row)",
+			*scores, notSquare.Queries, notSquare.Items)
+	case err != nil:
+		return fail("%v", err)
+	}
+	for _, d := range []struct {
+		name string
+		m    *retrieval.Metrics
+	}{{"t2v", &res.T2V}, {"v2t", res.V2T}} {
+		if d.m != nil && d.m.Tied > 0 {
+			fmt.Fprintf(stderr, "geoalign metrics: note: %d %s queries tie with another item; ranks use the %s rule (--ties)\n",
+				d.m.Tied, d.name, opts.Ties)
+		}
+	}
+	if *asJSON {
+		b, err := json.Marshal(res.Report)
+		if err != nil {
+			return fail("%v", err)
+		}
+		fmt.Fprintln(stdout, string(b))
+		return 0
+	}
+	fmt.Fprintf(stdout, "%s: %d queries × %d videos\n", *scores, res.T2V.Queries, res.Items)
+	fmt.Fprintf(stdout, "t2v  %v\n", res.T2V)
+	if res.V2T != nil {
+		fmt.Fprintf(stdout, "v2t  %v\n", *res.V2T)
+	}
+	return 0
+}
+
+// parseKs parses "1,5,10,100".
+func parseKs(s string) ([]int, error) {
+	var ks []int
+	for _, f := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		ks = append(ks, k)
+	}
+	return ks, nil
+}
