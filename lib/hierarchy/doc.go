@@ -1,0 +1,42 @@
+// Package hierarchy learns embeddings of a transitive closure (an is-a hierarchy such as the
+// WordNet noun or mammal closure of lib/data/wordnet) in hyperbolic space and evaluates them by
+// reconstruction, reproducing
+//
+//   - Nickel & Kiela 2017, "Poincaré Embeddings for Learning Hierarchical Representations"
+//     (NeurIPS): the Poincaré ball, Riemannian SGD with the (1 − ‖θ‖²)²/4 rescaling of the
+//     Euclidean gradient and the projection back into the ball (§3 "Optimization");
+//   - Nickel & Kiela 2018, "Learning Continuous Hierarchies in the Lorentz Model of Hyperbolic
+//     Geometry" (ICML): the hyperboloid, Riemannian SGD with the Minkowski gradient
+//     h = g_ℓ⁻¹∇f, its projection onto the tangent space and the exponential map (Algorithm 1);
+//   - a Euclidean baseline with plain SGD;
+//
+// all with the papers' negative-sampling softmax loss and burn-in (2017 §4 "Embedding
+// taxonomies"), and their reconstruction metrics, mean rank and mean average precision over all
+// edges. Equation numbers are not cited because the papers' published numbering could not be
+// checked here; sections and the official code are.
+//
+// # Where the work happens
+//
+// The loss is a GoMLX graph over the batch's rows: the touched rows of the embedding table are
+// fed in, the graph gathers the (child, parent, negatives) triples from them with Gather,
+// computes distances with lib/geom (LorentzDistance, PoincareDistance) and returns the loss and its
+// gradient with respect to the fed rows. Gather's gradient sums the contributions of a row that
+// occurs several times in the batch, which is exactly PyTorch's coalesced sparse gradient in the
+// official code.
+//
+// The Riemannian update itself runs host-side in float64 Go on those touched rows only
+// (riemannian.go). Reasons: the Lorentz update of Algorithm 1 works in full (d+1) coordinates —
+// time included — while lib/geom's API is space-only; float64 keeps ⟨x, x⟩_L = −1/c to 1e-12
+// relative even at norms where float32 cannot (the point of this package); and touching
+// B·(2+K) rows per step on the host costs microseconds, far less than moving the table in and out
+// of a graph. The master copy of the table is therefore float64; the loss graph runs in
+// Config.DType (float32 or float64).
+//
+// # Official code
+//
+// Where the papers leave a detail open, the package follows facebookresearch/poincare-embeddings
+// (commit b1364a1, files named in the comments): the negative sampler (rejecting true parents, at
+// most 10·K tries, degree^0.75 sampling during burn-in), the step-size cap of the Lorentz
+// exponential map, the norm cap of the Poincaré Riemannian gradient and the reconstruction
+// metrics of hype/graph.py.
+package hierarchy
