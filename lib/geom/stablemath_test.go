@@ -134,3 +134,17 @@ func TestSafeSqrtAndEuclideanNorm(t *testing.T) {
 		assertClose(t, "∇‖x‖", g[i], w, 1e-15)
 	}
 }
+
+func TestElementaryFunctionGradientsMatchFiniteDifferences(t *testing.T) {
+	// Away from the clamps, where finite differences are meaningful.
+	vec := func(v ...float64) array { return newArray(v, len(v)) }
+	checkGradients(t, "Acosh", func(in []*Node) *Node { return Acosh(in[0]) }, []array{vec(1.01, 1.7, 30, 2e8)})
+	checkGradients(t, "Asinh", func(in []*Node) *Node { return Asinh(in[0]) }, []array{vec(-3e8, -2, 1e-3, 0.4, 7)})
+	checkGradients(t, "Sinh", func(in []*Node) *Node { return Sinh(in[0]) }, []array{vec(-4, -1e-3, 0.5, 9)})
+	checkGradients(t, "Cosh", func(in []*Node) *Node { return Cosh(in[0]) }, []array{vec(-4, -1e-3, 0.5, 9)})
+	checkGradients(t, "Acos", func(in []*Node) *Node { return Acos(in[0]) }, []array{vec(-0.99, -0.2, 0.3, 0.95)})
+	checkGradients(t, "Asin", func(in []*Node) *Node { return Asin(in[0]) }, []array{vec(-0.99, -0.2, 0.3, 0.95)})
+	checkGradients(t, "SafeSqrt", func(in []*Node) *Node { return SafeSqrt(in[0], 1e-12) }, []array{vec(0.01, 0.3, 50)})
+	checkGradients(t, "EuclideanNorm", func(in []*Node) *Node { return EuclideanNorm(in[0]) },
+		[]array{newArray([]float64{0.3, -0.4, 1e-3, 2, 5, -1}, 2, 3)})
+}

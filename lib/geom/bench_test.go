@@ -1,0 +1,60 @@
+package geom
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/geoalign/geoalign/lib/backend"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+)
+
+// Paired benchmarks (make bench): the same computation as lib/bench/torch/VolumeMatrix.py and
+// HyperbolicVolumeMatrix.py. B1 = B2 = 256, k = 3, d = 512, float32, L2-normalised inputs; one step is
+// the mean volume and its gradient with respect to the anchor and both data modalities. The compiled
+// executable is reused across iterations.
+const benchB, benchD = 256, 512
+
+func unitRows(rng *rand.Rand, n, d int) *tensors.Tensor {
+	data := make([]float32, n*d)
+	for i := 0; i < n; i++ {
+		row := data[i*d : (i+1)*d]
+		s := 0.0
+		for j := range row {
+			v := rng.NormFloat64()
+			row[j] = float32(v)
+			s += v * v
+		}
+		for j := range row {
+			row[j] /= float32(math.Sqrt(s))
+		}
+	}
+	return tensors.FromFlatDataAndDimensions(data, n, d)
+}
+
+func benchmarkVolumeStep(b *testing.B, volume func(anchor *Node, others ...*Node) *Node) {
+	rng := rand.New(rand.NewPCG(35, 36))
+	anchor, video, audio := unitRows(rng, benchB, benchD), unitRows(rng, benchB, benchD), unitRows(rng, benchB, benchD)
+	exec := MustNewExec(backend.MustNew(), func(a, v, au *Node) []*Node {
+		loss := ReduceAllMean(volume(a, v, au))
+		return append([]*Node{loss}, Gradient(loss, a, v, au)...)
+	})
+	defer exec.Finalize()
+	step := func() {
+		for _, t := range exec.MustExec(anchor, video, audio) {
+			t.FinalizeAll()
+		}
+	}
+	step() // compile
+	b.ResetTimer()
+	for b.Loop() {
+		step()
+	}
+}
+
+func BenchmarkPairedVolumeMatrix(b *testing.B) { benchmarkVolumeStep(b, VolumeMatrix) }
+
+func BenchmarkPairedHyperbolicVolumeMatrix(b *testing.B) {
+	benchmarkVolumeStep(b, HyperbolicVolumeMatrix)
+}
