@@ -103,7 +103,7 @@ func (t *Table) provenanceLines() []string {
 	p := t.Provenance
 	lines := []string{fmt.Sprintf("Data: %s (%s).", p.Data, p.Kind)}
 	if len(p.Seeds) > 0 {
-		lines = append(lines, fmt.Sprintf("Seeds: %v (n = %d); cells are mean ± std over seeds unless marked.", p.Seeds, len(p.Seeds)))
+		lines = append(lines, fmt.Sprintf("Seeds: %v (n = %d); cells are mean ± std over seeds unless the notes say otherwise.", p.Seeds, len(p.Seeds)))
 	}
 	if p.Behavior != "" {
 		lines = append(lines, "Behaviour: "+p.Behavior+".")
