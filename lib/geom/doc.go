@@ -56,7 +56,7 @@
 // Memory is O(k·B1·B2) instead of O(k²·B1·B2), and there is no pivoting or division, so values and
 // gradients are smooth polynomials everywhere (LU-based det backpropagates through the inverse, which
 // does not exist at det = 0). Small determinants use closed forms (k ≤ 3); larger ones a cofactor
-// (Laplace) expansion with memoised minors, O(k·2ᵏ) products: 6 ≤ k is fine, 20 is not. The hyperbolic
+// (Laplace) expansion with memoised minors, O(k·2ᵏ) products: k ≤ 6 is cheap, k = 20 would not be. The hyperbolic
 // volume uses the same identity on the Lorentzian Gram matrix of the lifted vectors, whose diagonal is
 // exactly −1 (used as a constant) and whose cross terms are a·dᵀ − t_a t_dᵀ from the same matmuls, so
 // HybridVolumeMatrix shares them. GramVolume and HyperbolicGramVolume (one Gram matrix per batch entry)
