@@ -98,5 +98,16 @@ func runFigures(args []string) int {
 			return 1
 		}
 	}
+	// REPORT.md is rebuilt from every paper's claims.json (written by the Figures functions).
+	claims, err := reproduce.LoadClaims(opts.Out)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "geoalign figures:", err)
+		return 1
+	}
+	if err := reproduce.WriteReport(opts.Out, claims); err != nil {
+		fmt.Fprintln(os.Stderr, "geoalign figures:", err)
+		return 1
+	}
+	fmt.Printf("wrote %s/REPORT.md (%d claims)\n", opts.Out, len(claims))
 	return 0
 }
