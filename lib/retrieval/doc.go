@@ -52,7 +52,7 @@
 // DefaultStripBytes), keeps an optional top-K per query, and ranks video→text in a second
 // pass that keeps only counters per column, so the full matrix is never materialised:
 // a 20,000 × 20,000 .npy file is evaluated by `geoalign metrics` from the file, and
-// 20,000 × 20,000 cosine scores straight from embeddings (package cosine). TwoStage
+// 20,000 × 20,000 cosine scores straight from embeddings (package graphscore). TwoStage
 // shortlists with a cheap scorer, rescores the shortlist with an expensive one
 // (CandidateScorer), and reports how much of the expensive ranking's top-k the
 // shortlist covers.

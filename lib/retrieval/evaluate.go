@@ -5,8 +5,8 @@ import "fmt"
 // BlockScorer produces a score matrix (rows = queries, e.g. texts; columns = items,
 // e.g. videos; higher = better) one block at a time, so that no one ever has to hold
 // the whole matrix. A materialised Matrix, a .npy file read row block by row block, the
-// GoMLX cosine scorer (package cosine) and the volume, Δ-adjusted and max-over-clips
-// scorers of later packages all implement it.
+// GoMLX scorers of package graphscore (cosine; the volume, Δ-adjusted and
+// max-over-clips similarities of later packages) all implement it.
 type BlockScorer[F Float] interface {
 	// Shape is the number of queries and items.
 	Shape() (queries, items int)
