@@ -38,10 +38,20 @@ func rowCounts[F Float](row []F, g int) (greater, equal, equalBefore, nanAt int)
 	return greater, equal, equalBefore, -1
 }
 
-// countAboveBelow counts the entries of row above and below v. Branch-free and
-// unrolled four ways: with data-dependent branches the loop runs ~8× slower (random
-// scores mispredict), and four independent accumulators let the CPU overlap them.
+// countAboveBelow counts the entries of row above and below v (NaN is neither).
 func countAboveBelow[F Float](row []F, v F) (above, below int) {
+	if r, ok := any(row).([]float32); ok {
+		if a, b, ok := countAboveBelowF32(r, any(v).(float32)); ok {
+			return a, b
+		}
+	}
+	return countAboveBelowScalar(row, v)
+}
+
+// countAboveBelowScalar is branch-free and unrolled four ways: with data-dependent
+// branches the loop runs ~8× slower (random scores mispredict), and four independent
+// accumulators let the CPU overlap them.
+func countAboveBelowScalar[F Float](row []F, v F) (above, below int) {
 	var a0, a1, a2, a3, b0, b1, b2, b3 int
 	i := 0
 	for ; i+4 <= len(row); i += 4 {
@@ -121,34 +131,55 @@ func (s *columnState[F]) setGT(r, c int, v F) {
 // text→video pass over the same scores.
 func (s *columnState[F]) addRows(block []F, r0, n, c0, width int, gt []int) {
 	parallelRanges(width, n*width, func(lo, hi int) {
-		best := s.best[c0+lo : c0+hi]
-		greater, atLeast := s.greater[c0+lo:c0+hi], s.atLeast[c0+lo:c0+hi]
-		greater, atLeast = greater[:len(best)], atLeast[:len(best)] // bounds-check hints
-		for i := 0; i < n; i++ {
-			r := r0 + i
-			row := block[i*width+lo : i*width+hi]
-			row = row[:len(best)]
+		s.addRowsRange(block, r0, n, c0, width, gt, lo, hi)
+	})
+}
+
+// addRowsRange is addRows on the block's columns [lo, hi). (A method, not the closure
+// body: the compiler does not inline the counting helpers inside generic closures,
+// which made the loop 5× slower.)
+func (s *columnState[F]) addRowsRange(block []F, r0, n, c0, width int, gt []int, lo, hi int) {
+	best := s.best[c0+lo : c0+hi]
+	greater, atLeast := s.greater[c0+lo:c0+hi], s.atLeast[c0+lo:c0+hi]
+	for i := 0; i < n; i++ {
+		r := r0 + i
+		row := block[i*width+lo : i*width+hi]
+		countColumns(row, best, greater, atLeast)
+		if s.byIndex {
+			bestRow, before := s.bestRow[c0+lo:c0+hi], s.equalBefore[c0+lo:c0+hi]
 			for j, x := range row {
-				b := best[j]
-				greater[j] += b2i32(x > b)
-				atLeast[j] += b2i32(x >= b)
-			}
-			if s.byIndex {
-				bestRow, before := s.bestRow[c0+lo:c0+hi], s.equalBefore[c0+lo:c0+hi]
-				for j, x := range row {
-					if x == best[j] && int32(r) < bestRow[j] {
-						before[j]++
-					}
+				if x == best[j] && int32(r) < bestRow[j] {
+					before[j]++
 				}
 			}
-			// Undo the comparison of row r with its own column: a GT row is not a
-			// competitor. Its score is ≤ the column's best, so only atLeast can have
-			// moved (and not equalBefore: bestRow is the first GT row with that score).
-			if g := gt[r] - c0; g >= lo && g < hi && row[g-lo] == best[g-lo] {
-				atLeast[g-lo]--
-			}
 		}
-	})
+		// Undo the comparison of row r with its own column: a GT row is not a
+		// competitor. Its score is ≤ the column's best, so only atLeast can have moved
+		// (and not equalBefore: bestRow is the first GT row with that score).
+		if g := gt[r] - c0; g >= lo && g < hi && row[g-lo] == best[g-lo] {
+			atLeast[g-lo]--
+		}
+	}
+}
+
+// countColumns adds, column by column, whether row beats (greater) or reaches
+// (atLeast) the column's best ground-truth score.
+func countColumns[F Float](row, best []F, greater, atLeast []int32) {
+	if r, ok := any(row).([]float32); ok && countColumnsF32(r, any(best).([]float32), greater, atLeast) {
+		return
+	}
+	countColumnsScalar(row, best, greater, atLeast)
+}
+
+// countColumnsScalar is branch-free.
+func countColumnsScalar[F Float](row, best []F, greater, atLeast []int32) {
+	n := len(row)
+	best, greater, atLeast = best[:n], greater[:n], atLeast[:n]
+	for j := 0; j < n; j++ {
+		x, b := row[j], best[j]
+		greater[j] += b2i32(x > b)
+		atLeast[j] += b2i32(x >= b)
+	}
 }
 
 // ranks returns the 1-based rank of every column and how many columns had ties.
