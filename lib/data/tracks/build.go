@@ -20,6 +20,8 @@ type builder struct {
 // builders lists the tracks in build order (glove, which every other track uses, comes first).
 var builders = []builder{
 	{"charades", func(env Env, v map[string]bool) error { return CharadesVocabulary(env.Shared, v) }, BuildCharades},
+	{"digits", DigitsVocabulary, BuildDigits},
+	{"tuxpaint", TuxPaintVocabulary, BuildTuxPaint},
 }
 
 // TrackNames are the names accepted by BuildAll.

@@ -1,7 +1,10 @@
 package tracks
 
 import (
+	"compress/gzip"
 	"fmt"
+	"image"
+	"image/color"
 	"math"
 	"os"
 	"path/filepath"
@@ -137,5 +140,50 @@ func TestZeroShotMaxOverClips(t *testing.T) {
 	}
 	if _, err := ZeroShotMaxOverClips(s, 2, 2); err == nil {
 		t.Fatal("block beyond D accepted")
+	}
+}
+
+func TestReadSklearnDigitsFormatAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(content string) string {
+		p := filepath.Join(dir, "digits.csv.gz")
+		f, _ := os.Create(p)
+		gz := gzip.NewWriter(f)
+		gz.Write([]byte(content))
+		gz.Close()
+		f.Close()
+		return p
+	}
+	row := strings.Repeat("16,", 63) + "8,3\n"
+	px, labels, err := readSklearnDigits(write(row + row))
+	if err != nil || len(labels) != 2 || labels[1] != 3 || len(px) != 128 || px[0] != 1 || px[63] != 0.5 {
+		t.Fatalf("%v labels %v px %v %v", err, labels, px[0], px[63])
+	}
+	for content, want := range map[string]string{
+		row + "1,2,3\n":                    "digits.csv.gz:2: 3 fields",
+		strings.Repeat("17,", 64) + "1\n":  "field 1",
+		strings.Repeat("1,", 64) + "12\n":  "label 12",
+		"":                                 "no images",
+		strings.Repeat("NaN,", 64) + "1\n": "field 1",
+		strings.Repeat("0.5,", 64) + "1\n": "not an integer",
+	} {
+		if _, _, err := readSklearnDigits(write(content)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("content %.20q: %v, want %q", content, err, want)
+		}
+	}
+}
+
+func TestImageVectorCompositesOverWhite(t *testing.T) {
+	img := image.NewNRGBA(image.Rect(0, 0, 64, 64))
+	// Left half opaque red, right half fully transparent.
+	for y := 0; y < 64; y++ {
+		for x := 0; x < 32; x++ {
+			img.Set(x, y, color.NRGBA{255, 0, 0, 255})
+		}
+	}
+	v := imageVector(img)
+	left, right := v[0:3], v[3*(TuxImageSide-1):3*TuxImageSide]
+	if left[0] != 1 || left[1] != 0 || right[0] != 1 || right[1] != 1 || right[2] != 1 {
+		t.Fatalf("left %v right %v", left, right)
 	}
 }
