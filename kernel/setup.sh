@@ -19,7 +19,7 @@ die() { printf 'setup FAILED: %s\n' "$*" >&2; exit 1; }
 APT_PACKAGES=(
   jupyter-nbconvert python3-nbclient jupyter-client python3-jupyter-kernel-test
   jupyter-notebook python3-nbformat
-  python3-torch libopenblas0-pthread
+  python3-torch python3-numpy libopenblas0-pthread npm
   time
 )
 if [ -f datasets/apt-packages.txt ]; then
