@@ -1,0 +1,154 @@
+package hlformer
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/geoalign/geoalign/lib/data/prvr"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/tensors"
+)
+
+// CheckSplit reports whether split s can feed a model of config c.
+func CheckSplit(s *prvr.Split, c Config) error {
+	switch {
+	case s == nil:
+		return fmt.Errorf("hlformer: nil split")
+	case s.Dim != c.VideoDim:
+		return fmt.Errorf("hlformer: split %q has %d-d video features, the model expects VideoDim = %d", s.Name, s.Dim, c.VideoDim)
+	case s.QueryDim != c.QueryDim:
+		return fmt.Errorf("hlformer: split %q has %d-d query tokens, the model expects QueryDim = %d", s.Name, s.QueryDim, c.QueryDim)
+	case c.ClipLen != prvr.ClipCount:
+		return fmt.Errorf("hlformer: split %q has %d clips per video, the model expects ClipLen = %d", s.Name, prvr.ClipCount, c.ClipLen)
+	case s.NumVideos() == 0 || s.NumQueries() == 0:
+		return fmt.Errorf("hlformer: split %q is empty (%d videos, %d queries)", s.Name, s.NumVideos(), s.NumQueries())
+	}
+	return nil
+}
+
+// VideoInputs packs videos (indices into s) as model inputs: clips [V, ClipLen, D], frames
+// [V, FrameLen, D] zero-padded, and the frame mask [V, FrameLen]. A video with more than FrameLen
+// frames is down-sampled with prvr.UniformSample (the official per-video processing). Indices < 0 are
+// padding videos (all zero, mask 0), used to fill the last evaluation chunk.
+func VideoInputs(s *prvr.Split, videos []int, c Config, dtype dtypes.DType) (clips, frames, mask *tensors.Tensor) {
+	d := s.Dim
+	cl := make([]float32, len(videos)*c.ClipLen*d)
+	fr := make([]float32, len(videos)*c.FrameLen*d)
+	mk := make([]float32, len(videos)*c.FrameLen)
+	for i, v := range videos {
+		if v < 0 {
+			continue
+		}
+		copy(cl[i*c.ClipLen*d:], s.VideoClips(v))
+		f, n := s.VideoFrames(v)
+		if n > c.FrameLen {
+			f, n = prvr.UniformSample(f, n, d, c.FrameLen)
+		}
+		copy(fr[i*c.FrameLen*d:], f[:n*d])
+		for t := 0; t < n; t++ {
+			mk[i*c.FrameLen+t] = 1
+		}
+	}
+	return asTensor(cl, dtype, len(videos), c.ClipLen, d), asTensor(fr, dtype, len(videos), c.FrameLen, d),
+		asTensor(mk, dtype, len(videos), c.FrameLen)
+}
+
+// QueryInputs packs queries (indices into s) as tokens [Q, QueryLen, D_q] zero-padded and the token
+// mask [Q, QueryLen]; longer queries are truncated (max_desc_l). Indices < 0 are padding queries, given
+// one zero token so that their pooling stays finite.
+func QueryInputs(s *prvr.Split, queries []int, c Config, dtype dtypes.DType) (tokens, mask *tensors.Tensor) {
+	d := s.QueryDim
+	tk := make([]float32, len(queries)*c.QueryLen*d)
+	mk := make([]float32, len(queries)*c.QueryLen)
+	for i, q := range queries {
+		if q < 0 {
+			mk[i*c.QueryLen] = 1
+			continue
+		}
+		t, n := s.QueryTokens(q)
+		n = min(n, c.QueryLen)
+		copy(tk[i*c.QueryLen*d:], t[:n*d])
+		for j := 0; j < max(n, 1); j++ {
+			mk[i*c.QueryLen+j] = 1
+		}
+	}
+	return asTensor(tk, dtype, len(queries), c.QueryLen, d), asTensor(mk, dtype, len(queries), c.QueryLen)
+}
+
+func asTensor(x []float32, dtype dtypes.DType, dims ...int) *tensors.Tensor {
+	if dtype == dtypes.Float64 {
+		y := make([]float64, len(x))
+		for i, v := range x {
+			y[i] = float64(v)
+		}
+		return tensors.FromFlatDataAndDimensions(y, dims...)
+	}
+	return tensors.FromFlatDataAndDimensions(x, dims...)
+}
+
+// BatchPlan is one training batch as indices into a split: its videos, its queries, and for each query
+// the position of its video in Videos (the code's text_labels; contiguous blocks).
+type BatchPlan struct {
+	Videos  []int
+	Queries []int
+	Labels  []int32
+}
+
+// PlanEpoch shuffles the videos of s that have queries and cuts them into batches of batchVideos videos
+// (the code's batch: 128 videos, each with all its captions; spec §3.1). Two deviations keep the shapes
+// of the compiled training step fixed: the last incomplete batch is dropped (reshuffled every epoch, so
+// every video is seen), and each batch's query count is rounded down to a multiple of queryBucket (0: no
+// rounding) by dropping random captions of videos that keep at least one. Query order is video by video.
+func PlanEpoch(s *prvr.Split, batchVideos, queryBucket int, rng *rand.Rand) []BatchPlan {
+	byVideo := make([][]int, s.NumVideos())
+	for q, v := range s.QueryVideo {
+		byVideo[v] = append(byVideo[v], q)
+	}
+	var videos []int
+	for v, qs := range byVideo {
+		if len(qs) > 0 {
+			videos = append(videos, v)
+		}
+	}
+	rng.Shuffle(len(videos), func(i, j int) { videos[i], videos[j] = videos[j], videos[i] })
+	var plans []BatchPlan
+	for start := 0; start+batchVideos <= len(videos); start += batchVideos {
+		vids := append([]int(nil), videos[start:start+batchVideos]...)
+		keep := make([][]int, len(vids))
+		total := 0
+		for i, v := range vids {
+			keep[i] = append([]int(nil), byVideo[v]...)
+			total += len(keep[i])
+		}
+		if queryBucket > 0 {
+			target := max(total/queryBucket*queryBucket, len(vids))
+			for total > target {
+				i := rng.IntN(len(vids))
+				if len(keep[i]) > 1 {
+					j := rng.IntN(len(keep[i]))
+					keep[i] = append(keep[i][:j], keep[i][j+1:]...)
+					total--
+				}
+			}
+		}
+		p := BatchPlan{Videos: vids}
+		for i := range vids {
+			sort.Ints(keep[i])
+			for _, q := range keep[i] {
+				p.Queries = append(p.Queries, q)
+				p.Labels = append(p.Labels, int32(i))
+			}
+		}
+		plans = append(plans, p)
+	}
+	return plans
+}
+
+// BatchInputs are the tensors of one training batch, in the order of the training step's inputs:
+// clips, frames, frame mask, tokens, token mask, labels.
+func BatchInputs(s *prvr.Split, p BatchPlan, c Config, dtype dtypes.DType) []*tensors.Tensor {
+	clips, frames, fmask := VideoInputs(s, p.Videos, c, dtype)
+	tokens, tmask := QueryInputs(s, p.Queries, c, dtype)
+	return []*tensors.Tensor{clips, frames, fmask, tokens, tmask, tensors.FromFlatDataAndDimensions(append([]int32(nil), p.Labels...), len(p.Labels))}
+}

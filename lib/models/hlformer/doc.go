@@ -1,0 +1,45 @@
+// Package hlformer is HLFormer (Li et al., "Enhancing Partially Relevant Video Retrieval with Hyperbolic
+// Learning", ICCV 2025; ../shared/papers/hlformer-iccv2025.txt) in GoMLX, following the official code
+// (lijun2005/ICCV25-HLFormer) as ../shared/spec/official-code.md §3 describes it ("spec" below); where the
+// paper says something else, the paper's form is an option.
+//
+// # Model (model.go, block.go, euclidean.go, lorentz.go)
+//
+//   - Query branch (Eq. 7): LinearLayer (LN → dropout → linear → ReLU) → positional embedding → one
+//     Euclidean attention block → attention pooling → q ∈ R^d (EncodeQuery).
+//   - Glance (32 clips) and gaze (≤ 128 frames) branches (§3.2): LinearLayer → positional embedding →
+//     HLFormerBlock (EncodeClips, EncodeFrames; padded frames zeroed).
+//   - HLFormerBlock (§3.3, Fig. 2b): N_E EuclideanBlock and N_L LorentzBlock branches in parallel (widths
+//     None/2/4/8 each by default), fused by MAIM (Eq. 17; branch softmax with temperature τ) or, for the
+//     Table 2 ablations, mean pooling or concatenation + linear.
+//   - EuclideanAttention (Eq. 10): logits QKᵀ/√d_h multiplied by the Gaussian mask GaussianMask (the code's
+//     normalised-position mask, σ = max(width, 0.01)/9, row-max normalised; MaskPaper = Eq. 10's).
+//   - Lorentz attention block (Eq. 11–16): LinearLayer(d → n) scaled by exp(α) (α ≤ 0), a zero time
+//     coordinate prepended, geom.ExpMap0Full onto L^n (k = 1), HyboNet's LorentzLinear per head (sigmoid
+//     time), logits (2 + 2⟨q, k⟩_L)/s + b times the Gaussian mask (LogitsPaper: −d²_L/√(n+1)), softmax,
+//     geom.LorentzCentroid per head, geom.LogMap0Full, time dropped, divided by exp(α), LinearLayer(n → d),
+//     in the residual/LayerNorm/FFN wrapper. LorentzTrace exposes the points for tests and figures.
+//   - Scores (Eq. 8–9): S_c, S_f = max over time of cosine similarities (MaxOverTimeScores), S = 0.7 S_c +
+//     0.3 S_f (Similarity).
+//   - POP branch (§3.4): PooledVideo (frame and clip attention pooling averaged) and the second query
+//     encoding, scaled by exp(α) and mapped by MERU's geom.ExpMap0 with a learned curvature clamped to
+//     [0.1, 10] (Hyperbolic).
+//   - MSSLEncoder: our MS-SL-like baseline (plain Transformer block, multi-scale sliding windows).
+//
+// Learnable scalars the code clamps in place before each forward pass (the α's, the curvature) are
+// clamped the same way (clampedScalar): the optimizer steps from the clamped value.
+//
+// # Training and evaluation (loss.go, train.go, eval.go, data.go)
+//
+// Model.Loss wires lib/loss's MultiPositiveNCE, TripletRanking (hard negatives behind a graph switch),
+// QueryDiversity and EntailmentCone with the Charades weights (CharadesLoss, spec §3.3). Train runs
+// lib/train's BertAdam (no bias correction, per-tensor clipping, warmup_linear 1 %) over PRVR batches of
+// 128 videos with all their captions (PlanEpoch), evaluates the validation split after every epoch with
+// lib/retrieval (R@1/5/10/100, SumR, MdR, MnR; Evaluator), keeps the best epoch, stops early, checkpoints
+// and resumes. Data come as lib/data/prvr splits (the official per-video processing).
+//
+// # Configurations
+//
+// PaperConfig is the official Charades-STA model (d = 384, n = 127, 4 heads); CPUConfig is the same
+// architecture at d = 64, n = 31, the size we train on the 2-core CPU (see its doc and the notebook).
+package hlformer
