@@ -1,0 +1,199 @@
+package gare
+
+import (
+	"fmt"
+
+	"github.com/geoalign/geoalign/lib/loss"
+)
+
+// GapSign is η of GARE Eq. 7: the ψ query is η·(v_j − t_i).
+type GapSign int
+
+const (
+	// GapVideoMinusText is η = +1, v − t: the official code (spec §4.1 "semantic gap") and the
+	// paper's best setting (Table 7).
+	GapVideoMinusText GapSign = iota
+	// GapTextMinusVideo is η = −1, t − v (Table 7 ablation).
+	GapTextMinusVideo
+)
+
+// QueryMode selects what ψ attends with (GARE Table 5).
+type QueryMode int
+
+const (
+	// QueryGap: the query is the semantic gap η(v̄_j − t_i) (code and paper).
+	QueryGap QueryMode = iota
+	// QueryText: the Table 5 "no gap" variant: the query is t_i alone; ψ's output t′_ij gives
+	// Δ_ij = v̄_j − t′_ij.
+	QueryText
+)
+
+// ContextMode selects ψ's key/value sequence C (GARE Eq. 7, Tables 4 and 7).
+type ContextMode int
+
+const (
+	// ContextFrames: C = the frames of video j after the temporal transformer (code, V_frame).
+	ContextFrames ContextMode = iota
+	// ContextWords: C = the word features of text i (T_word).
+	ContextWords
+)
+
+// CorrectedSide says which side Δ is added to (Table 7 "t-corrected" / "v-corrected").
+type CorrectedSide int
+
+const (
+	// CorrectText: S_ij = cos(t_i + Δ_ij, v_ij) (code).
+	CorrectText CorrectedSide = iota
+	// CorrectVideo: S_ij = cos(t_i, v_ij + Δ_ij).
+	CorrectVideo
+)
+
+// Defaults of the official code (spec §4.1–§4.4).
+const (
+	// CodeDim is the CLIP ViT-B/32 embedding width.
+	CodeDim = 512
+	// CodeFrames is the number of frames per video (12 at 1 fps for MSR-VTT, paper §3.1).
+	CodeFrames = 12
+	// CodeTemporalLayers is the depth of the "seqTransf" temporal transformer (spec §4.1).
+	CodeTemporalLayers = 4
+	// CodeTemporalHeads is its number of heads (CLIP text width 512 / 64).
+	CodeTemporalHeads = 8
+	// CodePoolTemperature is the softmax temperature of the text-conditioned pooling (the train
+	// script's temp = 3; the argparse default is 5), spec §4.1.
+	CodePoolTemperature = 3.0
+	// CodePsiDropout is the dropout on ψ's linear residual (Transformer(dropout=0.3)), spec §4.2.
+	CodePsiDropout = 0.3
+	// CodeLearningRate is the learning rate of every non-CLIP module (spec §4.4).
+	CodeLearningRate = 1e-4
+	// CodeWeightDecay, CodeBeta2 and CodeWarmup are BertAdam's settings in main_retrieval.py (spec §4.4).
+	CodeWeightDecay = 0.2
+	CodeBeta2       = 0.98
+	CodeWarmup      = 0.1
+	// CodeBatch is the global batch (128 over 4 GPUs, all-gathered), spec §4.3.
+	CodeBatch = 128
+	// CodeEpochs is the MSR-VTT training length (paper §3.1).
+	CodeEpochs = 5
+	// InitStd is the N(0, 0.02) initialisation every Linear ends up with (GARE.__init__ applies
+	// init_weights after building ψ, overwriting its identity init; spec §4.2).
+	InitStd = 0.02
+)
+
+// layerNormEpsilon is torch.nn.LayerNorm's default eps, used by ψ's three LayerNorms and the CLIP
+// blocks of the temporal transformer.
+const layerNormEpsilon = 1e-5
+
+// Config describes a GARE model, its loss and its training. DefaultConfig is the official code.
+type Config struct {
+	// Dim is the shared embedding width D (ψ, temporal transformer, similarity).
+	Dim int
+	// Frames is the number of frames per video F.
+	Frames int
+	// TextInputDim and VideoInputDim are the widths of the given features. When they differ from
+	// Dim (our data: GloVe 100-d words, 257-d label-derived frames), a learned linear map projects
+	// them to Dim; when equal (CLIP features, the benchmarks) they are used as given.
+	TextInputDim, VideoInputDim int
+	// Words is the (padded) number of word features per text; needed only by ContextWords.
+	Words int
+
+	// TemporalLayers and TemporalHeads: the temporal transformer over frames (0 layers: none).
+	TemporalLayers, TemporalHeads int
+	// PoolTemperature of the text-conditioned pooling softmax.
+	PoolTemperature float64
+
+	// UseDelta: false is the baseline (the same model without Δ: S = cos(t_i, v_ij)).
+	UseDelta   bool
+	Gap        GapSign
+	Query      QueryMode
+	Context    ContextMode
+	Corrected  CorrectedSide
+	PsiDropout float64
+
+	// Loss holds the weights of L_IB, L_ε, L_dir (lib/loss; zero weights switch a term off).
+	Loss loss.GAREConfig
+	// PriorSigma is σ of the IB prior N(0, σ²I) (Table 6; 1 in the code).
+	PriorSigma float64
+	// NormalizedIB applies L_IB to Δ/‖Δ‖ instead of Δ (Table 6 "normalized Δ").
+	NormalizedIB bool
+	// LogitScale multiplies the cosine similarities in L_info (100 in the code).
+	LogitScale float64
+
+	// Optimisation (BertAdam as GARE's code configures it, spec §4.4).
+	LearningRate float64
+	WeightDecay  float64
+	Beta2        float64
+	Warmup       float64
+	Batch        int
+	Epochs       int
+}
+
+// DefaultConfig is the official code's GARE (spec §4): 512-d, 12 frames, 4-layer temporal
+// transformer, pooling temperature 3, ψ with one head and dropout 0.3, Δ on the text side from
+// the v − t gap over the video's frames, DefaultGAREConfig losses, logit scale 100, BertAdam
+// lr 1e-4 / wd 0.2 / β₂ 0.98 / warmup_cosine 0.1, batch 128, 5 epochs. Inputs are 512-d CLIP
+// features.
+func DefaultConfig() Config {
+	return Config{
+		Dim: CodeDim, Frames: CodeFrames, TextInputDim: CodeDim, VideoInputDim: CodeDim, Words: 32,
+		TemporalLayers: CodeTemporalLayers, TemporalHeads: CodeTemporalHeads,
+		PoolTemperature: CodePoolTemperature,
+		UseDelta:        true, PsiDropout: CodePsiDropout,
+		Loss: loss.DefaultGAREConfig(), PriorSigma: 1, LogitScale: loss.GARELogitScale,
+		LearningRate: CodeLearningRate, WeightDecay: CodeWeightDecay, Beta2: CodeBeta2, Warmup: CodeWarmup,
+		Batch: CodeBatch, Epochs: CodeEpochs,
+	}
+}
+
+// BaselineConfig is cfg without Δ and without its regularisers: the CLIP4Clip-style baseline
+// (text-conditioned pooled video, InfoNCE), first row of GARE Table 3.
+func BaselineConfig(cfg Config) Config {
+	cfg.UseDelta = false
+	cfg.Loss.Beta, cfg.Loss.LambdaNorm, cfg.Loss.LambdaDir = 0, 0, 0
+	return cfg
+}
+
+// Validate reports an inconsistent configuration.
+func (c Config) Validate() error {
+	switch {
+	case c.Dim < 2:
+		return fmt.Errorf("gare: Dim = %d, need ≥ 2", c.Dim)
+	case c.Frames < 1:
+		return fmt.Errorf("gare: Frames = %d, need ≥ 1", c.Frames)
+	case c.TextInputDim < 1 || c.VideoInputDim < 1:
+		return fmt.Errorf("gare: input widths text %d / video %d must be ≥ 1", c.TextInputDim, c.VideoInputDim)
+	case c.TemporalLayers < 0:
+		return fmt.Errorf("gare: TemporalLayers = %d < 0", c.TemporalLayers)
+	case c.TemporalLayers > 0 && (c.TemporalHeads < 1 || c.Dim%c.TemporalHeads != 0):
+		return fmt.Errorf("gare: TemporalHeads = %d must divide Dim = %d", c.TemporalHeads, c.Dim)
+	case c.PoolTemperature <= 0:
+		return fmt.Errorf("gare: PoolTemperature = %g must be > 0", c.PoolTemperature)
+	case c.PsiDropout < 0 || c.PsiDropout >= 1:
+		return fmt.Errorf("gare: PsiDropout = %g outside [0, 1)", c.PsiDropout)
+	case c.PriorSigma <= 0:
+		return fmt.Errorf("gare: PriorSigma = %g must be > 0", c.PriorSigma)
+	case c.LogitScale <= 0:
+		return fmt.Errorf("gare: LogitScale = %g must be > 0", c.LogitScale)
+	case c.Context == ContextWords && c.Words < 1:
+		return fmt.Errorf("gare: ContextWords needs Words ≥ 1, got %d", c.Words)
+	case c.Gap != GapVideoMinusText && c.Gap != GapTextMinusVideo:
+		return fmt.Errorf("gare: unknown GapSign %d", c.Gap)
+	case c.Query != QueryGap && c.Query != QueryText:
+		return fmt.Errorf("gare: unknown QueryMode %d", c.Query)
+	case c.Context != ContextFrames && c.Context != ContextWords:
+		return fmt.Errorf("gare: unknown ContextMode %d", c.Context)
+	case c.Corrected != CorrectText && c.Corrected != CorrectVideo:
+		return fmt.Errorf("gare: unknown CorrectedSide %d", c.Corrected)
+	}
+	return nil
+}
+
+// eta is η as a number.
+func (c Config) eta() float64 {
+	if c.Gap == GapTextMinusVideo {
+		return -1
+	}
+	return 1
+}
+
+// factored reports whether Δ's pairs can be computed from per-video bases (see psi.go): ψ attends
+// over the video's own frames. Word context needs the per-pair (reference) path.
+func (c Config) factored() bool { return c.Context == ContextFrames }

@@ -1,0 +1,140 @@
+package gare
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
+	"github.com/gomlx/gomlx/ml/layers"
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// Inputs is a batch of given features as graph nodes: A texts and B videos (A = B for a training
+// batch of pairs, text i matching video i).
+type Inputs struct {
+	Text      *Node // t_i [A, TextInputDim]: the text's [CLS]/EOT feature
+	Words     *Node // [A, Words, TextInputDim] word features; ContextWords only (else nil)
+	WordMask  *Node // [A, Words], 1 for real words; ContextWords only
+	Frames    *Node // [B, F, VideoInputDim] frame features
+	FrameMask *Node // [B, F], 1 for real frames
+}
+
+// Outputs are the per-pair tensors of a forward pass, all materialised (the training path).
+type Outputs struct {
+	Sim    *Node // S_ij [A, B]
+	Text   *Node // t_i [A, D] after the text projection
+	Frames *Node // h_jf [B, F, D] after the temporal transformer
+	Pooled *Node // v_ij [A, B, D] text-conditioned pooled video
+	Delta  *Node // Δ_ij [A, B, D]; nil for the baseline
+	// Adjusted is the side Δ is added to, per pair [A, B, D]: t_i + Δ_ij (CorrectText),
+	// v_ij + Δ_ij (CorrectVideo), or t_i broadcast over j for the baseline — the node whose
+	// per-pair gradients GARE Fig. 2/4 plot.
+	Adjusted *Node
+}
+
+// Forward computes GARE's similarity for every pair of a batch, materialising Δ (GARE Eq. 7–9 as
+// the code computes them, spec §4.1–§4.2): t = EncodeText(text), h = EncodeVideo(frames), the
+// text-conditioned pooled video v_ij, Δ_ij = ψ(η(v̄_j − t_i), C) and S_ij = cos(t_i + Δ_ij, v_ij).
+// dropout (nil: none) acts on ψ's linear residual. The ψ pairs use the exact factored form of
+// psi.go for frame contexts and PsiReference for word contexts.
+func Forward(cfg Config, w Weights, in Inputs, dropout func(*Node) *Node) Outputs {
+	var out Outputs
+	out.Text = EncodeText(w, in.Text)
+	out.Frames = EncodeVideo(w, in.Frames, in.FrameMask)
+	pool, _ := PoolingWeights(out.Text, out.Frames, in.FrameMask, cfg.PoolTemperature)
+	out.Pooled = PooledVideo(pool, out.Frames)
+	a, d := out.Text.Shape().Dimensions[0], out.Text.Shape().Dimensions[1]
+	b := out.Frames.Shape().Dimensions[0]
+	if !cfg.UseDelta {
+		out.Adjusted = BroadcastToDims(InsertAxes(out.Text, 1), a, b, d)
+		out.Sim = PairCosine(out.Adjusted, out.Pooled)
+		return out
+	}
+	if w.Psi == nil {
+		panic("gare.Forward: UseDelta is set but the weights have no ψ")
+	}
+	out.Delta = Delta(cfg, w, out.Text, out.Frames, in, dropout)
+	if cfg.Corrected == CorrectVideo {
+		out.Adjusted = Add(out.Pooled, out.Delta)
+		out.Sim = PairCosine(BroadcastToDims(InsertAxes(out.Text, 1), a, b, d), out.Adjusted)
+	} else {
+		out.Adjusted = Add(InsertAxes(out.Text, 1), out.Delta)
+		out.Sim = PairCosine(out.Adjusted, out.Pooled)
+	}
+	return out
+}
+
+// Delta is Δ_ij [A, B, D] for encoded texts t [A, D] and frames h [B, F, D] (in carries the word
+// features and masks for ContextWords). For QueryText (Table 5) ψ's output is t′_ij and
+// Δ_ij = v̄_j − t′_ij.
+func Delta(cfg Config, w Weights, t, frames *Node, in Inputs, dropout func(*Node) *Node) *Node {
+	mean := FrameMean(frames)
+	alpha, beta := queryCoefficients(cfg)
+	var psi *Node
+	if cfg.factored() {
+		pv := newPsiVideo(w.Psi, frames, mean, nil)
+		pt := newPsiText(w.Psi, t)
+		_, coef := psiAttention(pt, pv, alpha, beta)
+		if dropout != nil {
+			psi = psiWithDropout(w.Psi, pv, coef, dropout)
+		} else {
+			ob := newPsiOutputBasis(w.Psi, pv)
+			psi = ob.materialize(ob.outputCoefficients(coef))
+		}
+	} else {
+		// Word context: the context of pair (i, j) is text i's words, so run ψ with the roles of
+		// the two axes swapped and transpose back.
+		if in.Words == nil || in.WordMask == nil {
+			panic("gare.Delta: ContextWords needs Inputs.Words and Inputs.WordMask")
+		}
+		words := EncodeText(w, in.Words)
+		query := Add(MulScalar(InsertAxes(mean, 1), alpha), MulScalar(InsertAxes(t, 0), beta)) // [B, A, D]
+		psi = Transpose(PsiReference(w.Psi, query, words, in.WordMask, dropout), 0, 1)
+	}
+	if cfg.Query == QueryText {
+		return Sub(InsertAxes(mean, 0), psi)
+	}
+	return psi
+}
+
+// Model is a GARE model: its configuration and its variables in a GoMLX store.
+type Model struct {
+	Config  Config
+	Store   *model.Store
+	backend compute.Backend
+	vars    *variables
+}
+
+// New creates a model with parameters drawn from seed (see newVariables for the initialisation)
+// and the store's random state (dropout) seeded from it too.
+func New(backend compute.Backend, cfg Config, seed uint64) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	store := model.NewStore()
+	if err := store.SetRNGStateFromSeed(int64(seed)); err != nil {
+		return nil, fmt.Errorf("gare: seeding the store: %w", err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6a09e667f3bcc908))
+	vars := newVariables(store.RootScope().In("gare"), cfg, rng)
+	return &Model{Config: cfg, Store: store, backend: backend, vars: vars}, nil
+}
+
+// Weights reads the model's parameters into graph g.
+func (m *Model) Weights(g *Graph) Weights { return m.vars.nodes(g) }
+
+// Backend is the backend the model computes on.
+func (m *Model) Backend() compute.Backend { return m.backend }
+
+// dropout returns ψ's dropout for graph g: active only while training and when PsiDropout > 0.
+func (m *Model) dropout(scope *model.Scope, g *Graph) func(*Node) *Node {
+	if m.Config.PsiDropout <= 0 || !scope.IsTraining(g) {
+		return nil
+	}
+	rate := m.Config.PsiDropout
+	return func(x *Node) *Node { return layers.DropoutStatic(scope, x, rate) }
+}
+
+// NumParameters is the number of scalar parameters (ψ, temporal transformer, projections).
+func (m *Model) NumParameters() int { return m.Store.NumParameters() }

@@ -1,0 +1,251 @@
+package gare
+
+// Independent float64 references in plain Go loops (no GoMLX): LayerNorm, Linear, ψ, the
+// temporal transformer, text-conditioned pooling, the semantic gap and the cosine similarity,
+// written from the spec (§4.1, §4.2) and the official code's formulas, not from the package.
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/gomlx/gomlx/core/tensors"
+)
+
+// arr is a float64 test tensor.
+type arr struct {
+	data []float64
+	dims []int
+}
+
+func (a arr) tensor() *tensors.Tensor { return tensors.FromFlatDataAndDimensions(a.data, a.dims...) }
+
+func (a arr) clone() arr {
+	return arr{data: append([]float64(nil), a.data...), dims: append([]int(nil), a.dims...)}
+}
+
+func randArr(rng *rand.Rand, scale float64, dims ...int) arr {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = scale * rng.NormFloat64()
+	}
+	return arr{x, dims}
+}
+
+// row returns the contiguous last-axis vector at the given leading indices.
+func (a arr) row(idx ...int) []float64 {
+	off := 0
+	for i, k := range idx {
+		off = off*a.dims[i] + k
+	}
+	d := a.dims[len(a.dims)-1]
+	return a.data[off*d : (off+1)*d]
+}
+
+func refLayerNorm(x, gain, bias []float64) []float64 {
+	d := float64(len(x))
+	mean := 0.0
+	for _, v := range x {
+		mean += v
+	}
+	mean /= d
+	variance := 0.0
+	for _, v := range x {
+		variance += (v - mean) * (v - mean)
+	}
+	variance /= d
+	s := math.Sqrt(variance + 1e-5)
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = (v-mean)/s*gain[i] + bias[i]
+	}
+	return out
+}
+
+// refLinear is x·W + b with W [in, out] row-major.
+func refLinear(x []float64, w arr, b []float64) []float64 {
+	in, out := w.dims[0], w.dims[1]
+	y := make([]float64, out)
+	for o := range out {
+		s := b[o]
+		for i := range in {
+			s += x[i] * w.data[i*out+o]
+		}
+		y[o] = s
+	}
+	return y
+}
+
+func dot(x, y []float64) float64 {
+	s := 0.0
+	for i := range x {
+		s += x[i] * y[i]
+	}
+	return s
+}
+
+func softmax(x []float64) []float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	out := make([]float64, len(x))
+	s := 0.0
+	for i, v := range x {
+		out[i] = math.Exp(v - m)
+		s += out[i]
+	}
+	for i := range out {
+		out[i] /= s
+	}
+	return out
+}
+
+// refLin and refNorm are one Linear / LayerNorm's parameters.
+type refLin struct {
+	w arr
+	b []float64
+}
+type refNorm struct{ gain, bias []float64 }
+
+type refPsiParams struct {
+	ln1, ln2, ln3          refNorm
+	q, k, v, o, lin1, mean refLin
+}
+
+// refPsi is ψ of spec §4.2 for one pair: query [D], context [F][D], optional context mask
+// (nil = none), keep multiplies linear1's output (the dropout mask, nil = 1).
+func refPsi(p refPsiParams, query []float64, context [][]float64, mask []float64, keep []float64) []float64 {
+	d := len(query)
+	q := refLinear(refLayerNorm(query, p.ln1.gain, p.ln1.bias), p.q.w, p.q.b)
+	logits := make([]float64, len(context))
+	values := make([][]float64, len(context))
+	for f, c := range context {
+		cn := refLayerNorm(c, p.ln1.gain, p.ln1.bias)
+		logits[f] = dot(q, refLinear(cn, p.k.w, p.k.b)) / math.Sqrt(float64(d))
+		if mask != nil && mask[f] == 0 {
+			logits[f] += -1e6
+		}
+		values[f] = refLinear(cn, p.v.w, p.v.b)
+	}
+	a := softmax(logits)
+	att := make([]float64, d)
+	for f := range context {
+		for k := range att {
+			att[k] += a[f] * values[f][k]
+		}
+	}
+	x := refLayerNorm(refLinear(att, p.o.w, p.o.b), p.ln2.gain, p.ln2.bias)
+	lin := refLinear(x, p.lin1.w, p.lin1.b)
+	z := make([]float64, d)
+	for k := range z {
+		l := lin[k]
+		if keep != nil {
+			l *= keep[k]
+		}
+		z[k] = x[k] + l
+	}
+	return refLinear(refLayerNorm(z, p.ln3.gain, p.ln3.bias), p.mean.w, p.mean.b)
+}
+
+type refTemporalLayer struct {
+	heads      int
+	ln1, ln2   refNorm
+	q, k, v, o refLin
+	fc, proj   refLin
+}
+
+// refTemporal is the temporal transformer of spec §4.1 on one video: frames [F][D] (already
+// projected), positions [F][D], mask [F].
+func refTemporal(layers []refTemporalLayer, frames, positions [][]float64, mask []float64) [][]float64 {
+	nf, d := len(frames), len(frames[0])
+	x := make([][]float64, nf)
+	for f := range x {
+		x[f] = make([]float64, d)
+		for k := range x[f] {
+			x[f][k] = frames[f][k] + positions[f][k]
+		}
+	}
+	for _, l := range layers {
+		hd := d / l.heads
+		qs, ks, vs := make([][]float64, nf), make([][]float64, nf), make([][]float64, nf)
+		for f := range x {
+			h := refLayerNorm(x[f], l.ln1.gain, l.ln1.bias)
+			qs[f], ks[f], vs[f] = refLinear(h, l.q.w, l.q.b), refLinear(h, l.k.w, l.k.b), refLinear(h, l.v.w, l.v.b)
+		}
+		next := make([][]float64, nf)
+		for f := range x {
+			att := make([]float64, d)
+			for hh := range l.heads {
+				lo, hi := hh*hd, (hh+1)*hd
+				logits := make([]float64, nf)
+				for g := range nf {
+					logits[g] = dot(qs[f][lo:hi], ks[g][lo:hi]) / math.Sqrt(float64(hd))
+					if mask[g] == 0 {
+						logits[g] += -1e6
+					}
+				}
+				w := softmax(logits)
+				for g := range nf {
+					for k := lo; k < hi; k++ {
+						att[k] += w[g] * vs[g][k]
+					}
+				}
+			}
+			o := refLinear(att, l.o.w, l.o.b)
+			next[f] = make([]float64, d)
+			for k := range o {
+				next[f][k] = x[f][k] + o[k]
+			}
+			m := refLinear(refLayerNorm(next[f], l.ln2.gain, l.ln2.bias), l.fc.w, l.fc.b)
+			for k := range m {
+				m[k] = m[k] / (1 + math.Exp(-1.702*m[k]))
+			}
+			p := refLinear(m, l.proj.w, l.proj.b)
+			for k := range p {
+				next[f][k] += p[k]
+			}
+		}
+		x = next
+	}
+	for f := range x {
+		for k := range x[f] {
+			x[f][k] += frames[f][k]
+		}
+	}
+	return x
+}
+
+// refPool is the text-conditioned pooled video of spec §4.1: softmax over frames of t·h/temp, the
+// mask multiplied after the softmax, no renormalisation.
+func refPool(t []float64, frames [][]float64, mask []float64, temp float64) (weights, pooled []float64) {
+	logits := make([]float64, len(frames))
+	for f, h := range frames {
+		logits[f] = dot(t, h) / temp
+	}
+	weights = softmax(logits)
+	pooled = make([]float64, len(t))
+	for f, h := range frames {
+		weights[f] *= mask[f]
+		for k := range pooled {
+			pooled[k] += weights[f] * h[k]
+		}
+	}
+	return weights, pooled
+}
+
+// refFrameMean is the unmasked frame mean.
+func refFrameMean(frames [][]float64) []float64 {
+	m := make([]float64, len(frames[0]))
+	for _, h := range frames {
+		for k := range m {
+			m[k] += h[k] / float64(len(frames))
+		}
+	}
+	return m
+}
+
+func refCos(x, y []float64) float64 { return dot(x, y) / math.Sqrt(dot(x, x)*dot(y, y)) }
