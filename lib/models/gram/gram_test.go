@@ -1,0 +1,271 @@
+package gram
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/train"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// latentFixture is a tiny tri-modal set: sample i has a latent z_i ~ N(0, I_8); modality m sees
+// z_i W_m + noise (fixed random W_m, dims 12/10/9). Labels are i mod classes.
+func latentFixture(seed uint64, nTrain, nTest, classes int, noise float64) *Dataset {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	const latent = 8
+	dims := []int{12, 10, 9}
+	w := make([][]float64, len(dims))
+	for m, d := range dims {
+		w[m] = make([]float64, latent*d)
+		for i := range w[m] {
+			w[m][i] = rng.NormFloat64() / math.Sqrt(latent)
+		}
+	}
+	makeSplit := func(n int) *Split {
+		feats := make([][]float32, len(dims))
+		labels := make([]int, n)
+		for i := 0; i < n; i++ {
+			labels[i] = i % classes
+			z := make([]float64, latent)
+			for j := range z {
+				z[j] = rng.NormFloat64()
+			}
+			for m, d := range dims {
+				for c := 0; c < d; c++ {
+					x := noise * rng.NormFloat64()
+					for j := 0; j < latent; j++ {
+						x += z[j] * w[m][j*d+c]
+					}
+					feats[m] = append(feats[m], float32(x))
+				}
+			}
+		}
+		s, err := NewSplit(feats, dims, labels)
+		if err != nil {
+			panic(err)
+		}
+		return s
+	}
+	d := &Dataset{Name: "latent fixture", Kind: report.Synthetic, Modalities: []string{"text", "video", "audio"},
+		Train: makeSplit(nTrain), Test: makeSplit(nTest)}
+	d.Standardize()
+	return d
+}
+
+func tinyConfig() Config {
+	c := DefaultConfig()
+	c.Hidden, c.ContraDim, c.MatchHidden = 32, 16, 16
+	c.BatchSize, c.Epochs, c.LearningRate = 16, 4, 3e-3
+	c.Quiet = true
+	return c
+}
+
+func TestTrainingLossShapesAndOutputs(t *testing.T) {
+	data := latentFixture(1, 64, 32, 4, 0.1)
+	for _, cfg := range []Config{tinyConfig(), func() Config { c := tinyConfig(); c.Geometry = Hybrid; return c }(),
+		func() Config { c := tinyConfig(); c.Objective = PairwiseCosineObjective; return c }()} {
+		store := model.NewStore()
+		step, err := train.NewStep(backend.MustNew(), store, ProjectAlpha(train.AdamW(1e-3, 10)),
+			func(scope *model.Scope, in []*graph.Node) []*graph.Node {
+				outs := TrainingLoss(scope, cfg, in)
+				if len(outs) != len(LossOutputs) {
+					t.Errorf("%s: %d outputs, want %d", cfg.Name(), len(outs), len(LossOutputs))
+				}
+				for i, o := range outs {
+					if !o.Shape().IsScalar() {
+						t.Errorf("%s: output %s has shape %s", cfg.Name(), LossOutputs[i], o.Shape())
+					}
+				}
+				return outs
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, err := step.Run(batchTensors(data.Train, []int{0, 1, 2, 3, 4, 5, 6, 7})...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total, contrastive, dam := outs[0].Value().(float32), outs[1].Value().(float32), outs[2].Value().(float32)
+		if math.Abs(float64(total-(contrastive+float32(cfg.DAMWeight)*dam))) > 1e-5 || dam <= 0 {
+			t.Errorf("%s: total %v ≠ contrastive %v + %v·DAM %v", cfg.Name(), total, contrastive, cfg.DAMWeight, dam)
+		}
+		// Contra heads: [B, ContraDim] per modality, the encoder hidden [B, Hidden].
+		for _, path := range []string{"/contra_head_0/dense/weights", "/contra_head_2/dense/weights"} {
+			v := store.GetVariable(path)
+			if v == nil || v.Shape().Dim(1) != cfg.ContraDim {
+				t.Fatalf("%s: %s missing or wrong shape", cfg.Name(), path)
+			}
+		}
+		if store.GetVariable("/contra_head_0/dense/biases") != nil {
+			t.Errorf("GRAM's contra head must have no bias")
+		}
+	}
+}
+
+func TestEncodeAndEmbedShapes(t *testing.T) {
+	data := latentFixture(2, 40, 24, 4, 0.1)
+	cfg := tinyConfig()
+	cfg.Epochs = 1
+	tr, err := NewTrainer(backend.MustNew(), data, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Train(); err != nil {
+		t.Fatal(err)
+	}
+	emb, err := tr.Embed(data.Test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if emb.N != 24 || emb.NumModalities() != 3 || len(emb.Heads[1]) != 24 || len(emb.Heads[1][0]) != cfg.ContraDim {
+		t.Fatalf("embeddings: N %d, modalities %d, rows %d, dim %d", emb.N, emb.NumModalities(), len(emb.Heads[1]), len(emb.Heads[1][0]))
+	}
+	scores, err := ScoreMatrix(backend.MustNew(), emb, tr.ModelScore())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scores) != 24*24 {
+		t.Fatalf("score matrix has %d entries, want 576", len(scores))
+	}
+	for _, s := range scores {
+		if s > 0 || math.IsNaN(float64(s)) { // −volume ∈ [−1, 0] for unit vectors
+			t.Fatalf("score %v outside [−1, 0]", s)
+		}
+	}
+}
+
+// TestAlphaProjection drives α with a loss whose gradient pushes it hard up or down (Adam steps of
+// size ≈ lr = 5): after every step α must be exactly on the boundary of [0, 1].
+func TestAlphaProjection(t *testing.T) {
+	for _, sign := range []float64{1, -1} {
+		store := model.NewStore()
+		cfg := tinyConfig()
+		opt := train.AdamW(5, 100)
+		opt.Schedule = train.Constant{}
+		step, err := train.NewStep(backend.MustNew(), store, ProjectAlpha(opt), func(scope *model.Scope, in []*graph.Node) []*graph.Node {
+			a := Alpha(scope.Store(), in[0].Graph(), cfg)
+			return []*graph.Node{graph.Mul(graph.ReduceAllSum(in[0]), a)}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := float32(0)
+		if sign < 0 {
+			want = 1
+		}
+		for i := 0; i < 3; i++ {
+			if _, err := step.Run([]float32{float32(sign)}); err != nil {
+				t.Fatal(err)
+			}
+			got := store.GetVariable(AlphaPath).MustValue().Value().(float32)
+			if got != want {
+				t.Fatalf("sign %v step %d: α = %v, want the bound %v", sign, i, got, want)
+			}
+		}
+	}
+	// And in real HyperGRAM training with a large learning rate α never leaves [0, 1].
+	data := latentFixture(3, 64, 16, 4, 0.1)
+	cfg := tinyConfig()
+	cfg.Geometry, cfg.LearningRate, cfg.Epochs = Hybrid, 0.3, 2
+	tr, err := NewTrainer(backend.MustNew(), data, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Train(); err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for _, s := range tr.History {
+		for _, a := range s.AlphaSteps {
+			if a < 0 || a > 1 {
+				t.Fatalf("α = %v left [0, 1]", a)
+			}
+			moved = moved || a != HyperGRAMAlphaInit
+		}
+	}
+	if !moved {
+		t.Fatalf("α never moved from its initial value")
+	}
+}
+
+// TestTrainingLearns trains GRAM on the latent fixture: the epoch loss must fall and the test
+// T→V+A R@1 must end far above chance (1/N).
+func TestTrainingLearns(t *testing.T) {
+	data := latentFixture(4, 256, 64, 4, 0.05)
+	for _, cfg := range []Config{tinyConfig(), func() Config { c := tinyConfig(); c.Geometry = HyperGRAMConfig().Geometry; return c }()} {
+		cfg.Epochs = 10
+		tr, err := NewTrainer(backend.MustNew(), data, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, err := tr.Evaluate(data.Test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Train(); err != nil {
+			t.Fatal(err)
+		}
+		first, last := tr.History[0].Loss, tr.History[len(tr.History)-1].Loss
+		if !(last < 0.8*first) {
+			t.Errorf("%s: loss %v → %v did not fall by 20%%", cfg.Name(), first, last)
+		}
+		after, err := tr.Evaluate(data.Test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: loss %.4f → %.4f, test R@1 %.1f → %.1f", cfg.Name(), first, last, before.T2V.R(1), after.T2V.R(1))
+		if after.T2V.R(1) < 40 || after.T2V.R(1) <= before.T2V.R(1) {
+			t.Errorf("%s: test R@1 %v → %v (chance %.1f)", cfg.Name(), before.T2V.R(1), after.T2V.R(1), 100.0/64)
+		}
+	}
+}
+
+// TestResumeContinuesStepCount trains 2 of 3 epochs with checkpoints, resumes in a new Trainer on the
+// same directory, trains the 3rd epoch, and compares every epoch's loss with an uninterrupted run.
+func TestResumeContinuesStepCount(t *testing.T) {
+	data := latentFixture(5, 48, 16, 4, 0.1)
+	cfg := tinyConfig()
+	cfg.Epochs = 3
+	cfg.CheckpointDir = t.TempDir()
+	first, err := NewTrainer(backend.MustNew(), data, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e := 0; e < 2; e++ { // interrupted after 2 of 3 epochs
+		if _, err := first.RunEpoch(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := int64(first.StepsPerEpoch())
+	resumed, err := NewTrainer(backend.MustNew(), data, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resumed.Epoch() != 2 || resumed.GlobalStep() != 2*steps {
+		t.Fatalf("resumed at epoch %d step %d, want 2 and %d", resumed.Epoch(), resumed.GlobalStep(), 2*steps)
+	}
+	if err := resumed.Train(); err != nil {
+		t.Fatal(err)
+	}
+	if resumed.GlobalStep() != 3*steps || resumed.History[2].Step != 3*steps {
+		t.Fatalf("after the third epoch: step %d, want %d", resumed.GlobalStep(), 3*steps)
+	}
+	cfg.CheckpointDir = ""
+	straight, err := NewTrainer(backend.MustNew(), data, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := straight.Train(); err != nil {
+		t.Fatal(err)
+	}
+	for e := range straight.History {
+		a, b := straight.History[e].Loss, resumed.History[e].Loss
+		if math.Abs(a-b) > 1e-5*math.Max(1, math.Abs(a)) {
+			t.Errorf("epoch %d: uninterrupted loss %v, resumed %v", e+1, a, b)
+		}
+	}
+}
