@@ -2,6 +2,7 @@ package hierarchy
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -75,6 +76,12 @@ func evaluateNodes(backend compute.Backend, e *Embedding, adj *adjacency, nodes 
 		}
 		dist := tensors.MustCopyFlatData[float64](out[0])
 		out[0].MustFinalizeAll()
+		for k, v := range dist[:len(block)*n] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return r, fmt.Errorf("hierarchy: distance from %s to %s is %v: the embedding is not finite",
+					e.Names[block[k/n]], e.Names[k%n], v)
+			}
+		}
 		for i, u := range block {
 			row := dist[i*n : (i+1)*n]
 			parents := adj.neighbours(u)

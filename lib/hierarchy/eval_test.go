@@ -88,3 +88,11 @@ func TestEvaluateOnHandPlacedPoints(t *testing.T) {
 		t.Errorf("got %+v, want mean rank 1.5 and MAP 0.75", r)
 	}
 }
+
+func TestEvaluateRejectsNonFiniteEmbeddings(t *testing.T) {
+	tree := treeClosure(t, 2, 1)
+	e := &Embedding{Manifold: Euclidean, Dim: 1, Names: tree.Nodes, Coords: []float64{0, math.NaN(), 1}}
+	if _, err := Evaluate(backend.MustNew(), e, tree); err == nil {
+		t.Error("a NaN coordinate gave a reconstruction score instead of an error")
+	}
+}

@@ -158,6 +158,10 @@ func (t *Trainer) RunEpoch() (EpochStats, error) {
 		if err != nil {
 			return s, err
 		}
+		if math.IsNaN(loss) || math.IsInf(loss, 0) {
+			return s, fmt.Errorf("hierarchy: training diverged: loss %v at epoch %d, batch %d (learning rate %g too large for %s?)",
+				loss, s.Epoch, batches+1, s.LR, cfg.Manifold)
+		}
 		s.MaxDeviation = math.Max(s.MaxDeviation, t.update(grads, s.LR))
 		for _, node := range t.touched {
 			t.slot[node] = -1

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
@@ -137,4 +138,17 @@ func ExampleTrainer() {
 	r, _ := Evaluate(backend.MustNew(), tr.Emb, c)
 	fmt.Printf("mean rank %.1f, MAP %.1f over %d edges\n", r.MeanRank, r.MAP, r.Edges)
 	// Output: mean rank 1.0, MAP 1.0 over 5 edges
+}
+
+func TestTrainingReportsDivergence(t *testing.T) {
+	cfg := PaperConfig(Euclidean, 2)
+	cfg.LearningRate, cfg.BurnInEpochs, cfg.Epochs = 1e12, 0, 20
+	tr, err := NewTrainer(backend.MustNew(), treeClosure(t, 3, 2), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Quiet = true
+	if err := tr.Train(); err == nil || !strings.Contains(err.Error(), "diverged") {
+		t.Errorf("Train with lr 1e12: error %v, want a divergence report", err)
+	}
 }

@@ -185,3 +185,29 @@ func ReadTSV(r io.Reader, name string) (*Closure, error) {
 	}
 	return newClosure(pairs), nil
 }
+
+// Reduction returns the transitive reduction of the closure: the edges (u, v) with no w such that
+// (u, w) and (w, v) are both in the closure — the direct is-a links, for drawing the hierarchy.
+func (c *Closure) Reduction() []Edge {
+	parents := make([][]int32, len(c.Nodes))
+	for _, e := range c.Edges {
+		parents[e.Child] = append(parents[e.Child], e.Parent)
+	}
+	for _, p := range parents {
+		slices.Sort(p)
+	}
+	var out []Edge
+	for _, e := range c.Edges {
+		direct := true
+		for _, w := range parents[e.Child] {
+			if _, ok := slices.BinarySearch(parents[w], e.Parent); ok {
+				direct = false
+				break
+			}
+		}
+		if direct {
+			out = append(out, e)
+		}
+	}
+	return out
+}

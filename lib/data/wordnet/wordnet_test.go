@@ -95,6 +95,25 @@ func TestNounClosureOnTinyHierarchy(t *testing.T) {
 	}
 }
 
+func TestReductionKeepsDirectLinks(t *testing.T) {
+	c := NounClosure(loadTiny(t))
+	var got []string
+	for _, e := range c.Reduction() {
+		got = append(got, c.Nodes[e.Child]+" "+c.Nodes[e.Parent])
+	}
+	slices.Sort(got)
+	// The "@" and "@i" pointers of testdata/tiny/data.noun, by name.
+	want := []string{
+		"animal.n.01 entity.n.01", "cat.n.01 person.n.01", "cat.n.02 mammal.n.01",
+		"city.n.01 entity.n.01", "dog.n.01 mammal.n.01", "dog.n.01 pet.n.01",
+		"dog_n_01.n.01 person.n.01", "frump.n.01 person.n.01", "left_bank.n.01 paris.n.01",
+		"mammal.n.01 animal.n.01", "paris.n.01 city.n.01", "person.n.01 entity.n.01", "pet.n.01 animal.n.01",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("reduction:\n got %q\nwant %q", got, want)
+	}
+}
+
 func TestMammalClosureFollowsGrepSemantics(t *testing.T) {
 	filter, err := ReadMammalFilter("testdata/tiny/mammals_filter.txt")
 	if err != nil {

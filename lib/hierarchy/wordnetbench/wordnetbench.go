@@ -1,0 +1,224 @@
+package wordnetbench
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/geoalign/geoalign/lib/data/wordnet"
+	"github.com/geoalign/geoalign/lib/hierarchy"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+)
+
+// Closure names accepted by LoadClosure.
+const (
+	Mammal = "mammal"
+	Noun   = "noun"
+)
+
+// LoadClosure builds the named closure ("mammal" or "noun") from the WordNet database in
+// wordnetDir (wordnet.DefaultDir when empty), reading the mammal filter from filterPath
+// (wordnet.DefaultMammalFilter when empty). It also returns a one-line description for tables.
+func LoadClosure(name, wordnetDir, filterPath string) (*wordnet.Closure, string, error) {
+	nouns, err := wordnet.Load(wordnetDir)
+	if err != nil {
+		return nil, "", err
+	}
+	c := wordnet.NounClosure(nouns)
+	switch name {
+	case Noun:
+		return c, fmt.Sprintf("WordNet 3.0 noun closure (Debian wordnet-base; NLTK-equivalent transitive closure): %d nodes, %d edges",
+			c.NumNodes(), c.NumEdges()), nil
+	case Mammal:
+		filter, err := wordnet.ReadMammalFilter(filterPath)
+		if err != nil {
+			return nil, "", err
+		}
+		m, err := wordnet.MammalClosure(c, filter)
+		if err != nil {
+			return nil, "", err
+		}
+		return m, fmt.Sprintf("WordNet 3.0 mammal closure (Debian wordnet-base; upstream Makefile grep + mammals_filter.txt): %d nodes, %d edges",
+			m.NumNodes(), m.NumEdges()), nil
+	}
+	return nil, "", fmt.Errorf("wordnetbench: unknown closure %q (want %q or %q)", name, Mammal, Noun)
+}
+
+// Options select the runs: every combination of Models × Dims × DTypes × Seeds.
+type Options struct {
+	Models []hierarchy.Manifold
+	Dims   []int
+	DTypes []dtypes.DType
+	Seeds  []uint64
+	// Preset is "paper" (hierarchy.PaperConfig, the default) or "code" (OfficialCodeConfig).
+	Preset string
+	// Adjust, when set, edits each run's configuration after the preset (epochs, lr, ...).
+	Adjust func(*hierarchy.Config)
+	// CheckpointDir, when set, keeps one checkpoint per run there (saved every
+	// CheckpointEvery epochs, default 50); with Resume, an existing checkpoint is continued.
+	CheckpointDir   string
+	CheckpointEvery int
+	Resume          bool
+	// EvalSample > 0 evaluates a fixed random sample of that many nodes (the noun closure's
+	// 82,115 × 82,115 distances take long on two cores); 0 evaluates every node.
+	EvalSample int
+	Quiet      bool      // no progress bars
+	Log        io.Writer // one line per finished run (os.Stderr when nil)
+}
+
+// Run is one finished training run.
+type Run struct {
+	Config       hierarchy.Config
+	Result       hierarchy.Reconstruction
+	TrainSeconds float64 // training wall time of this process (a resumed run counts only its part)
+	EvalSeconds  float64
+	FinalLoss    float64
+	MaxDeviation float64 // largest |c⟨x,x⟩_L + 1| after any exponential-map step (Lorentz)
+	Emb          *hierarchy.Embedding
+}
+
+// Results of a benchmark.
+type Results struct {
+	ClosureName string
+	Closure     *wordnet.Closure
+	Description string
+	Preset      string
+	Runs        []Run
+}
+
+// Config is the configuration of one run under the options' preset and adjustment.
+func (o Options) Config(m hierarchy.Manifold, dim int, dt dtypes.DType, seed uint64) hierarchy.Config {
+	cfg := hierarchy.PaperConfig(m, dim)
+	if o.Preset == "code" {
+		cfg = hierarchy.OfficialCodeConfig(m, dim)
+	}
+	cfg.DType, cfg.Seed = dt, seed
+	if o.Adjust != nil {
+		o.Adjust(&cfg)
+	}
+	return cfg
+}
+
+// RunAll trains and evaluates every configuration of opts on the closure.
+func RunAll(backend compute.Backend, closureName string, c *wordnet.Closure, description string, opts Options) (*Results, error) {
+	if opts.Preset != "" && opts.Preset != "paper" && opts.Preset != "code" {
+		return nil, fmt.Errorf("wordnetbench: Options.Preset %q, want \"paper\" or \"code\"", opts.Preset)
+	}
+	if len(opts.Models) == 0 || len(opts.Dims) == 0 || len(opts.DTypes) == 0 || len(opts.Seeds) == 0 {
+		return nil, fmt.Errorf("wordnetbench: Options need at least one model, dim, dtype and seed")
+	}
+	log := opts.Log
+	if log == nil {
+		log = os.Stderr
+	}
+	res := &Results{ClosureName: closureName, Closure: c, Description: description, Preset: opts.Preset}
+	if res.Preset == "" {
+		res.Preset = "paper"
+	}
+	var sample []int32
+	if opts.EvalSample > 0 && opts.EvalSample < c.NumNodes() {
+		sample = evalSample(c, opts.EvalSample)
+	}
+	for _, m := range opts.Models {
+		for _, dim := range opts.Dims {
+			for _, dt := range opts.DTypes {
+				for _, seed := range opts.Seeds {
+					run, err := runOne(backend, closureName, c, opts.Config(m, dim, dt, seed), opts, sample)
+					if err != nil {
+						return res, err
+					}
+					fmt.Fprintf(log, "%s %s d=%d %s seed %d: MR %.3f MAP %.4f (train %.1f s, eval %.1f s, final loss %.4f)\n",
+						closureName, m, dim, dtypeName(dt), seed, run.Result.MeanRank, run.Result.MAP,
+						run.TrainSeconds, run.EvalSeconds, run.FinalLoss)
+					res.Runs = append(res.Runs, run)
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+func runOne(backend compute.Backend, closureName string, c *wordnet.Closure, cfg hierarchy.Config, opts Options, sample []int32) (Run, error) {
+	var tr *hierarchy.Trainer
+	var err error
+	var ckpt string
+	if opts.CheckpointDir != "" {
+		ckpt = filepath.Join(opts.CheckpointDir, fmt.Sprintf("%s_%s_d%d_%s_seed%d.ckpt", closureName, cfg.Manifold, cfg.Dim, dtypeName(cfg.DType), cfg.Seed))
+		if _, statErr := os.Stat(ckpt); opts.Resume && statErr == nil {
+			if tr, err = hierarchy.LoadCheckpoint(backend, c, ckpt); err != nil {
+				return Run{}, err
+			}
+			tr.Config.Epochs = cfg.Epochs
+		}
+	}
+	if tr == nil {
+		if tr, err = hierarchy.NewTrainer(backend, c, cfg); err != nil {
+			return Run{}, err
+		}
+	}
+	tr.Quiet = opts.Quiet
+	if ckpt != "" {
+		tr.CheckpointPath, tr.CheckpointEvery = ckpt, opts.CheckpointEvery
+		if tr.CheckpointEvery == 0 {
+			tr.CheckpointEvery = 50
+		}
+	}
+	start := time.Now()
+	if err := tr.Train(); err != nil {
+		return Run{}, err
+	}
+	run := Run{Config: tr.Config, TrainSeconds: time.Since(start).Seconds(), Emb: tr.Emb}
+	for _, s := range tr.History {
+		run.MaxDeviation = max(run.MaxDeviation, s.MaxDeviation)
+	}
+	if n := len(tr.History); n > 0 {
+		run.FinalLoss = tr.History[n-1].Loss
+	}
+	start = time.Now()
+	if sample != nil {
+		run.Result, err = hierarchy.EvaluateSample(backend, tr.Emb, c, sample)
+	} else {
+		run.Result, err = hierarchy.Evaluate(backend, tr.Emb, c)
+	}
+	run.EvalSeconds = time.Since(start).Seconds()
+	return run, err
+}
+
+// evalSample draws a fixed sample (seed 42, like reconstruction.py) of nodes that have parents.
+func evalSample(c *wordnet.Closure, n int) []int32 {
+	anc := c.Ancestors()
+	var candidates []int32
+	for u, a := range anc {
+		if a > 0 {
+			candidates = append(candidates, int32(u))
+		}
+	}
+	rng := rand.New(rand.NewPCG(42, 42))
+	rng.Shuffle(len(candidates), func(i, j int) { candidates[i], candidates[j] = candidates[j], candidates[i] })
+	out := slices.Clone(candidates[:min(n, len(candidates))])
+	slices.Sort(out)
+	return out
+}
+
+func dtypeName(dt dtypes.DType) string {
+	if dt == dtypes.Float32 {
+		return "float32"
+	}
+	return "float64"
+}
+
+// ParseDType accepts "float32" or "float64".
+func ParseDType(s string) (dtypes.DType, error) {
+	switch s {
+	case "float32":
+		return dtypes.Float32, nil
+	case "float64":
+		return dtypes.Float64, nil
+	}
+	return dtypes.InvalidDType, fmt.Errorf("wordnetbench: dtype %q, want float32 or float64", s)
+}

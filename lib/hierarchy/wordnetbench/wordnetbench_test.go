@@ -1,0 +1,105 @@
+package wordnetbench
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/data/wordnet"
+	"github.com/geoalign/geoalign/lib/hierarchy"
+	"github.com/gomlx/compute/dtypes"
+)
+
+// smallClosure is cat, dog → mammal → animal.
+func smallClosure() *wordnet.Closure {
+	return &wordnet.Closure{
+		Nodes: []string{"animal.n.01", "cat.n.01", "dog.n.01", "mammal.n.01"},
+		Edges: []wordnet.Edge{{Child: 1, Parent: 0}, {Child: 1, Parent: 3}, {Child: 2, Parent: 0}, {Child: 2, Parent: 3}, {Child: 3, Parent: 0}},
+	}
+}
+
+func TestTableAggregatesSeedsAndLabelsPaperColumns(t *testing.T) {
+	cfg := func(m hierarchy.Manifold, seed uint64) hierarchy.Config {
+		c := hierarchy.PaperConfig(m, 10)
+		c.Seed = seed
+		return c
+	}
+	res := &Results{ClosureName: Mammal, Description: "test closure", Runs: []Run{
+		{Config: cfg(hierarchy.Poincare, 1), Result: hierarchy.Reconstruction{MeanRank: 1, MAP: 0.9}, TrainSeconds: 10},
+		{Config: cfg(hierarchy.Poincare, 2), Result: hierarchy.Reconstruction{MeanRank: 3, MAP: 0.7}, TrainSeconds: 20},
+		{Config: cfg(hierarchy.Lorentz, 1), Result: hierarchy.Reconstruction{MeanRank: 2, MAP: 0.8}, TrainSeconds: 30},
+	}}
+	tbl := res.Table()
+	if len(tbl.Rows) != 2 {
+		t.Fatalf("%d rows, want one per model", len(tbl.Rows))
+	}
+	// Poincaré: mean rank 2 ± √2, MAP 0.8 ± 0.1414, 15 s; paper 4.02 / 0.851 (2017 Table 1, d = 10).
+	want := []string{"poincare", "10", "float64", "300", "2.000 ± 1.414", "0.8000 ± 0.1414", "15.0", "4.02", "0.851"}
+	if got := tbl.Rows[0]; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Poincaré row %q, want %q", got, want)
+	}
+	if got := tbl.Rows[1]; got[7] != "—" || got[8] != "—" {
+		t.Errorf("Lorentz has no published noun number, got %q %q", got[7], got[8])
+	}
+	md, err := tbl.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"nouns MR (paper)", "Neither paper reports mammal-closure numbers", "Seeds: [1 2]"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("Markdown lacks %q:\n%s", s, md)
+		}
+	}
+	res.ClosureName = Noun
+	if md, _ := res.Table().Markdown(); strings.Contains(md, "nouns MR") || !strings.Contains(md, "| MR (paper) |") {
+		t.Errorf("on the noun closure the paper columns are plain MR/MAP (paper):\n%s", md)
+	}
+}
+
+func TestRunAllAndFigures(t *testing.T) {
+	c := smallClosure()
+	opts := Options{
+		Models: []hierarchy.Manifold{hierarchy.Lorentz}, Dims: []int{2}, DTypes: []dtypes.DType{dtypes.Float32},
+		Seeds: []uint64{1, 2}, Quiet: true, Log: &strings.Builder{},
+		Adjust: func(c *hierarchy.Config) { c.Epochs, c.BatchSize, c.Negatives = 30, 2, 1 },
+	}
+	res, err := RunAll(backend.MustNew(), "small", c, "4-node test closure", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 2 || res.Runs[1].Config.Seed != 2 || res.Runs[0].Config.DType != dtypes.Float32 {
+		t.Fatalf("runs: %+v", res.Runs)
+	}
+	if !strings.Contains(opts.Log.(*strings.Builder).String(), "small lorentz d=2 float32 seed 2: MR") {
+		t.Errorf("log: %q", opts.Log.(*strings.Builder).String())
+	}
+	if _, err := DiskFigure(backend.MustNew(), res.Runs[0].Emb, c, []string{"mammal.n.01"}); err != nil {
+		t.Error(err)
+	}
+	if _, err := NormDepthFigure(backend.MustNew(), res.Runs[0].Emb, c); err != nil {
+		t.Error(err)
+	}
+	euclid := &hierarchy.Embedding{Manifold: hierarchy.Euclidean, Dim: 2, Names: c.Nodes, Coords: make([]float64, 8)}
+	if _, err := DiskFigure(backend.MustNew(), euclid, c, nil); err == nil {
+		t.Error("a Euclidean embedding drawn in the Poincaré disk")
+	}
+}
+
+func TestShortName(t *testing.T) {
+	for in, want := range map[string]string{"dog.n.01": "dog", "even-toed_ungulate.n.01": "even-toed_ungulate", "a.b.n.12": "a.b", "plain": "plain"} {
+		if got := shortName(in); got != want {
+			t.Errorf("shortName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func ExamplePaperNouns() {
+	mr, mapScore, ok := PaperNouns(hierarchy.Poincare, 10)
+	fmt.Println(mr, mapScore, ok)
+	_, _, ok = PaperNouns(hierarchy.Lorentz, 10)
+	fmt.Println(ok)
+	// Output:
+	// 4.02 0.851 true
+	// false
+}
