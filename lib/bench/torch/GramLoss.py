@@ -1,0 +1,42 @@
+"""Twin of lib/models/gram BenchmarkPairedGramLoss: GRAM's volume-contrastive loss, forward + backward.
+
+As GRAM's code computes it (utils/volume.py, model/gram.py; spec section 1.2-1.3): the B x B x 3 x 3 Gram
+tensor from matmuls and per-sample dot products, torch.linalg.det in float32, sqrt(|det|); logits
+-volume / tau with a raw learnable tau = 0.07; cross-entropy with label smoothing 0.1 in both
+directions, each direction with the other side detached (the code's no-grad all_gather, world size 1).
+B = 256, k = 3, d = 512, L2-normalised float32 inputs; gradients to text, video, audio and tau.
+"""
+import torch
+import torch.nn.functional as F
+from _common import run
+
+B, D = 256, 512
+g = torch.Generator().manual_seed(61)
+unit = lambda n: F.normalize(torch.randn(n, D, generator=g), dim=-1)
+text0, video0, audio0 = unit(B), unit(B), unit(B)
+
+
+def volume_matrix(l, v, a):
+    ll = (l * l).sum(-1).unsqueeze(1).expand(-1, v.shape[0])
+    lv, la = l @ v.T, l @ a.T
+    row = lambda x: x.unsqueeze(0).expand(l.shape[0], -1)
+    vv, va, aa = row((v * v).sum(-1)), row((v * a).sum(-1)), row((a * a).sum(-1))
+    G = torch.stack([torch.stack([ll, lv, la], -1),
+                     torch.stack([lv, vv, va], -1),
+                     torch.stack([la, va, aa], -1)], -2)
+    return torch.linalg.det(G.float()).abs().sqrt()
+
+
+def step():
+    t, v, a = (x.clone().requires_grad_(True) for x in (text0, video0, audio0))
+    tau = torch.tensor(0.07, requires_grad=True)
+    targets = torch.arange(B)
+    vol = volume_matrix(t, v.detach(), a.detach())           # text -> data, gradient to text
+    volT = volume_matrix(t.detach(), v, a).T                  # data -> text, gradient to data
+    loss = 0.5 * (F.cross_entropy(-vol / tau, targets, label_smoothing=0.1)
+                  + F.cross_entropy(-volT / tau, targets, label_smoothing=0.1))
+    loss.backward()
+    return loss
+
+
+run("GramLoss", step, reps=10, warmup=2)
