@@ -132,12 +132,16 @@ func (e *Evaluator) Encode(s *prvr.Split) (*Embeddings, error) {
 		if err != nil {
 			return fmt.Errorf("hlformer: encoding videos %d–%d: %w", start, end, err)
 		}
-		ce, fe := flat32(out[0]), flat32(out[1])
 		em.ClipSteps = out[0].Shape().Dim(1)
+		ce, fe := flat32(out[0]), flat32(out[1])
 		em.Clips = append(em.Clips, ce[:(end-start)*len(ce)/EvalVideoChunk]...)
 		em.Frames = append(em.Frames, fe[:(end-start)*len(fe)/EvalVideoChunk]...)
-		mk := flat32(mask)
-		em.FrameMask = append(em.FrameMask, mk[:(end-start)*c.FrameLen]...)
+		for v := start; v < end; v++ {
+			_, n := s.VideoFrames(v)
+			for t := 0; t < c.FrameLen; t++ {
+				em.FrameMask = append(em.FrameMask, map[bool]float32{true: 1, false: 0}[t < n])
+			}
+		}
 		return nil
 	})
 	if err != nil {

@@ -17,9 +17,12 @@ const (
 	LorentzTimeOffset = 1.1
 	// LorentzTimeScaleInit is the initial log-scale s of that time coordinate (2.3: time ∈ (1.1, ≈11.07)).
 	LorentzTimeScaleInit = 2.3
-	// LorentzSpaceNormFloor floors ‖y_s‖² in the Lorentz linear rescaling √((time² − 1)/‖y_s‖²). The code
-	// has no floor and gives NaN when y_s = 0 exactly; the floor changes nothing otherwise (a deviation).
-	LorentzSpaceNormFloor = 1e-30
+	// LorentzSpaceNormFloor guards the Lorentz linear rescaling √((time² − 1)/‖y_s‖²): a head whose
+	// ‖y_s‖² is below it (y_s = 0 exactly when dropout zeroes every input coordinate, likely with a few
+	// coordinates per head) is mapped to the hyperboloid's origin [1, 0…0], with zero gradient. The code has
+	// no guard and gives NaN there (0·∞); with 32 coordinates per head and dropout 0.25 that needs all 128
+	// inputs dropped (probability 0.25¹²⁸), so the guard never fires at the paper's size (a deviation).
+	LorentzSpaceNormFloor = 1e-20
 	// LorentzMaskFill is what the Lorentz attention puts at padded keys: masked_fill(−1e18) (spec §3.2).
 	LorentzMaskFill = -1e18
 )
@@ -56,8 +59,11 @@ func LorentzLinear(scope *model.Scope, x *Node, heads int, dropoutRate float64) 
 	ys := SliceAxis(y, axis, AxisRangeToEnd(1))
 	s := scalarVariable(scope, x.Graph(), x.DType(), "time_scale", LorentzTimeScaleInit)
 	time := AddScalar(Mul(Sigmoid(y0), Exp(s)), LorentzTimeOffset)
-	norm2 := MaxScalar(ReduceAndKeep(Square(ys), ReduceSum, axis), LorentzSpaceNormFloor)
-	factor := Sqrt(Div(AddScalar(Square(time), -1), norm2))
+	norm2 := ReduceAndKeep(Square(ys), ReduceSum, axis)
+	ok := GreaterThan(norm2, Scalar(x.Graph(), norm2.DType(), LorentzSpaceNormFloor))
+	safe := Where(ok, norm2, OnesLike(norm2)) // keeps the unused branch's gradient finite
+	factor := Where(ok, Sqrt(Div(AddScalar(Square(time), -1), safe)), ZerosLike(safe))
+	time = Where(ok, time, OnesLike(time))
 	return Concatenate([]*Node{time, Mul(ys, factor)}, axis)
 }
 

@@ -41,7 +41,7 @@ func New(c Config) (*Model, error) {
 // attention pooling softmax_t(w·q_t) over the valid tokens → q [Q, d].
 func (m *Model) EncodeQuery(scope *model.Scope, tokens, tokenMask *Node) *Node {
 	c := m.Config
-	scope = scope.In("query")
+	scope = scope.At("query") // At: the training loss encodes the queries twice with the same weights
 	x := LinearLayer(scope.In("input_proj"), tokens, c.Dim, c.InputDropout)
 	x = PositionalEncoding(scope.In("position"), x, c.QueryLen, c.InputDropout)
 	x = EuclideanBlock(scope.In("encoder"), x, tokenMask, 0, c)
@@ -96,10 +96,12 @@ func (m *Model) ClipProposals(clips *Node) *Node {
 	return Einsum("pc,vcd->vpd", p, clips)
 }
 
-// unitRows is F.normalize over the last axis: x / max(‖x‖, NormalizeEpsilon).
+// unitRows is F.normalize over the last axis: x / max(‖x‖, NormalizeEpsilon), evaluated as
+// x / √max(‖x‖², NormalizeEpsilon²) so that zero rows (padded frames) get a zero gradient rather than
+// 0·∞ = NaN from the square root's slope at 0.
 func unitRows(x *Node) *Node {
-	norm := Sqrt(ReduceAndKeep(Square(x), ReduceSum, -1))
-	return Div(x, MaxScalar(norm, NormalizeEpsilon))
+	norm2 := ReduceAndKeep(Square(x), ReduceSum, -1)
+	return Div(x, Sqrt(MaxScalar(norm2, NormalizeEpsilon*NormalizeEpsilon)))
 }
 
 // MaxOverTimeScores returns S[q, v] = max_t ⟨q̂, x̂_{v,t}⟩ (cosine, normalised = true; the code's
