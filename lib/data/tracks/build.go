@@ -93,7 +93,7 @@ func contains(xs []string, x string) bool {
 // and every artifact with its size and sha256.
 func PrintSummary(w io.Writer, ms []*Manifest) {
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "track\tkind\tsplit\tqueries\titems\texpected (data.md)\tcheck")
+	fmt.Fprintln(tw, "track\tkind\tsplit\tqueries\titems\texpected\tcheck")
 	for _, m := range ms {
 		for _, c := range m.Counts {
 			check := ""

@@ -31,14 +31,15 @@ type Artifact struct {
 	SHA256 string `json:"sha256"`
 }
 
-// Count is one row of the summary table: a split of a track with its sizes, and, where the
-// research notes give one, the expected value to check against.
+// Count is one row of the summary table: a split of a track with its sizes, and, where known,
+// the expected value to check against: the counts of ../shared/research/data.md, or what the
+// documented split rule gives on the sizes data.md states (FSDD 3,000 files, sklearn digits 1,797).
 type Count struct {
 	Split    string `json:"split"`
 	Queries  int    `json:"queries"`
 	Items    int    `json:"items"`
 	ItemKind string `json:"item_kind"`
-	Expected string `json:"expected,omitempty"` // "queries/items" from ../shared/research/data.md
+	Expected string `json:"expected,omitempty"` // "queries/items"
 }
 
 // Manifest is what a track records about its last build.
