@@ -11,7 +11,7 @@ import (
 
 // treeClosure is the transitive closure of a complete tree with the given branching and depth
 // (root "n"; the children of "n.1" are "n.1.1", "n.1.2", ...).
-func treeClosure(t *testing.T, branching, depth int) *wordnet.Closure {
+func treeClosure(t testing.TB, branching, depth int) *wordnet.Closure {
 	t.Helper()
 	var b strings.Builder
 	var walk func(name string, ancestors []string, level int)

@@ -148,7 +148,7 @@ func runOne(backend compute.Backend, closureName string, c *wordnet.Closure, cfg
 	var err error
 	var ckpt string
 	if opts.CheckpointDir != "" {
-		ckpt = filepath.Join(opts.CheckpointDir, fmt.Sprintf("%s_%s_d%d_%s_seed%d.ckpt", closureName, cfg.Manifold, cfg.Dim, dtypeName(cfg.DType), cfg.Seed))
+		ckpt = CheckpointPath(opts.CheckpointDir, closureName, cfg)
 		if _, statErr := os.Stat(ckpt); opts.Resume && statErr == nil {
 			if tr, err = hierarchy.LoadCheckpoint(backend, c, ckpt); err != nil {
 				return Run{}, err
@@ -187,6 +187,12 @@ func runOne(backend compute.Backend, closureName string, c *wordnet.Closure, cfg
 	}
 	run.EvalSeconds = time.Since(start).Seconds()
 	return run, err
+}
+
+// CheckpointPath is where RunAll keeps the checkpoint of a run under dir:
+// <dir>/<closure>_<model>_d<dim>_<dtype>_seed<seed>.ckpt (read it back with hierarchy.LoadCheckpoint).
+func CheckpointPath(dir, closureName string, cfg hierarchy.Config) string {
+	return filepath.Join(dir, fmt.Sprintf("%s_%s_d%d_%s_seed%d.ckpt", closureName, cfg.Manifold, cfg.Dim, dtypeName(cfg.DType), cfg.Seed))
 }
 
 // evalSample draws a fixed sample (seed 42, like reconstruction.py) of nodes that have parents.
