@@ -35,7 +35,7 @@ PAPER ?= all
 setup:
 	bash kernel/setup.sh
 
-test: vet gotest notebooks
+test: vet gotest data notebooks
 
 vet:
 	go vet ./...
