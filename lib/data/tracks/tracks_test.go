@@ -187,3 +187,34 @@ func TestImageVectorCompositesOverWhite(t *testing.T) {
 		t.Fatalf("left %v right %v", left, right)
 	}
 }
+
+func TestZeroShotContentWordsIgnoresStopWords(t *testing.T) {
+	g, _ := tinyGloVe(t, "door", "clothes", "person", "the")
+	names := make([]string, charades.NumClasses)
+	for c := range names {
+		names[c] = "person holding clothes"
+	}
+	names[1] = "the person opening a door"
+	const d = charades.NumClasses + glove.Dim
+	// Video 0: class 1 ("door") active in clip 3 only; video 1: class 0 ("clothes") everywhere.
+	s := &prvr.Split{Dim: d, QueryDim: glove.Dim, VideoIDs: []string{"a", "b"}, CapIDs: []string{"a#enc#0", "b#enc#0"},
+		Texts:      []string{"The person opens the door", "person with clothes"},
+		QueryVideo: []int{0, 1}}
+	s.Clips = make([]float32, 2*prvr.ClipCount*d)
+	s.Clips[3*d+1] = 1
+	for c := 0; c < prvr.ClipCount; c++ {
+		s.Clips[(prvr.ClipCount+c)*d] = 1
+	}
+	scores, err := ZeroShotContentWords(s, names, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stop words ("the", "person") removed, query 0 is "opens door" → only "door" in vocabulary:
+	// cosine 1 with video 0's clip 3 and 0 with video 1 ("clothes"); query 1 the reverse.
+	want := []float32{1, 0, 0, 1}
+	for i := range want {
+		if math.Abs(float64(scores[i]-want[i])) > 1e-6 {
+			t.Fatalf("scores %v, want %v", scores, want)
+		}
+	}
+}
