@@ -17,20 +17,31 @@ type Dataset struct {
 	Modalities []string        // modality names, anchor first, e.g. ["text", "image", "audio"]
 	Train      *Split
 	Test       *Split
-	// ClassLevel says that relevance is by class label, not by instance: two samples of the same
-	// Labels[i] are interchangeable (FSDD digits: any "seven" tuple answers the word "seven").
-	// Evaluation then counts a hit for any relevant item (see Evaluate).
-	ClassLevel bool
 	Notes      []string // provenance notes carried into every table built on the set
 }
+
+// Relevance says whether the data tuple of sample `tuple` answers the anchor of sample `anchor`.
+// nil means instance-level relevance: only the sample's own tuple (GRAM's protocol, spec §1.6).
+type Relevance func(anchor, tuple int) bool
+
+// SameLabel is class-level relevance: every tuple of the anchor's class answers it (FSDD digits:
+// any "seven" tuple answers the word "seven").
+func SameLabel(labels []int) Relevance {
+	return func(anchor, tuple int) bool { return labels[anchor] == labels[tuple] }
+}
+
+// ClassLevel reports whether the dataset is evaluated with a relevance other than the diagonal.
+func (d *Dataset) ClassLevel() bool { return d.Test.Relevant != nil }
 
 // Split is one split of a Dataset: Features[m] holds N rows of Dims[m] float32 values, row-major.
 type Split struct {
 	N        int
 	Dims     []int
 	Features [][]float32
-	// Labels (optional, len N) is each sample's class, used for class-level relevance.
+	// Labels (optional, len N) is each sample's class (digit, category, leaf concept).
 	Labels []int
+	// Relevant (optional) replaces instance-level relevance, e.g. SameLabel(Labels).
+	Relevant Relevance
 	// Attributes (optional) are per-sample numbers the analyses correlate with volumes, e.g.
 	// "text_length" (words in the caption) or "richness" (a synthetic sample's semantic richness).
 	Attributes map[string][]float64
@@ -93,6 +104,10 @@ func (s *Split) Subset(indices []int) *Split {
 			out.Labels[j] = s.Labels[i]
 		}
 	}
+	if s.Relevant != nil {
+		rel, idx := s.Relevant, slices.Clone(indices)
+		out.Relevant = func(anchor, tuple int) bool { return rel(idx[anchor], idx[tuple]) }
+	}
 	if s.Attributes != nil {
 		out.Attributes = make(map[string][]float64, len(s.Attributes))
 		for k, v := range s.Attributes {
@@ -113,7 +128,7 @@ func (s *Split) SelectModalities(modalities []int) (*Split, error) {
 	if len(modalities) < 2 {
 		return nil, fmt.Errorf("gram: need ≥ 2 modalities, got %v", modalities)
 	}
-	out := &Split{N: s.N, Labels: s.Labels, Attributes: s.Attributes}
+	out := &Split{N: s.N, Labels: s.Labels, Relevant: s.Relevant, Attributes: s.Attributes}
 	for _, m := range modalities {
 		if m < 0 || m >= len(s.Features) {
 			return nil, fmt.Errorf("gram: modality %d out of range [0, %d)", m, len(s.Features))
@@ -155,9 +170,6 @@ func (d *Dataset) Validate() error {
 	}
 	if !slices.Equal(d.Train.Dims, d.Test.Dims) {
 		return fmt.Errorf("gram: dataset %q: train dims %v differ from test dims %v", d.Name, d.Train.Dims, d.Test.Dims)
-	}
-	if d.ClassLevel && (d.Train.Labels == nil || d.Test.Labels == nil) {
-		return fmt.Errorf("gram: dataset %q is class-level but has no labels", d.Name)
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ type Embeddings struct {
 	N, Dim     int
 	Heads      [][][]float32
 	Labels     []int
+	Relevant   Relevance // nil: instance-level (the split's)
 	Attributes map[string][]float64
 }
 
@@ -161,32 +162,33 @@ func ScoreMatrix(backend compute.Backend, emb *Embeddings, s Score) ([]float32, 
 // data tuple, square score matrix, both directions, R@1/5/10, MdR (torch.median's lower median) and
 // MnR. T2V ranks the data tuples for each anchor (text → video+audio), V2T the anchors for each tuple.
 //
-// With ClassLevel, relevance is by class label: a row's hit is its best-scoring item of the same
-// class, and the other items of that class are not counted against it (each query is ranked by its
-// first relevant item, "R@K = some relevant item in the top K").
+// With a Relevance (ClassLevel), a query's hit is its best-scoring relevant item and the other
+// relevant items are not counted against it: each query is ranked by its first relevant item
+// ("R@K = some relevant item in the top K").
 type Evaluation struct {
 	Score      string
 	ClassLevel bool
 	T2V, V2T   retrieval.Metrics
 }
 
-// Evaluate scores the embeddings with s and ranks both directions through lib/retrieval.
-func Evaluate(backend compute.Backend, emb *Embeddings, s Score, classLevel bool) (Evaluation, error) {
+// Evaluate scores the embeddings with s and ranks both directions through lib/retrieval, with the
+// embeddings' relevance (instance-level when nil).
+func Evaluate(backend compute.Backend, emb *Embeddings, s Score) (Evaluation, error) {
 	scores, err := ScoreMatrix(backend, emb, s)
 	if err != nil {
 		return Evaluation{}, err
 	}
-	ev, err := EvaluateScores(scores, emb.N, emb.Labels, classLevel)
+	ev, err := EvaluateScores(scores, emb.N, emb.Relevant)
 	ev.Score = s.String()
 	return ev, err
 }
 
 // EvaluateScores ranks an N×N score matrix (row = anchor, column = data tuple, higher = better)
-// in both directions. labels are needed when classLevel is set.
-func EvaluateScores(scores []float32, n int, labels []int, classLevel bool) (Evaluation, error) {
-	ev := Evaluation{ClassLevel: classLevel}
+// in both directions; rel nil is instance-level relevance (the diagonal).
+func EvaluateScores(scores []float32, n int, rel Relevance) (Evaluation, error) {
+	ev := Evaluation{ClassLevel: rel != nil}
 	opts := retrieval.Options{Median: retrieval.MedianLower}
-	if !classLevel {
+	if rel == nil {
 		m, err := retrieval.NewMatrix(n, n, scores)
 		if err != nil {
 			return ev, err
@@ -199,21 +201,23 @@ func EvaluateScores(scores []float32, n int, labels []int, classLevel bool) (Eva
 		ev.T2V, ev.V2T = res.T2V, *res.V2T
 		return ev, nil
 	}
-	if len(labels) != n {
-		return ev, fmt.Errorf("gram: class-level evaluation needs %d labels, got %d", n, len(labels))
-	}
 	for dir := 0; dir < 2; dir++ {
 		rows := make([]float32, n*n)
+		relevant := rel // T2V: row = anchor, item = tuple
 		if dir == 0 {
 			copy(rows, scores)
-		} else {
+		} else { // V2T: row = tuple, item = anchor
 			for i := 0; i < n; i++ {
 				for j := 0; j < n; j++ {
 					rows[j*n+i] = scores[i*n+j]
 				}
 			}
+			relevant = func(tuple, anchor int) bool { return rel(anchor, tuple) }
 		}
-		gt := firstRelevant(rows, n, labels)
+		gt, err := firstRelevant(rows, n, relevant)
+		if err != nil {
+			return ev, err
+		}
 		m, err := retrieval.NewMatrix(n, n, rows)
 		if err != nil {
 			return ev, err
@@ -231,29 +235,34 @@ func EvaluateScores(scores []float32, n int, labels []int, classLevel bool) (Eva
 	return ev, nil
 }
 
-// firstRelevant turns class-level relevance into one ground truth per row for lib/retrieval: in
-// each row it keeps the best-scoring item of the row's class as the ground truth and sets the other
-// items of that class to −∞, so that the rank counts only irrelevant items above the first
-// relevant one. rows is modified in place.
-func firstRelevant(rows []float32, n int, labels []int) []int {
+// firstRelevant turns a relevance into one ground truth per row for lib/retrieval: in each row it
+// keeps the best-scoring relevant item as the ground truth and sets the other relevant items to −∞,
+// so that the rank counts only irrelevant items above the first relevant one. rows is modified in
+// place; relevant(row, item).
+func firstRelevant(rows []float32, n int, relevant func(row, item int) bool) ([]int, error) {
 	gt := make([]int, n)
 	negInf := float32(math.Inf(-1))
+	isRel := make([]bool, n)
 	for q := 0; q < n; q++ {
 		row := rows[q*n : (q+1)*n]
 		best := -1
 		for i, x := range row {
-			if labels[i] == labels[q] && (best < 0 || x > row[best]) {
+			isRel[i] = relevant(q, i)
+			if isRel[i] && (best < 0 || x > row[best]) {
 				best = i
 			}
 		}
+		if best < 0 {
+			return nil, fmt.Errorf("gram: query %d has no relevant item", q)
+		}
 		for i := range row {
-			if i != best && labels[i] == labels[q] {
+			if i != best && isRel[i] {
 				row[i] = negInf
 			}
 		}
 		gt[q] = best
 	}
-	return gt
+	return gt, nil
 }
 
 // MarshalJSON stores the metrics as lib/retrieval prints them.

@@ -42,7 +42,7 @@ func TestPerfectEmbeddingIsPerfectRetrieval(t *testing.T) {
 		{Kind: CosineScore, Modality: 2},
 	}
 	for _, s := range scores {
-		ev, err := Evaluate(backend.MustNew(), emb, s, false)
+		ev, err := Evaluate(backend.MustNew(), emb, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func TestPerfectEmbeddingIsPerfectRetrieval(t *testing.T) {
 			wrong.Heads[m][i], wrong.Heads[m][j] = wrong.Heads[m][j], wrong.Heads[m][i]
 		}
 	}
-	ev, err := Evaluate(backend.MustNew(), wrong, Score{Kind: VolumeScore, Geometry: Euclidean}, false)
+	ev, err := Evaluate(backend.MustNew(), wrong, Score{Kind: VolumeScore, Geometry: Euclidean})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,8 @@ func TestClassLevelRelevance(t *testing.T) {
 			emb.Heads[m][i][12-m] = float32(1e-3 * rng.Float64())
 		}
 	}
-	ev, err := Evaluate(backend.MustNew(), emb, Score{Kind: VolumeScore, Geometry: Euclidean}, true)
+	emb.Relevant = SameLabel(emb.Labels)
+	ev, err := Evaluate(backend.MustNew(), emb, Score{Kind: VolumeScore, Geometry: Euclidean})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestClassLevelRelevance(t *testing.T) {
 		0.9, 0.1, 0.2, 0.3,
 	}
 	labels := []int{0, 0, 1, 1}
-	got, err := EvaluateScores(scores, 4, labels, true)
+	got, err := EvaluateScores(scores, 4, SameLabel(labels))
 	if err != nil {
 		t.Fatal(err)
 	}

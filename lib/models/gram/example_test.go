@@ -21,7 +21,7 @@ func ExampleEvaluate() {
 		}
 		emb.Heads = append(emb.Heads, rows)
 	}
-	ev, err := gram.Evaluate(backend.MustNew(), emb, gram.Score{Kind: gram.VolumeScore, Geometry: gram.Euclidean}, false)
+	ev, err := gram.Evaluate(backend.MustNew(), emb, gram.Score{Kind: gram.VolumeScore, Geometry: gram.Euclidean})
 	if err != nil {
 		panic(err)
 	}

@@ -269,3 +269,45 @@ func TestResumeContinuesStepCount(t *testing.T) {
 		}
 	}
 }
+
+// TestInitFromCopiesEncoders: a fresh GRAM model initialised from a trained pairwise model embeds
+// exactly like it before its own first step.
+func TestInitFromCopiesEncoders(t *testing.T) {
+	data := latentFixture(6, 48, 16, 4, 0.1)
+	cfg := tinyConfig()
+	cfg.Objective, cfg.Epochs = PairwiseCosineObjective, 1
+	src, err := NewTrainer(backend.MustNew(), data, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Train(); err != nil {
+		t.Fatal(err)
+	}
+	dst, err := NewTrainer(backend.MustNew(), data, tinyConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.InitFrom(src); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := src.Embed(data.Test)
+	b, err := dst.Embed(data.Test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m := range a.Heads {
+		for i := range a.Heads[m] {
+			for j := range a.Heads[m][i] {
+				if a.Heads[m][i][j] != b.Heads[m][i][j] {
+					t.Fatalf("modality %d row %d col %d: %v vs %v", m, i, j, a.Heads[m][i][j], b.Heads[m][i][j])
+				}
+			}
+		}
+	}
+	if err := dst.Train(); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.InitFrom(src); err == nil {
+		t.Fatal("InitFrom after training must fail")
+	}
+}

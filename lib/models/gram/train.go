@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/progress"
@@ -33,6 +35,10 @@ type EpochStats struct {
 	AlphaSteps []float64   `json:"alpha_steps,omitempty"`
 	Seconds    float64     `json:"seconds"`
 	Eval       *Evaluation `json:"eval,omitempty"` // test-split evaluation, every Config.EvalEvery epochs
+	// MatchedEuclidean and MatchedHyperbolic are the mean volumes of the test split's own tuples
+	// (MatchedVolumes) when Eval is set: GRAM's alignment score of Fig. 3 is 1 − MatchedEuclidean.
+	MatchedEuclidean  float64 `json:"matched_euclidean,omitempty"`
+	MatchedHyperbolic float64 `json:"matched_hyperbolic,omitempty"`
 }
 
 // Trainer trains one GRAM / HyperGRAM / pairwise-cosine model on a Dataset. Create it with
@@ -183,11 +189,20 @@ func (t *Trainer) RunEpoch() (EpochStats, error) {
 	s.Alpha = t.Alpha()
 	s.Step = t.GlobalStep()
 	if cfg.EvalEvery > 0 && (s.Epoch%cfg.EvalEvery == 0 || s.Epoch == cfg.Epochs) {
-		ev, err := t.Evaluate(t.Data.Test)
+		emb, err := t.Embed(t.Data.Test)
+		if err != nil {
+			return s, err
+		}
+		ev, err := Evaluate(t.backend, emb, t.ModelScore())
 		if err != nil {
 			return s, err
 		}
 		s.Eval = &ev
+		euc, hyp, err := MatchedVolumes(t.backend, emb, t.Config.RawLift)
+		if err != nil {
+			return s, err
+		}
+		s.MatchedEuclidean, s.MatchedHyperbolic = mean(euc), mean(hyp)
 	}
 	s.Seconds = time.Since(start).Seconds()
 	t.History = append(t.History, s)
@@ -200,6 +215,41 @@ func (t *Trainer) RunEpoch() (EpochStats, error) {
 		}
 	}
 	return s, nil
+}
+
+// InitFrom copies the encoders and contra heads of another trainer's model into this one, which must
+// not have trained yet: GRAM's recipe continues from a cosine-trained model (VAST) with the volume
+// loss (GRAM §4.1). τ, α, the matching head and the optimizer state start fresh.
+func (t *Trainer) InitFrom(other *Trainer) error {
+	if t.GlobalStep() != 0 {
+		return fmt.Errorf("gram: InitFrom on a model that already took %d steps", t.GlobalStep())
+	}
+	if !slices.Equal(other.Data.Train.Dims, t.Data.Train.Dims) {
+		return fmt.Errorf("gram: InitFrom between models of different input dimensions %v and %v", other.Data.Train.Dims, t.Data.Train.Dims)
+	}
+	copied := 0
+	for v := range other.Store.IterVariables() {
+		if !strings.HasPrefix(v.Path(), "/encoder_") && !strings.HasPrefix(v.Path(), "/contra_head_") {
+			continue
+		}
+		value, err := v.Value()
+		if err != nil {
+			return err
+		}
+		clone, err := value.LocalClone()
+		if err != nil {
+			return err
+		}
+		if _, err := t.Store.CreateVariable(v.Path(), clone); err != nil {
+			return err
+		}
+		copied++
+	}
+	if copied == 0 {
+		return fmt.Errorf("gram: InitFrom: the other model has no trained encoders")
+	}
+	t.embed = nil
+	return nil
 }
 
 // Temperature is the current τ.
@@ -256,7 +306,7 @@ func (t *Trainer) Embed(split *Split) (*Embeddings, error) {
 	if err != nil {
 		return nil, err
 	}
-	emb := &Embeddings{N: split.N, Dim: t.Config.ContraDim, Labels: split.Labels, Attributes: split.Attributes}
+	emb := &Embeddings{N: split.N, Dim: t.Config.ContraDim, Labels: split.Labels, Relevant: split.Relevant, Attributes: split.Attributes}
 	for _, o := range outs {
 		emb.Heads = append(emb.Heads, o.Value().([][]float32))
 		o.FinalizeAll()
@@ -270,7 +320,7 @@ func (t *Trainer) Evaluate(split *Split) (Evaluation, error) {
 	if err != nil {
 		return Evaluation{}, err
 	}
-	return Evaluate(t.backend, emb, t.ModelScore(), t.Data.ClassLevel)
+	return Evaluate(t.backend, emb, t.ModelScore())
 }
 
 // ModelScore is the score the model ranks with: −V of its geometry (with the learned α), or the
@@ -280,6 +330,14 @@ func (t *Trainer) ModelScore() Score {
 		return Score{Kind: MeanCosineScore}
 	}
 	return Score{Kind: VolumeScore, Geometry: t.Config.Geometry, Alpha: t.Alpha(), RawLift: t.Config.RawLift}
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }
 
 // batchTensors gathers the given samples of every modality into [len(indices), dim] tensors.
