@@ -144,7 +144,7 @@ func (h *File) readSuperblockAndRoot() error {
 	if err != nil {
 		return err
 	}
-	if err := h.walkGroupBTree(btree, heapData, 0); err != nil {
+	if err := h.walkGroupBTree(btree, heapData, -1, map[uint64]bool{}); err != nil {
 		return err
 	}
 	sort.Strings(h.names)
@@ -191,10 +191,13 @@ func (h *File) readLocalHeap(addr uint64) ([]byte, error) {
 }
 
 // walkGroupBTree visits a version-1 group B-tree node (§III.A.1, node type 0) and its subtree.
-func (h *File) walkGroupBTree(addr uint64, heap []byte, depth int) error {
-	if depth > 64 {
-		return h.errorf("group B-tree deeper than 64 levels: corrupt")
+// wantLevel is the level the parent implies (−1 at the root); every node is visited once, so a
+// corrupt file whose pointers form a cycle or a DAG is an error rather than an endless walk.
+func (h *File) walkGroupBTree(addr uint64, heap []byte, wantLevel int, seen map[uint64]bool) error {
+	if seen[addr] {
+		return h.errorf("group B-tree node at %d is reached twice: corrupt", addr)
 	}
+	seen[addr] = true
 	o, l := h.offsetSize, h.lengthSize
 	head, err := h.readAt(addr, 8+2*o, "B-tree node")
 	if err != nil {
@@ -203,7 +206,10 @@ func (h *File) walkGroupBTree(addr uint64, heap []byte, depth int) error {
 	if string(head[:4]) != "TREE" || head[4] != 0 {
 		return h.errorf("B-tree node at %d: bad signature or node type", addr)
 	}
-	level := head[5]
+	level := int(head[5])
+	if wantLevel >= 0 && level != wantLevel {
+		return h.errorf("group B-tree node at %d has level %d, its parent implies %d: corrupt", addr, level, wantLevel)
+	}
 	used := int(le.Uint16(head[6:]))
 	body, err := h.readAt(addr+uint64(8+2*o), used*(l+o)+l, "B-tree node entries")
 	if err != nil {
@@ -212,8 +218,11 @@ func (h *File) walkGroupBTree(addr uint64, heap []byte, depth int) error {
 	for i := 0; i < used; i++ {
 		child := uintN(body[l+i*(l+o):], o)
 		if level > 0 {
-			err = h.walkGroupBTree(child, heap, depth+1)
+			err = h.walkGroupBTree(child, heap, level-1, seen)
+		} else if seen[child] {
+			err = h.errorf("symbol table node at %d is reached twice: corrupt", child)
 		} else {
+			seen[child] = true
 			err = h.readSymbolNode(child, heap)
 		}
 		if err != nil {
@@ -283,10 +292,15 @@ func (h *File) readObjectHeader(addr uint64, what string) ([]message, error) {
 		size int
 	}
 	blocks := []block{{addr + 16, int(le.Uint32(prefix[8:]))}}
+	seenBlock := map[uint64]bool{}
 	var out []message
 	for len(blocks) > 0 && len(out) < nMsgs {
 		b := blocks[0]
 		blocks = blocks[1:]
+		if seenBlock[b.addr] {
+			return nil, h.errorf("%s: object header continuation block at %d is reached twice: corrupt", what, b.addr)
+		}
+		seenBlock[b.addr] = true
 		if b.size < 0 || int64(b.size) > h.size {
 			return nil, h.errorf("%s: object header block size %d is corrupt", what, b.size)
 		}
