@@ -447,6 +447,10 @@ func (h *File) dataset(name string) (*datasetInfo, error) {
 	return ds, nil
 }
 
+// maxElements bounds the element count of one dataset (2^34, 64 GiB of float32) so that a corrupt
+// shape cannot overflow the size arithmetic; every real dataset is far smaller.
+const maxElements = 1 << 34
+
 // ReadFloat32 reads dataset name as float32 (float64 data is converted) and returns it with its
 // shape. NaN and ±Inf values are an error naming the dataset and element.
 func (h *File) ReadFloat32(name string) ([]float32, []int, error) {
@@ -456,6 +460,9 @@ func (h *File) ReadFloat32(name string) ([]float32, []int, error) {
 	}
 	n := 1
 	for _, s := range ds.shape {
+		if s != 0 && n > maxElements/s {
+			return nil, nil, h.errorf("dataset %q: shape %v has more than %d elements", name, ds.shape, maxElements)
+		}
 		n *= s
 	}
 	need := uint64(n) * uint64(ds.elemSize)

@@ -164,3 +164,26 @@ print(len(f.keys()), f['q7#enc#0'].shape, f['q7#enc#0'].dtype, sum(float(f[k][..
 		t.Fatalf("h5py read %q, want %q", got, wantOut)
 	}
 }
+
+func TestCorruptShapeDoesNotOverflow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.hdf5")
+	w, _ := Create(path)
+	w.WriteFloat32("d", []int{1, 2}, []float32{1, 2})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	// The dataspace message of "d" starts right after the 96-byte superblock, 16-byte header
+	// prefix and 8-byte message header: its dims are at 96+16+8+8. Make them 2^31 × 2^31.
+	le.PutUint64(raw[96+16+8+8:], 1<<31)
+	le.PutUint64(raw[96+16+8+16:], 1<<31)
+	os.WriteFile(path, raw, 0o644)
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, _, err := f.ReadFloat32("d"); err == nil || !strings.Contains(err.Error(), `dataset "d"`) {
+		t.Fatalf("corrupt shape: %v", err)
+	}
+}
