@@ -261,6 +261,6 @@ func (c Config) Behavior() string {
 			parts = append(parts, fmt.Sprintf("α learnable (init %g), clipped to [0, 1] after each step", c.AlphaInit))
 		}
 	}
-	parts = append(parts, fmt.Sprintf("AdamW lr %g wd %g warmup_linear %g, batch %d, %d epochs", c.LearningRate, c.WeightDecay, c.Warmup, c.BatchSize, c.Epochs))
+	parts = append(parts, fmt.Sprintf("AdamW lr %g wd %g warmup_linear %g, batch %d", c.LearningRate, c.WeightDecay, c.Warmup, c.BatchSize))
 	return strings.Join(parts, "; ")
 }

@@ -311,6 +311,13 @@ func metricsFromMap(m map[string]float64) retrieval.Metrics {
 	return out
 }
 
+type matchedExecKey struct {
+	backend compute.Backend
+	rawLift bool
+}
+
+var matchedExecs sync.Map // matchedExecKey → *graph.Exec (one executable per input shape inside)
+
 // MatchedVolumes returns, for every sample i, the Euclidean and the hyperbolic volume of its own
 // tuple (anchor_i, m1_i, m2_i, ...), from lib/geom's GramVolume and HyperbolicGramVolume on the unit
 // vectors (rawLift: the hyperbolic one lifts the raw heads). These are HyperGRAM's "volume
@@ -324,17 +331,26 @@ func MatchedVolumes(backend compute.Backend, emb *Embeddings, rawLift bool) (euc
 		}
 	}
 	tuples := tensors.FromFlatDataAndDimensions(flat, n, k, d)
-	outs, err := graph.ExecOnceN(backend, func(v *graph.Node) []*graph.Node {
-		unit := Unit(v)
-		lifted := unit
-		if rawLift {
-			lifted = v
+	key := matchedExecKey{backend, rawLift}
+	e, ok := matchedExecs.Load(key)
+	if !ok {
+		exec, err := graph.NewExec(backend, func(v *graph.Node) []*graph.Node {
+			unit := Unit(v)
+			lifted := unit
+			if rawLift {
+				lifted = v
+			}
+			return []*graph.Node{
+				graph.ConvertDType(geom.GramVolume(unit), dtypes.Float64),
+				graph.ConvertDType(geom.HyperbolicGramVolume(lifted), dtypes.Float64),
+			}
+		})
+		if err != nil {
+			return nil, nil, err
 		}
-		return []*graph.Node{
-			graph.ConvertDType(geom.GramVolume(unit), dtypes.Float64),
-			graph.ConvertDType(geom.HyperbolicGramVolume(lifted), dtypes.Float64),
-		}
-	}, tuples)
+		e, _ = matchedExecs.LoadOrStore(key, exec)
+	}
+	outs, err := e.(*graph.Exec).Exec(tuples)
 	if err != nil {
 		return nil, nil, err
 	}

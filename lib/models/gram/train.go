@@ -56,11 +56,12 @@ type Trainer struct {
 	step    *train.Step
 	ckpt    *checkpoint.Handler
 
-	// embed is the inference graph of the encoders, compiled at embedStep. The Go backend prefers
-	// constants for variables in non-training graphs (Capabilities().PreferConstantsForVariables:
-	// model.Exec then embeds their values at compile time), so it is rebuilt once the weights moved.
-	embed     *model.Exec
-	embedStep int64
+	// embed is the inference graph of the encoders, compiled once. It is built in training mode:
+	// in inference graphs the Go backend prefers constants for variables
+	// (Capabilities().PreferConstantsForVariables), so model.Exec would embed the weights of the
+	// moment it compiled and later evaluations would see stale weights. The encoders have no
+	// training-only behaviour (no dropout, no batch statistics), so the flag changes nothing else.
+	embed *model.Exec
 }
 
 // historyFile holds the per-epoch statistics next to the checkpoints (the store holds the weights,
@@ -248,7 +249,6 @@ func (t *Trainer) InitFrom(other *Trainer) error {
 	if copied == 0 {
 		return fmt.Errorf("gram: InitFrom: the other model has no trained encoders")
 	}
-	t.embed = nil
 	return nil
 }
 
@@ -281,9 +281,10 @@ func (t *Trainer) Embed(split *Split) (*Embeddings, error) {
 	if split.NumModalities() != t.Data.Train.NumModalities() {
 		return nil, fmt.Errorf("gram: split has %d modalities, the model %d", split.NumModalities(), t.Data.Train.NumModalities())
 	}
-	if t.embed == nil || t.embedStep != t.GlobalStep() {
+	if t.embed == nil {
 		cfg := t.Config
 		exec, err := model.NewExec(t.backend, t.Store, func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
+			t.Store.SetTraining(inputs[0].Graph(), true) // variables as parameters, see Trainer.embed
 			heads := make([]*graph.Node, len(inputs))
 			for m, x := range inputs {
 				_, heads[m] = Encode(scope, cfg, m, x)
@@ -293,10 +294,7 @@ func (t *Trainer) Embed(split *Split) (*Embeddings, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.embed != nil {
-			t.embed.Finalize()
-		}
-		t.embed, t.embedStep = exec, t.GlobalStep()
+		t.embed = exec
 	}
 	all := make([]int, split.N)
 	for i := range all {

@@ -1,0 +1,53 @@
+package study
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/compute/dtypes"
+)
+
+func TestCompareVerdicts(t *testing.T) {
+	if v := Compare("a > b", "a", []float64{10, 11, 12}, "b", []float64{5, 6, 7.5}); !v.Holds || !strings.HasPrefix(v.Statement, "**holds**") {
+		t.Errorf("clear improvement: %+v", v)
+	}
+	if v := Compare("a > b", "a", []float64{1, 2, 3}, "b", []float64{5, 6, 7}); v.Holds || !v.Reversed {
+		t.Errorf("clear regression: %+v", v)
+	}
+	// Paired differences +1, −1, +0.5: mean 1/6, far within two standard errors.
+	if v := Compare("a > b", "a", []float64{2, 1, 1.5}, "b", []float64{1, 2, 1}); v.Holds || v.Reversed || !strings.Contains(v.Statement, "noise") {
+		t.Errorf("noise: %+v", v)
+	}
+	if r := Pearson([]float64{1, 2, 3, 4}, []float64{2, 4, 6, 8}); math.Abs(r-1) > 1e-12 {
+		t.Errorf("Pearson of a line = %v", r)
+	}
+}
+
+func TestVolumeIntuitionMatchesClosedForm(t *testing.T) {
+	_, maxErr, err := VolumeIntuition(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if maxErr > 1e-9 {
+		t.Fatalf("geom.GramVolume vs (1 − cos θ)√(1 + 2cos θ): max error %v", maxErr)
+	}
+}
+
+// TestLowPrecisionSanity: float32 Lorentz and Poincaré distances at r = 1 are accurate to 1e-4 with
+// no non-finite value; float16 Lorentz overflows (sinh(8)² > 65504) at r = 8.
+func TestLowPrecisionSanity(t *testing.T) {
+	_, cells, _, err := LowPrecision(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"Lorentz/Float32/1", "Poincaré/Float32/1"} {
+		c := cells[k]
+		if c.Unsupported != "" || c.MedianRelErr > 1e-4 || c.NonFinite > 0 || c.NonFiniteGrad > 0 {
+			t.Errorf("%s: %+v", k, c)
+		}
+	}
+	if c := cells["Lorentz/"+dtypes.Float16.String()+"/8"]; c.Unsupported == "" && c.NonFinite == 0 {
+		t.Errorf("float16 Lorentz at r = 8 should overflow: %+v", c)
+	}
+}
