@@ -106,6 +106,49 @@ func (e *Embedding) Ball(backend compute.Backend) ([][]float64, error) {
 	return out, nil
 }
 
+// OriginTangent returns log₀ of every point, [N][Dim]: the tangent vector at the origin whose
+// direction is the point's direction and whose length is its hyperbolic distance from the origin
+// (lib/geom.LogMap0; Poincaré rows go through geom.PoincareToLorentz first). Drawing these vectors
+// is the geodesic polar picture of the embedding: angles as in the disk, radii not compressed.
+func (e *Embedding) OriginTangent(backend compute.Backend) ([][]float64, error) {
+	var f func(x, c *Node) *Node
+	switch e.Manifold {
+	case Lorentz:
+		f = func(x, c *Node) *Node { return geom.LogMap0(x, c) }
+	case Poincare:
+		f = func(x, c *Node) *Node { return geom.LogMap0(geom.PoincareToLorentz(x, c), c) }
+	default:
+		return nil, fmt.Errorf("hierarchy: OriginTangent needs a hyperbolic embedding, got %s", e.Manifold)
+	}
+	flat, err := e.applyRowwise(backend, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float64, e.Len())
+	for i := range out {
+		out[i] = flat[i*e.Dim : (i+1)*e.Dim]
+	}
+	return out, nil
+}
+
+// OriginDistances returns every point's hyperbolic distance from the origin (its hyperbolic norm,
+// the length of OriginTangent): the "generality" coordinate of the norm-vs-depth picture.
+func (e *Embedding) OriginDistances(backend compute.Backend) ([]float64, error) {
+	tan, err := e.OriginTangent(backend)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(tan))
+	for i, v := range tan {
+		var s float64
+		for _, x := range v {
+			s += x * x
+		}
+		out[i] = math.Sqrt(s)
+	}
+	return out, nil
+}
+
 // applyRowwise runs f(space rows, c) in a float64 graph and returns the flat [N, Dim] result.
 func (e *Embedding) applyRowwise(backend compute.Backend, f func(x, c *Node) *Node) ([]float64, error) {
 	x := tensors.FromFlatDataAndDimensions(e.SpaceMatrix(), e.Len(), e.Dim)

@@ -118,3 +118,35 @@ func TestLorentzOptimizerKeepsPointsOnHyperboloid(t *testing.T) {
 		t.Errorf("a non-Riemannian step kept |c⟨x,x⟩_L + 1| = %.3g within tolerance; the check is blind", dev)
 	}
 }
+
+func TestOriginDistancesAreHyperbolicNorms(t *testing.T) {
+	const c = 2.0
+	for _, m := range []Manifold{Lorentz, Poincare} {
+		e := &Embedding{Manifold: m, Dim: 2, Curvature: c, Names: []string{"a", "b"}}
+		xs := [][]float64{{0.3, -0.4}, {1e-3, 2e-3}} // inside the ball of radius 1/√2 too
+		for _, x := range xs {
+			if m == Lorentz {
+				row := append([]float64{0}, x...)
+				LorentzReproject(row, c)
+				e.Coords = append(e.Coords, row...)
+			} else {
+				e.Coords = append(e.Coords, x...)
+			}
+		}
+		got, err := e.OriginDistances(backend.MustNew())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range xs {
+			var want float64
+			if m == Lorentz {
+				want = refLorentzDistance(x, []float64{0, 0}, c)
+			} else {
+				want = refPoincareDistance(x, []float64{0, 0}, c)
+			}
+			if math.Abs(got[i]-want) > 1e-9*math.Max(1, want) {
+				t.Errorf("%s point %d: distance from origin %.12g, want %.12g", m, i, got[i], want)
+			}
+		}
+	}
+}

@@ -55,7 +55,7 @@ func wordnetMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: geoalign wordnet [--closure mammal] [--model lorentz,poincare,euclidean] [--dim 2,5,10] [--seeds 3] [--out figures/wordnet/]")
 		fmt.Fprintln(stderr, "\nTrains hyperbolic (and Euclidean) embeddings of a WordNet transitive closure as Nickel & Kiela (2017, 2018),")
 		fmt.Fprintln(stderr, "prints reconstruction mean rank and MAP (mean ± std over seeds) and writes <out>/<closure>_reconstruction.{md,csv,json},")
-		fmt.Fprintln(stderr, "<out>/<closure>_disk.{png,svg}, <out>/<closure>_norm_depth.{png,svg} and <out>/stability.{md,csv,json}.")
+		fmt.Fprintln(stderr, "<out>/<closure>_disk.{png,svg}, <out>/<closure>_tangent.{png,svg}, <out>/<closure>_norm_depth.{png,svg} and <out>/stability.{md,csv,json}.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -203,6 +203,19 @@ func wordnetFigures(be compute.Backend, res *wordnetbench.Results, opts wordnetb
 		return err
 	}
 	base := filepath.Join(out, closure+"_disk")
+	if err := fig.Save(base); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "wrote", base+".{png,svg}")
+	p, err = wordnetbench.TangentFigure(be, disk.Emb, res.Closure, wordnetbench.DefaultMammalLabels)
+	if err != nil {
+		return err
+	}
+	fig, err = report.Render(p, wordnetbench.FigureSize, wordnetbench.FigureSize)
+	if err != nil {
+		return err
+	}
+	base = filepath.Join(out, closure+"_tangent")
 	if err := fig.Save(base); err != nil {
 		return err
 	}

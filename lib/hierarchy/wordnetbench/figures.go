@@ -28,6 +28,7 @@ var (
 	edgeColor  = color.RGBA{R: 170, G: 170, B: 170, A: 255}
 	pointColor = color.RGBA{R: 31, G: 119, B: 180, A: 255}
 	labelColor = color.RGBA{R: 200, G: 40, B: 40, A: 255}
+	ringColor  = color.RGBA{R: 210, G: 210, B: 230, A: 255}
 )
 
 // FigureSize is the side of the square disk figure.
@@ -45,25 +46,60 @@ func DiskFigure(backend compute.Backend, e *hierarchy.Embedding, c *wordnet.Clos
 		return nil, err
 	}
 	radius := 1 / math.Sqrt(e.Curvature)
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%d-node hierarchy in the Poincaré disk (%s model, d = 2)", e.Len(), e.Manifold)
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -1.05*radius, 1.05*radius, -1.05*radius, 1.05*radius
-	p.HideAxes()
+	title := fmt.Sprintf("%d-node hierarchy in the Poincaré disk (%s model, d = 2)", e.Len(), e.Manifold)
+	return drawHierarchy(ball, c, labels, []float64{radius}, true, radius, title)
+}
 
-	boundary := make(plotter.XYs, 361)
-	for i := range boundary {
-		a := 2 * math.Pi * float64(i) / 360
-		boundary[i] = plotter.XY{X: radius * math.Cos(a), Y: radius * math.Sin(a)}
+// TangentFigure draws the same 2-D embedding in geodesic polar coordinates: each node at log₀ of
+// its point (Embedding.OriginTangent), i.e. at its direction in the disk and at its hyperbolic
+// distance from the origin, with rings every 2 units of distance. The disk squeezes everything
+// beyond distance ~5 against its boundary; this view shows the levels of the hierarchy.
+func TangentFigure(backend compute.Backend, e *hierarchy.Embedding, c *wordnet.Closure, labels []string) (*plot.Plot, error) {
+	if e.Dim != 2 || e.Manifold == hierarchy.Euclidean {
+		return nil, fmt.Errorf("wordnetbench: the tangent picture needs a 2-D hyperbolic embedding, got %s d=%d", e.Manifold, e.Dim)
 	}
-	bl, err := plotter.NewLine(boundary)
+	tan, err := e.OriginTangent(backend)
 	if err != nil {
 		return nil, err
 	}
-	bl.Color = color.Black
-	p.Add(bl)
+	far := 0.0
+	for _, v := range tan {
+		far = math.Max(far, math.Hypot(v[0], v[1]))
+	}
+	var rings []float64
+	for r := 2.0; r <= far; r += 2 {
+		rings = append(rings, r)
+	}
+	title := fmt.Sprintf("%d-node hierarchy at log₀: radius = hyperbolic distance from the origin (%s, d = 2)", e.Len(), e.Manifold)
+	return drawHierarchy(tan, c, labels, rings, false, far, title)
+}
 
+// drawHierarchy draws 2-D points with the direct is-a links, circles of the given radii (black
+// for the disk's boundary, light otherwise) and the labelled nodes, in a square window of
+// half-width 1.05·extent.
+func drawHierarchy(pts2 [][]float64, c *wordnet.Closure, labels []string, circles []float64, boundary bool, extent float64, title string) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -1.05*extent, 1.05*extent, -1.05*extent, 1.05*extent
+	p.HideAxes()
+	for _, radius := range circles {
+		ring := make(plotter.XYs, 361)
+		for i := range ring {
+			a := 2 * math.Pi * float64(i) / 360
+			ring[i] = plotter.XY{X: radius * math.Cos(a), Y: radius * math.Sin(a)}
+		}
+		l, err := plotter.NewLine(ring)
+		if err != nil {
+			return nil, err
+		}
+		l.Color = color.Black
+		if !boundary {
+			l.Color, l.Width = ringColor, vg.Points(0.5)
+		}
+		p.Add(l)
+	}
 	for _, edge := range c.Reduction() {
-		a, b := ball[edge.Child], ball[edge.Parent]
+		a, b := pts2[edge.Child], pts2[edge.Parent]
 		l, err := plotter.NewLine(plotter.XYs{{X: a[0], Y: a[1]}, {X: b[0], Y: b[1]}})
 		if err != nil {
 			return nil, err
@@ -71,8 +107,8 @@ func DiskFigure(backend compute.Backend, e *hierarchy.Embedding, c *wordnet.Clos
 		l.Color, l.Width = edgeColor, vg.Points(0.3)
 		p.Add(l)
 	}
-	pts := make(plotter.XYs, len(ball))
-	for i, q := range ball {
+	pts := make(plotter.XYs, len(pts2))
+	for i, q := range pts2 {
 		pts[i] = plotter.XY{X: q[0], Y: q[1]}
 	}
 	sc, err := plotter.NewScatter(pts)
@@ -89,7 +125,7 @@ func DiskFigure(backend compute.Backend, e *hierarchy.Embedding, c *wordnet.Clos
 		if !ok {
 			continue
 		}
-		lab.XYs = append(lab.XYs, plotter.XY{X: ball[i][0], Y: ball[i][1]})
+		lab.XYs = append(lab.XYs, plotter.XY{X: pts2[i][0], Y: pts2[i][1]})
 		lab.Labels = append(lab.Labels, shortName(name))
 	}
 	if len(lab.XYs) > 0 {
@@ -124,15 +160,16 @@ func shortName(s string) string {
 	return s
 }
 
-// NormDepthFigure plots each node's norm (in the Poincaré ball, via Embedding.Norms) against
-// its number of ancestors in the closure, with the mean per depth: general concepts sit near the
-// origin, specific ones near the boundary (Nickel & Kiela 2017 §4; the picture HLFormer's Fig. 5
-// relies on).
+// NormDepthFigure plots each node's hyperbolic norm — its distance from the origin,
+// Embedding.OriginDistances — against its number of ancestors in the closure, with the mean per
+// depth: general concepts sit near the origin, specific ones far out (Nickel & Kiela 2017 §4; the
+// picture HLFormer's Fig. 5 relies on). The Poincaré-ball norm tanh(r/2) would show the same
+// order but squeezed against 1 from r ≈ 5 on.
 func NormDepthFigure(backend compute.Backend, e *hierarchy.Embedding, c *wordnet.Closure) (*plot.Plot, error) {
 	if e.Manifold == hierarchy.Euclidean {
 		return nil, fmt.Errorf("wordnetbench: norm vs depth is drawn for hyperbolic embeddings")
 	}
-	norms, err := e.Norms(backend)
+	norms, err := e.OriginDistances(backend)
 	if err != nil {
 		return nil, err
 	}
@@ -160,8 +197,8 @@ func NormDepthFigure(backend compute.Backend, e *hierarchy.Embedding, c *wordnet
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Norm vs depth (%s model, d = %d)", e.Manifold, e.Dim)
 	p.X.Label.Text = "ancestors in the closure (depth)"
-	p.Y.Label.Text = "norm in the Poincaré ball"
-	p.Y.Min, p.Y.Max = 0, 1/math.Sqrt(e.Curvature)
+	p.Y.Label.Text = "hyperbolic distance from the origin"
+	p.Y.Min = 0
 	sc, err := plotter.NewScatter(pts)
 	if err != nil {
 		return nil, err

@@ -75,7 +75,7 @@ type Options struct {
 type Run struct {
 	Config       hierarchy.Config
 	Result       hierarchy.Reconstruction
-	TrainSeconds float64 // training wall time of this process (a resumed run counts only its part)
+	TrainSeconds float64 // training wall time, the sum of the epochs' times (across resumptions)
 	EvalSeconds  float64
 	FinalLoss    float64
 	MaxDeviation float64 // largest |c⟨x,x⟩_L + 1| after any exponential-map step (Lorentz)
@@ -168,18 +168,18 @@ func runOne(backend compute.Backend, closureName string, c *wordnet.Closure, cfg
 			tr.CheckpointEvery = 50
 		}
 	}
-	start := time.Now()
 	if err := tr.Train(); err != nil {
 		return Run{}, err
 	}
-	run := Run{Config: tr.Config, TrainSeconds: time.Since(start).Seconds(), Emb: tr.Emb}
+	run := Run{Config: tr.Config, Emb: tr.Emb}
 	for _, s := range tr.History {
 		run.MaxDeviation = max(run.MaxDeviation, s.MaxDeviation)
+		run.TrainSeconds += s.Seconds
 	}
 	if n := len(tr.History); n > 0 {
 		run.FinalLoss = tr.History[n-1].Loss
 	}
-	start = time.Now()
+	start := time.Now()
 	if sample != nil {
 		run.Result, err = hierarchy.EvaluateSample(backend, tr.Emb, c, sample)
 	} else {

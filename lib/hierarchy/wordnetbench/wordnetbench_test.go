@@ -77,6 +77,9 @@ func TestRunAllAndFigures(t *testing.T) {
 	if _, err := DiskFigure(backend.MustNew(), res.Runs[0].Emb, c, []string{"mammal.n.01"}); err != nil {
 		t.Error(err)
 	}
+	if _, err := TangentFigure(backend.MustNew(), res.Runs[0].Emb, c, nil); err != nil {
+		t.Error(err)
+	}
 	if _, err := NormDepthFigure(backend.MustNew(), res.Runs[0].Emb, c); err != nil {
 		t.Error(err)
 	}
