@@ -10,8 +10,8 @@
 //     h = g_ℓ⁻¹∇f, its projection onto the tangent space and the exponential map (Algorithm 1);
 //   - a Euclidean baseline with plain SGD;
 //
-// all with the papers' negative-sampling softmax loss and burn-in (2017 §4 "Embedding
-// taxonomies"), and their reconstruction metrics, mean rank and mean average precision over all
+// all with the papers' negative-sampling softmax loss and burn-in (2017 §4, the WordNet
+// experiments), and their reconstruction metrics, mean rank and mean average precision over all
 // edges. Equation numbers are not cited because the papers' published numbering could not be
 // checked here; sections and the official code are.
 //

@@ -160,21 +160,3 @@ func (e *Embedding) applyRowwise(backend compute.Backend, f func(x, c *Node) *No
 	}
 	return tensors.MustCopyFlatData[float64](res), nil
 }
-
-// Norms returns, for every point, its norm in the Poincaré ball (Lorentz and Poincaré) or its
-// Euclidean norm (Euclidean): the "generality" coordinate of the norm-vs-depth picture.
-func (e *Embedding) Norms(backend compute.Backend) ([]float64, error) {
-	ball, err := e.Ball(backend)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]float64, len(ball))
-	for i, p := range ball {
-		var s float64
-		for _, v := range p {
-			s += v * v
-		}
-		out[i] = math.Sqrt(s)
-	}
-	return out, nil
-}

@@ -48,6 +48,10 @@ func EvaluateSample(backend compute.Backend, e *Embedding, c *wordnet.Closure, n
 // count), and the average precision of u is sklearn's average_precision_score with the parents as
 // positives, i.e. the mean over parents of (parents up to v)/(position of v). A non-parent at
 // exactly the distance of a parent is ranked after it; ties have probability 0 for trained points.
+//
+// It does not go through lib/retrieval: that package ranks one ground-truth item per query among
+// all items, while reconstruction ranks every parent of u among u's non-parents only (the other
+// parents do not count) and needs the average precision over several positives.
 func evaluateNodes(backend compute.Backend, e *Embedding, adj *adjacency, nodes []int32) (Reconstruction, error) {
 	var r Reconstruction
 	if len(nodes) == 0 {
