@@ -84,11 +84,11 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 			case GRAMFromCosine.Label:
 				pt, pv = paperGRAMT2V, paperGRAMV2T
 			}
-			t.AddRow(shortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, T2VR10), Cell(rs, V2TR1), Cell(rs, V2TR10), pt, pv)
+			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, T2VR10), Cell(rs, V2TR1), Cell(rs, V2TR10), pt, pv)
 		}
 		base := Values(runs.Get(d, Pairwise.Label), T2VR1)
 		for _, v := range variants[1:] {
-			vd := Compare(fmt.Sprintf("%s beats pairwise cosine on %s (T→V+A R@1)", v.Label, shortName(d)),
+			vd := Compare(fmt.Sprintf("%s beats pairwise cosine on %s (T→V+A R@1)", v.Label, ShortName(d)),
 				v.Label, Values(runs.Get(d, v.Label), T2VR1), Pairwise.Label, base)
 			vd.Paper = "MSR-VTT zero-shot T2V R@1: GRAM 54.2 vs VAST 49.3 (GRAM Table 1)"
 			vd.Data = dataLabel(d)
@@ -99,10 +99,10 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 }
 
 // dataLabel is "<short name> (<kind>)".
-func dataLabel(d *gram.Dataset) string { return fmt.Sprintf("%s (%s)", shortName(d), d.Kind) }
+func dataLabel(d *gram.Dataset) string { return fmt.Sprintf("%s (%s)", ShortName(d), d.Kind) }
 
-// shortName is the dataset's name up to the first parenthesis.
-func shortName(d *gram.Dataset) string {
+// ShortName is the dataset's name up to the first parenthesis, e.g. "synthetic tri-modal".
+func ShortName(d *gram.Dataset) string {
 	for i, r := range d.Name {
 		if r == '(' {
 			return d.Name[:i-1]
@@ -151,8 +151,8 @@ func (o Options) Modalities(runs Runs, d *gram.Dataset) (*report.Table, []Verdic
 	}
 	all := Values(results[2], T2VR1)
 	verdicts := []Verdict{
-		Compare("adding audio to text–image improves GRAM ("+shortName(d)+", T→data R@1)", "k = 3", all, "text–image", Values(results[0], T2VR1)),
-		Compare("adding the image to text–audio improves GRAM ("+shortName(d)+", T→data R@1)", "k = 3", all, "text–audio", Values(results[1], T2VR1)),
+		Compare("adding audio to text–image improves GRAM ("+ShortName(d)+", T→data R@1)", "k = 3", all, "text–image", Values(results[0], T2VR1)),
+		Compare("adding the image to text–audio improves GRAM ("+ShortName(d)+", T→data R@1)", "k = 3", all, "text–audio", Values(results[1], T2VR1)),
 	}
 	for i := range verdicts {
 		verdicts[i].Paper = "MSR-VTT zero-shot T2V R@1: text+video 52.8 → +audio 54.1 (GRAM Table 4)"
@@ -198,10 +198,10 @@ func (o Options) LossAblation(runs Runs, d *gram.Dataset) (*report.Table, []Verd
 	}
 	get := func(i int) []float64 { return Values(runs.Get(d, variants[i].Label), T2VR1) }
 	verdicts := []Verdict{
-		Compare("the full GRAM loss beats the pairwise-cosine losses ("+shortName(d)+", T→V+A R@1)", "full", get(4), "TV+TA", get(0)),
-		Compare("both volume directions beat anchor→data alone ("+shortName(d)+")", "both", get(3), "anchor→data", get(1)),
-		Compare("both volume directions beat data→anchor alone ("+shortName(d)+")", "both", get(3), "data→anchor", get(2)),
-		Compare("DAM improves the volume loss ("+shortName(d)+")", "+DAM", get(4), "no DAM", get(3)),
+		Compare("the full GRAM loss beats the pairwise-cosine losses ("+ShortName(d)+", T→V+A R@1)", "full", get(4), "TV+TA", get(0)),
+		Compare("both volume directions beat anchor→data alone ("+ShortName(d)+")", "both", get(3), "anchor→data", get(1)),
+		Compare("both volume directions beat data→anchor alone ("+ShortName(d)+")", "both", get(3), "data→anchor", get(2)),
+		Compare("DAM improves the volume loss ("+ShortName(d)+")", "+DAM", get(4), "no DAM", get(3)),
 	}
 	for i := range verdicts {
 		verdicts[i].Paper = "MSR-VTT T2V R@1 from scratch: TV+TA 36.4 → full loss 38.9 (GRAM Table 6)"

@@ -43,13 +43,13 @@ func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []V
 			for i, r := range rs {
 				alphas[i] = r.Trainer.Alpha()
 			}
-			t.AddRow(shortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, V2TR1), report.Summarize(alphas).Format(3), paper[v.Label])
+			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, V2TR1), report.Summarize(alphas).Format(3), paper[v.Label])
 		}
 		get := func(v Variant) []float64 { return Values(runs.Get(d, v.Label), T2VR1) }
 		vs := []Verdict{
-			Compare("HyperGRAM beats GRAM on "+shortName(d)+" (T→V+A R@1)", HyperGRAM.Label, get(HyperGRAM), GRAM.Label, get(GRAM)),
-			Compare("HyperGRAM beats pure hyperbolic on "+shortName(d)+" (T→V+A R@1)", HyperGRAM.Label, get(HyperGRAM), PureHyperbolic.Label, get(PureHyperbolic)),
-			Compare("GRAM beats pure hyperbolic on "+shortName(d)+" (T→V+A R@1; the summary: pure hyperbolic discriminates worse)", GRAM.Label, get(GRAM), PureHyperbolic.Label, get(PureHyperbolic)),
+			Compare("HyperGRAM beats GRAM on "+ShortName(d)+" (T→V+A R@1)", HyperGRAM.Label, get(HyperGRAM), GRAM.Label, get(GRAM)),
+			Compare("HyperGRAM beats pure hyperbolic on "+ShortName(d)+" (T→V+A R@1)", HyperGRAM.Label, get(HyperGRAM), PureHyperbolic.Label, get(PureHyperbolic)),
+			Compare("GRAM beats pure hyperbolic on "+ShortName(d)+" (T→V+A R@1; the summary: pure hyperbolic discriminates worse)", GRAM.Label, get(GRAM), PureHyperbolic.Label, get(PureHyperbolic)),
 		}
 		papers := []string{"MSR-VTT T2V R@1 56.6 vs 54.8 (+1.8; +1.5 to +2.9 on four datasets)", "MSR-VTT T2V R@1 56.6 vs 54.8", "MSR-VTT 54.8 vs 54.8; DiDeMo 49.8 vs 49.1; VATEX 77.0 vs 76.7 (ActivityNet: 56.2 vs 57.0)"}
 		for i := range vs {
@@ -113,9 +113,9 @@ func (o Options) VolumeCollapse(runs Runs, sets []*gram.Dataset) (*report.Table,
 				ratio = append(ratio, h.Std/e.Std)
 			}
 			f := func(x []float64) string { return report.Summarize(x).Format(3) }
-			t.AddRow(shortName(d), v.Label, f(em), f(es), f(hm), f(hs), report.Summarize(ratio).Format(1), "—", "—")
+			t.AddRow(ShortName(d), v.Label, f(em), f(es), f(hm), f(hs), report.Summarize(ratio).Format(1), "—", "—")
 			r := report.Summarize(ratio)
-			claim := fmt.Sprintf("the hyperbolic volume varies ≥ 10× more than the Euclidean one (%s, %s; the summary: 20–25×)", shortName(d), v.Label)
+			claim := fmt.Sprintf("the hyperbolic volume varies ≥ 10× more than the Euclidean one (%s, %s; the summary: 20–25×)", ShortName(d), v.Label)
 			vd := Verdict{Claim: claim, Holds: r.Mean >= 10, Data: dataLabel(d),
 				Ours:  fmt.Sprintf("V_euc std %s, V_hyp std %s, ratio %s (n = %d)", report.Summarize(es).Format(3), report.Summarize(hs).Format(3), r.Format(1), len(rs)),
 				Paper: "MSR-VTT: V_euc 1.000 ± 0.005, V_hyp 2.15 ± 0.12 (ratio ≈ 24; 20–25× on four datasets)"}
@@ -354,7 +354,7 @@ func (o Options) TextLengthCorrelation(runs []*Run) (*report.Table, Verdict, err
 	t.AddRow("V_α (learned α)", report.Summarize(ra).Format(3), "—")
 	claim := "the volume–text-length correlation changes sign with the dataset (coherent vs fragmented captions)"
 	v := Verdict{Claim: claim, NotTestable: true, Data: dataLabel(d),
-		Ours:  fmt.Sprintf("r(V_hyp, caption length) = %s on %s (n = %d seeds)", report.Summarize(rh).Format(3), shortName(d), len(runs)),
+		Ours:  fmt.Sprintf("r(V_hyp, caption length) = %s on %s (n = %d seeds)", report.Summarize(rh).Format(3), ShortName(d), len(runs)),
 		Paper: "r = +0.335 (MSR-VTT), −0.124 (DiDeMo)"}
 	v.Statement = "**not testable here**: " + claim + " — only one real set here has captions of varying length; measured " + v.Ours
 	return t, v, nil
