@@ -225,6 +225,11 @@ func (t *Trainer) InitFrom(other *Trainer) error {
 	if t.GlobalStep() != 0 {
 		return fmt.Errorf("gram: InitFrom on a model that already took %d steps", t.GlobalStep())
 	}
+	a, b := other.Config, t.Config
+	if a.Hidden != b.Hidden || a.EncoderLayers != b.EncoderLayers || a.ContraDim != b.ContraDim {
+		return fmt.Errorf("gram: InitFrom between models of different sizes (Hidden %d/%d, EncoderLayers %d/%d, ContraDim %d/%d)",
+			a.Hidden, b.Hidden, a.EncoderLayers, b.EncoderLayers, a.ContraDim, b.ContraDim)
+	}
 	if !slices.Equal(other.Data.Train.Dims, t.Data.Train.Dims) {
 		return fmt.Errorf("gram: InitFrom between models of different input dimensions %v and %v", other.Data.Train.Dims, t.Data.Train.Dims)
 	}

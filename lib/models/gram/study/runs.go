@@ -1,6 +1,9 @@
 package study
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +11,7 @@ import (
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/models/gram"
+	"github.com/geoalign/geoalign/lib/progress"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/gomlx/compute"
 )
@@ -21,8 +25,12 @@ type Options struct {
 	// DataCache is where `make data` put the real tracks; "" searches datasets/cache upwards from
 	// the working directory (notebooks run in notebooks/).
 	DataCache string
-	// Verbose shows a progress bar per training run.
-	Verbose bool
+	// Verbose shows a progress bar per training run (Progress: one bar per model over its seeds).
+	Verbose, Progress bool
+	// CacheDir, when set, checkpoints every run under CacheDir/<hash of data, variant, epochs,
+	// seed>/ and reloads finished runs instead of training them again (notebook cells run as
+	// separate programs and share trained models this way).
+	CacheDir string
 	// Backend (nil: lib/backend.MustNew()).
 	Backend compute.Backend
 }
@@ -152,30 +160,39 @@ type Run struct {
 func (o Options) Train(d *gram.Dataset, v Variant, seed int64, evalEvery int) (*Run, error) {
 	epochs := o.Epochs(d)
 	run := &Run{Variant: v, Data: d, Seed: seed}
-	var warm *gram.Trainer
+	dir := o.runDir(d, v, seed, epochs, evalEvery)
+	mainEpochs := epochs
 	if v.WarmStart != nil {
-		cfg := *v.WarmStart
-		cfg.Epochs, cfg.Seed, cfg.Quiet, cfg.EvalEvery = epochs/2, seed, !o.Verbose, evalEvery
-		t, err := gram.NewTrainer(o.backend(), d, cfg)
-		if err != nil {
-			return nil, err
-		}
-		if err := t.Train(); err != nil {
-			return nil, err
-		}
-		warm, run.WarmHistory = t, t.History
-		epochs -= epochs / 2
+		mainEpochs -= epochs / 2
 	}
 	cfg := v.Config
-	cfg.Epochs, cfg.Seed, cfg.Quiet, cfg.EvalEvery = epochs, seed, !o.Verbose, evalEvery
+	cfg.Epochs, cfg.Seed, cfg.Quiet, cfg.EvalEvery = mainEpochs, seed, !o.Verbose, evalEvery
+	if dir != "" {
+		cfg.CheckpointDir, cfg.CheckpointKeep = filepath.Join(dir, "main"), 1
+	}
 	t, err := gram.NewTrainer(o.backend(), d, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if warm != nil {
+	if v.WarmStart != nil && t.Epoch() == 0 { // the warm stage is needed unless the main one resumed
+		wc := *v.WarmStart
+		wc.Epochs, wc.Seed, wc.Quiet, wc.EvalEvery = epochs/2, seed, !o.Verbose, evalEvery
+		if dir != "" {
+			wc.CheckpointDir, wc.CheckpointKeep = filepath.Join(dir, "warm"), 1
+		}
+		warm, err := gram.NewTrainer(o.backend(), d, wc)
+		if err != nil {
+			return nil, err
+		}
+		if err := warm.Train(); err != nil {
+			return nil, err
+		}
 		if err := t.InitFrom(warm); err != nil {
 			return nil, err
 		}
+		run.WarmHistory = warm.History
+	} else if v.WarmStart != nil && dir != "" {
+		run.WarmHistory = o.cachedHistory(filepath.Join(dir, "warm"))
 	}
 	if err := t.Train(); err != nil {
 		return nil, err
@@ -193,14 +210,46 @@ func (o Options) Train(d *gram.Dataset, v Variant, seed int64, evalEvery int) (*
 // TrainSeeds trains v on d once per seed.
 func (o Options) TrainSeeds(d *gram.Dataset, v Variant, evalEvery int) ([]*Run, error) {
 	var runs []*Run
+	var bar *progress.Bar
+	if o.Progress {
+		bar = progress.New(fmt.Sprintf("%s on %s", v.Label, ShortName(d)), len(o.seeds()))
+		defer bar.Done()
+	}
 	for _, s := range o.seeds() {
 		r, err := o.Train(d, v, s, evalEvery)
 		if err != nil {
 			return nil, fmt.Errorf("%s on %s, seed %d: %w", v.Label, d.Name, s, err)
 		}
 		runs = append(runs, r)
+		if bar != nil {
+			bar.Add(1, fmt.Sprintf("seed %d: T→V+A R@1 %.1f", s, r.Eval.T2V.R(1)))
+		}
 	}
 	return runs, nil
+}
+
+// runDir is the cache directory of one run ("" without Options.CacheDir): a hash of everything
+// that determines the trained model.
+func (o Options) runDir(d *gram.Dataset, v Variant, seed int64, epochs, evalEvery int) string {
+	if o.CacheDir == "" {
+		return ""
+	}
+	key := fmt.Sprintf("%s|%d|%d|%v|%+v|%+v|%d|%d|%d", d.Name, d.Train.N, d.Test.N, d.Train.Dims, v.Config, v.WarmStart, seed, epochs, evalEvery)
+	sum := sha256.Sum256([]byte(key))
+	return filepath.Join(o.CacheDir, hex.EncodeToString(sum[:8]))
+}
+
+// cachedHistory reads the epoch statistics of a cached run (nil if absent).
+func (o Options) cachedHistory(dir string) []gram.EpochStats {
+	b, err := os.ReadFile(filepath.Join(dir, "history.json"))
+	if err != nil {
+		return nil
+	}
+	var h []gram.EpochStats
+	if json.Unmarshal(b, &h) != nil {
+		return nil
+	}
+	return h
 }
 
 // The model variants the studies compare.
