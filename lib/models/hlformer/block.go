@@ -11,7 +11,7 @@ type TraceFn func(name string, t LorentzTrace)
 
 // HLFormerBlock is the code's HLFormerBlock (HLFormer §3.3, Fig. 2(b); spec §3.2): c.EuclideanWidths
 // Euclidean blocks and c.LorentzWidths Lorentz blocks run in parallel on x [N, L, d] (keyMask [N, L] or
-// nil), and their outputs [N, L, d, N_O] are fused by c.Aggregation → [N, L, d]. trace (may be nil)
+// nil), and their outputs [N_O, N, L, d] (branch-major) are fused by c.Aggregation → [N, L, d]. trace (may be nil)
 // receives every Lorentz block's trace.
 func HLFormerBlock(scope *model.Scope, x, keyMask *Node, c Config, trace TraceFn) *Node {
 	var outputs []*Node
@@ -29,31 +29,29 @@ func HLFormerBlock(scope *model.Scope, x, keyMask *Node, c Config, trace TraceFn
 	if len(outputs) == 0 {
 		panicf("HLFormerBlock: no branches configured")
 	}
-	branches := Stack(outputs, -1) // [N, L, d, N_O]
 	switch c.Aggregation {
 	case MeanPooling:
-		return ReduceMean(branches, -1)
+		return ReduceMean(Stack(outputs, 0), 0)
 	case ConcatLinear:
-		n, length, d := x.Shape().Dim(0), x.Shape().Dim(1), x.Shape().Dim(2)
-		return linear(scope.In("concat_linear"), Reshape(branches, n, length, d*len(outputs)), d, true)
+		return linear(scope.In("concat_linear"), Concatenate(outputs, -1), x.Shape().Dim(-1), true)
 	default:
-		return MAIMFusion(scope.In("maim"), branches, keyMask, c)
+		return MAIMFusion(scope.In("maim"), Stack(outputs, 0), keyMask, c)
 	}
 }
 
 // MAIMWeights returns the Mean-Guided Adaptive Interaction Module's branch weights (HLFormer Eq. 17;
-// spec §3.2) for branches [N, L, d, B]:
+// spec §3.2) for branches [B, N, L, d] (branch-major):
 //
 //  1. φ = mean over branches and over all L positions (padding included, as in the code) → [N, 1, d];
 //  2. for each branch i, the shared CrossAttentionBlock(φ, branch i, keyMask) → [N, 1, d];
 //  3. the B results [N, B, d] → Linear(d, d) → ReLU → Dropout → Linear(d, L) → [N, B, L];
 //  4. softmax over the B branches of w/τ at every position (τ = c.BranchTemperature) → [N, L, B].
 func MAIMWeights(scope *model.Scope, branches, keyMask *Node, c Config) *Node {
-	n, length, d, b := branches.Shape().Dim(0), branches.Shape().Dim(1), branches.Shape().Dim(2), branches.Shape().Dim(3)
-	phi := ReduceMean(branches, 1, 3) // [N, d]
+	b, n, length, d := branches.Shape().Dim(0), branches.Shape().Dim(1), branches.Shape().Dim(2), branches.Shape().Dim(3)
+	phi := ReduceMean(branches, 0, 2) // [N, d]
 	// The cross-attention weights are shared by all branches, so the B calls are one call on a batch of
 	// B·N sequences (branch-major).
-	perBranch := Reshape(TransposeAllDims(branches, 3, 0, 1, 2), b*n, length, d)
+	perBranch := Reshape(branches, b*n, length, d)
 	query := Reshape(BroadcastPrefix(Reshape(phi, n, 1, d), b), b*n, 1, d)
 	var mask *Node
 	if keyMask != nil {
@@ -66,7 +64,8 @@ func MAIMWeights(scope *model.Scope, branches, keyMask *Node, c Config) *Node {
 	return Softmax(DivScalar(TransposeAllDims(w, 0, 2, 1), c.BranchTemperature), -1)
 }
 
-// MAIMFusion is MAIM's output (HLFormer Eq. 17): x̃_j = Σ_i w̃_ij · x_{σ_i, j}, branches [N, L, d, B] → [N, L, d].
+// MAIMFusion is MAIM's output (HLFormer Eq. 17): x̃_j = Σ_i w̃_ij · x_{σ_i, j}, branches [B, N, L, d] → [N, L, d].
 func MAIMFusion(scope *model.Scope, branches, keyMask *Node, c Config) *Node {
-	return Einsum("nldb,nlb->nld", branches, MAIMWeights(scope, branches, keyMask, c))
+	w := TransposeAllDims(MAIMWeights(scope, branches, keyMask, c), 2, 0, 1) // [B, N, L]
+	return ReduceSum(Mul(branches, InsertAxes(w, -1)), 0)
 }

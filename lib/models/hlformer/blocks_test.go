@@ -281,20 +281,16 @@ func TestMAIMMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const n, length, b = 2, 5, 3
 	branches := make([][]mat, n) // [N][B][L][d]
-	input := make([][][][]float64, n)
+	input := make([][][][]float64, b) // [B][N][L][d]
 	for i := range branches {
 		for k := 0; k < b; k++ {
 			branches[i] = append(branches[i], randMat(rng, length, c.Dim, 1))
 		}
-		input[i] = make([][][]float64, length)
-		for l := 0; l < length; l++ {
-			input[i][l] = make([][]float64, c.Dim)
-			for e := 0; e < c.Dim; e++ {
-				input[i][l][e] = make([]float64, b)
-				for k := 0; k < b; k++ {
-					input[i][l][e][k] = branches[i][k][l][e]
-				}
-			}
+	}
+	for k := 0; k < b; k++ {
+		input[k] = make([][][]float64, n)
+		for i := 0; i < n; i++ {
+			input[k][i] = branches[i][k]
 		}
 	}
 	_, masks := randInputs(rng, n, length, 1, 2)

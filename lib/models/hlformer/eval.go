@@ -47,6 +47,7 @@ func NewEvaluator(backend compute.Backend, m *Model, store *model.Store, dtype d
 	c := m.Config
 	var err error
 	e.videoExec, err = model.NewExec(backend, store, func(scope *model.Scope, clips, frames, mask *Node) (*Node, *Node) {
+		inference(scope, clips.Graph())
 		var ce, fe *Node
 		if c.Glance {
 			ce = unitRows(m.ClipProposals(m.EncodeClips(scope, clips)))
@@ -64,6 +65,7 @@ func NewEvaluator(backend compute.Backend, m *Model, store *model.Store, dtype d
 		return nil, err
 	}
 	e.queryExec, err = model.NewExec(backend, store, func(scope *model.Scope, tokens, mask *Node) *Node {
+		inference(scope, tokens.Graph())
 		return unitRows(m.EncodeQuery(scope, tokens, mask))
 	})
 	if err != nil {
@@ -84,6 +86,13 @@ func NewEvaluator(backend compute.Backend, m *Model, store *model.Store, dtype d
 		return nil, err
 	}
 	return e, nil
+}
+
+// inference marks g as an inference graph whose variables stay parameters (see inferenceParam), so that
+// the executable sees the current weights at every call.
+func inference(scope *model.Scope, g *Graph) {
+	scope.Store().SetTraining(g, true)
+	scope.SetGraphParam(g, inferenceParam, true)
 }
 
 // chunks calls fn for [start, end) ranges of size chunk over n, with the indices padded by −1 to chunk.

@@ -34,8 +34,22 @@ func layerNorm(scope *model.Scope, x *Node) *Node {
 	return norm.LayerNorm(scope, x, -1).Epsilon(LayerNormEpsilon).Done()
 }
 
-// dropout is torch's nn.Dropout(rate): active only when the store is training.
+// inferenceParam is a graph parameter that marks a graph as inference although the store says it is
+// training. The Evaluator sets both: the Go backend embeds the variables of non-training graphs as
+// constants (PreferConstantsForVariables), which would freeze the weights of an executable reused across
+// epochs, so evaluation graphs are built as "training" graphs with dropout and in-place clamps off.
+const inferenceParam = "hlformer_inference"
+
+// trainingPass reports whether g is a training pass: dropout and the in-place clamps are active.
+func trainingPass(scope *model.Scope, g *Graph) bool {
+	return scope.IsTraining(g) && !model.GetGraphParamOr(scope, g, inferenceParam, false)
+}
+
+// dropout is torch's nn.Dropout(rate): active only in a training pass.
 func dropout(scope *model.Scope, x *Node, rate float64) *Node {
+	if rate <= 0 || !trainingPass(scope, x.Graph()) {
+		return x
+	}
 	return layers.DropoutStatic(scope, x, rate)
 }
 
@@ -83,7 +97,7 @@ func clampedScalar(scope *model.Scope, g *Graph, dtype dtypes.DType, name string
 	x := scalarVariable(scope, g, dtype, name, init)
 	v := scope.GetVariable(name)
 	clamped := MinScalar(MaxScalar(x, lo), hi)
-	if scope.IsTraining(g) {
+	if trainingPass(scope, g) {
 		v.SetNodeValue(clamped)
 	}
 	return clamped

@@ -275,3 +275,51 @@ func TestTrainCheckpointAndResume(t *testing.T) {
 		t.Fatal("resumed run lost the best model")
 	}
 }
+
+// The Go backend embeds the variables of inference graphs as constants; the Evaluator's executables
+// are reused across epochs, so they must see the weights of the latest step, exactly as a freshly built
+// Evaluator does.
+func TestEvaluatorSeesUpdatedWeights(t *testing.T) {
+	tr, te := tinyWorld(t, 40)
+	c := tinyTrainConfig()
+	m := &Model{Config: c}
+	store := newTestStore(t, 1)
+	be := backend.MustNew()
+	step, err := train.NewStep(be, store, train.BertAdam(1e-2, 100), func(scope *model.Scope, in []*graph.Node) []*graph.Node {
+		b := Batch{Clips: in[0], Frames: in[1], FrameMask: in[2], Tokens: in[3], TokenMask: in[4], Labels: in[5]}
+		return m.Loss(scope, b, in[6], CharadesLoss()).Outputs()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reused, err := NewEvaluator(be, m, store, dtypes.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := BatchInputs(tr, PlanEpoch(tr, 8, 4, rand.New(rand.NewPCG(1, 1)))[0], c, dtypes.Float32)
+	var first []float32
+	for i := 0; i < 2; i++ {
+		if _, err := step.Run(in[0], in[1], in[2], in[3], in[4], in[5], false); err != nil {
+			t.Fatal(err)
+		}
+		got, err := reused.Encode(te)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, _ := NewEvaluator(be, m, store, dtypes.Float32)
+		want, err := fresh.Encode(te)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range want.QueryVecs {
+			if got.QueryVecs[j] != want.QueryVecs[j] {
+				t.Fatalf("step %d: reused evaluator query value %d = %g, fresh evaluator %g", i, j, got.QueryVecs[j], want.QueryVecs[j])
+			}
+		}
+		if i == 0 {
+			first = got.QueryVecs
+		} else if first[0] == got.QueryVecs[0] && first[1] == got.QueryVecs[1] {
+			t.Fatal("query embeddings did not change after a training step")
+		}
+	}
+}

@@ -1,0 +1,316 @@
+package hlformer
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/geoalign/geoalign/lib/data/charades"
+	"github.com/geoalign/geoalign/lib/data/glove"
+	"github.com/geoalign/geoalign/lib/data/prvr"
+	"github.com/geoalign/geoalign/lib/data/synth"
+	"github.com/geoalign/geoalign/lib/data/tracks"
+	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/gomlx/compute"
+)
+
+// Experiments shared by lib/reproduce and notebooks/13-hlformer.ipynb: benchmarks (Setup), model
+// variants (Variant), multi-seed runs and the tables built from them.
+
+// Setup is a PRVR benchmark: train and test splits with their provenance.
+type Setup struct {
+	Name        string
+	Train, Test *prvr.Split
+	Data        string          // provenance line for tables
+	Kind        report.DataKind // label-derived (Charades) or synthetic
+	// Floors are the zero-training baselines on Test (Charades only), by name.
+	Floors map[string]retrieval.Metrics
+	// cache and shared locate the Charades files (for floors and moment annotations).
+	cache, shared string
+}
+
+// CharadesData describes the Charades-STA track in every table.
+const CharadesData = "Charades-STA PRVR, official MS-SL split (train 12,408 queries / 5,338 videos; test 3,720 / 1,334; " +
+	"val = test as in the distributed data); LABEL-DERIVED video features (per-frame multi-hot of the 157 annotated " +
+	"Charades actions ⊕ mean GloVe of their names, 2 fps; not I3D) and GloVe-100d query tokens (not RoBERTa)"
+
+// LoadCharadesSTA loads the Charades-STA PRVR track built by `geoalign data build` under cache (the
+// staged annotations under shared are needed for the zero-training floors and moment times).
+func LoadCharadesSTA(cache, shared string) (*Setup, error) {
+	l := tracks.CharadesLayout(cache, tracks.CharadesSTACollection)
+	tr, err := prvr.Load(l, "train")
+	if err != nil {
+		return nil, fmt.Errorf("hlformer: Charades-STA train (run `make data`): %w", err)
+	}
+	te, err := prvr.Load(l, "test")
+	if err != nil {
+		return nil, fmt.Errorf("hlformer: Charades-STA test (run `make data`): %w", err)
+	}
+	return &Setup{Name: "charades-sta", Train: tr, Test: te, Data: CharadesData, Kind: report.LabelDerived, cache: cache, shared: shared}, nil
+}
+
+// SyntheticData describes the synthetic benchmark in every table.
+const SyntheticData = "synthetic PRVR (lib/data/synth.GeneratePRVR): untrimmed videos as sequences of 2–5 moments of " +
+	"leaf concepts of a depth-3 hierarchy, each query describing one moment (partial relevance); 3/4 of the videos train, 1/4 test"
+
+// SyntheticSetup generates a synthetic PRVR world of the given size (lib/data/synth) and cuts it into
+// train (3/4 of the videos) and test videos.
+func SyntheticSetup(seed uint64, videos int) (*Setup, error) {
+	s, _, err := synth.GeneratePRVR(synth.PRVRConfig{Seed: seed, Depth: 3, Branching: 4, LatentDim: 16, LevelDecay: 0.6,
+		Videos: videos, MomentsMin: 2, MomentsMax: 5, FramesMin: 4, FramesMax: 16, FrameDim: 64, QueryDim: 48,
+		QueriesPerVideo: 2, QueryTokens: 8, FrameNoise: 0.3, TokenNoise: 0.3})
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, videos)
+	for i := range idx {
+		idx[i] = i
+	}
+	cut := videos * 3 / 4
+	return &Setup{Name: "synthetic", Train: SubsetVideos(s, idx[:cut], "train"), Test: SubsetVideos(s, idx[cut:], "test"),
+		Data: SyntheticData, Kind: report.Synthetic}, nil
+}
+
+// Subset keeps trainVideos random train videos and testVideos random test videos (0: all), for
+// CI-sized runs; the provenance says so.
+func (s *Setup) Subset(trainVideos, testVideos int, seed uint64) *Setup {
+	pick := func(sp *prvr.Split, n int, stream uint64) *prvr.Split {
+		if n <= 0 || n >= sp.NumVideos() {
+			return sp
+		}
+		idx := rand.New(rand.NewPCG(seed, stream)).Perm(sp.NumVideos())[:n]
+		sort.Ints(idx)
+		return SubsetVideos(sp, idx, sp.Name)
+	}
+	out := *s
+	out.Train, out.Test = pick(s.Train, trainVideos, 1), pick(s.Test, testVideos, 2)
+	out.Floors = nil
+	out.Data = fmt.Sprintf("%s — SUBSET: %d train videos (%d queries), %d test videos (%d queries), seed %d",
+		s.Data, out.Train.NumVideos(), out.Train.NumQueries(), out.Test.NumVideos(), out.Test.NumQueries(), seed)
+	return &out
+}
+
+// ComputeFloors computes the zero-training baselines of the datasets engineer (lib/data/tracks) on the
+// Charades test split through lib/retrieval: GloVe query tokens vs the GloVe block of the label-derived
+// clips (max over clips), and its content-word variant. No-op for synthetic data.
+func (s *Setup) ComputeFloors() error {
+	if s.Kind != report.LabelDerived {
+		return nil
+	}
+	s.Floors = map[string]retrieval.Metrics{}
+	scores, err := tracks.ZeroShotMaxOverClips(s.Test, tracks.CharadesGloVeOffset, glove.Dim)
+	if err != nil {
+		return err
+	}
+	res, err := EvaluateScores(scores, s.Test)
+	if err != nil {
+		return err
+	}
+	s.Floors["zero-training floor: GloVe tokens, max over clips"] = res.T2V
+	g, err := glove.ReadText(filepath.Join(s.cache, "glove", "glove100_subset.txt"))
+	if err != nil {
+		return err
+	}
+	classes, err := charades.ReadClasses(filepath.Join(s.shared, "charades", "classes.tsv"))
+	if err != nil {
+		return err
+	}
+	if scores, err = tracks.ZeroShotContentWords(s.Test, classes, g); err != nil {
+		return err
+	}
+	if res, err = EvaluateScores(scores, s.Test); err != nil {
+		return err
+	}
+	s.Floors["zero-training floor: GloVe content words, max over clips"] = res.T2V
+	return nil
+}
+
+// Variant is a named model/objective change relative to the base configuration.
+type Variant struct {
+	Name   string
+	Config func(Config) Config         // nil: unchanged
+	Loss   func(LossConfig) LossConfig // nil: unchanged
+}
+
+// Apply returns the variant's configuration and objective.
+func (v Variant) Apply(c Config, lc LossConfig) (Config, LossConfig) {
+	if v.Config != nil {
+		c = v.Config(c)
+	}
+	if v.Loss != nil {
+		lc = v.Loss(lc)
+	}
+	return c, lc
+}
+
+// The variants of Table 1 and Table 2.
+var (
+	HybridVariant        = Variant{Name: "HLFormer (4 Euclidean + 4 Lorentz, MAIM, L_div, L_pop)"}
+	EuclideanOnlyVariant = Variant{Name: "Euclidean-only, GMMFormer-like (8 Euclidean Gaussian branches)",
+		Config: func(c Config) Config { return c.EuclideanOnly() }}
+	MSSLVariant = Variant{Name: "MS-SL-like (plain Transformer, multi-scale windows, NCE + triplet)",
+		Config: func(c Config) Config { c.Encoder = MSSLEncoder; return c },
+		Loss:   func(l LossConfig) LossConfig { l.Diversity, l.POP = 0, 0; return l }}
+
+	NoGazeVariant   = Variant{Name: "w/o gaze branch", Config: func(c Config) Config { c.Gaze = false; return c }}
+	NoGlanceVariant = Variant{Name: "w/o glance branch", Config: func(c Config) Config { c.Glance = false; return c }}
+	SimOnlyVariant  = Variant{Name: "L_sim only", Loss: func(l LossConfig) LossConfig { l.Diversity, l.POP = 0, 0; return l }}
+	NoDivVariant    = Variant{Name: "w/o L_div", Loss: func(l LossConfig) LossConfig { l.Diversity = 0; return l }}
+	NoPOPVariant    = Variant{Name: "w/o L_pop", Loss: func(l LossConfig) LossConfig { l.POP = 0; return l }}
+	MPVariant       = Variant{Name: "w/ MP (mean pooling)", Config: func(c Config) Config { c.Aggregation = MeanPooling; return c }}
+	CLVariant       = Variant{Name: "w/ CL (concat + linear)", Config: func(c Config) Config { c.Aggregation = ConcatLinear; return c }}
+)
+
+// Table2Variants are the ablations of HLFormer Table 2, in its order (row 0 is the full model).
+var Table2Variants = []Variant{HybridVariant, NoGazeVariant, NoGlanceVariant, SimOnlyVariant, NoDivVariant, NoPOPVariant, MPVariant, CLVariant}
+
+// Runs are the results of one variant over several seeds.
+type Runs struct {
+	Variant Variant
+	Config  Config
+	Loss    LossConfig
+	Seeds   []int64
+	Results []*Result
+}
+
+// RunVariant trains variant v (from base and lc) once per seed on setup and evaluates on its test split.
+func RunVariant(be compute.Backend, setup *Setup, base Config, lc LossConfig, tc TrainConfig, v Variant, seeds []int64, log io.Writer) (*Runs, error) {
+	c, l := v.Apply(base, lc)
+	m, err := New(c)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", v.Name, err)
+	}
+	runs := &Runs{Variant: v, Config: c, Loss: l, Seeds: seeds}
+	for _, seed := range seeds {
+		tc := tc
+		tc.Seed = seed
+		start := time.Now()
+		res, err := Train(be, m, l, tc, setup.Train, setup.Test)
+		if err != nil {
+			return nil, fmt.Errorf("%s, seed %d: %w", v.Name, seed, err)
+		}
+		if log != nil {
+			fmt.Fprintf(log, "%s, seed %d: best epoch %d: %s (%s, %s)\n", v.Name, seed, res.BestEpoch, res.Best, time.Since(start).Round(time.Second), res.Stopped)
+		}
+		runs.Results = append(runs.Results, res)
+	}
+	return runs, nil
+}
+
+// metric extracts one column of the PRVR tables from metrics.
+func metric(m retrieval.Metrics, col string) float64 {
+	switch col {
+	case "R@1":
+		return m.R(1)
+	case "R@5":
+		return m.R(5)
+	case "R@10":
+		return m.R(10)
+	case "R@100":
+		return m.R(100)
+	case "SumR":
+		return m.SumR
+	case "MdR":
+		return m.MdR
+	case "MnR":
+		return m.MnR
+	}
+	panic("hlformer: unknown metric " + col)
+}
+
+// MetricColumns are the PRVR columns of Table 1 and 2 (plus MdR, MnR as MS-SL reports).
+var MetricColumns = []string{"R@1", "R@5", "R@10", "R@100", "SumR", "MdR", "MnR"}
+
+// Summary is mean ± std over seeds of metric col.
+func (r *Runs) Summary(col string) report.MeanStd {
+	var xs []float64
+	for _, res := range r.Results {
+		xs = append(xs, metric(res.Best, col))
+	}
+	return report.Summarize(xs)
+}
+
+// SumRs are the per-seed best SumR values.
+func (r *Runs) SumRs() []float64 {
+	var xs []float64
+	for _, res := range r.Results {
+		xs = append(xs, res.Best.SumR)
+	}
+	return xs
+}
+
+// MetricsTable builds a PRVR table: one row per variant (mean ± std over its seeds) and one per floor
+// (a deterministic number). paper, if not nil, maps a row name to the paper's SumR for the *paper*
+// column (cite names the source).
+func MetricsTable(title string, prov report.Provenance, runs []*Runs, floors map[string]retrieval.Metrics, paper map[string]string, cite string) *report.Table {
+	cols := append([]string{"model"}, MetricColumns...)
+	cols = append(cols, "epochs (best)", "train time / seed")
+	t := report.NewTable(title, prov, cols...)
+	if paper != nil {
+		t.AddPaperColumn("SumR (paper)", cite)
+	}
+	var names []string
+	for n := range floors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		row := []any{n}
+		for _, c := range MetricColumns {
+			row = append(row, fmt.Sprintf("%.2f", metric(floors[n], c)))
+		}
+		row = append(row, "—", "—")
+		if paper != nil {
+			row = append(row, orDash(paper[n]))
+		}
+		t.AddRow(row...)
+	}
+	for _, r := range runs {
+		row := []any{r.Variant.Name}
+		for _, c := range MetricColumns {
+			row = append(row, r.Summary(c).Format(2))
+		}
+		var epochs, secs []float64
+		for _, res := range r.Results {
+			epochs = append(epochs, float64(res.BestEpoch+1))
+			secs = append(secs, res.Elapsed.Seconds())
+		}
+		row = append(row, report.Summarize(epochs).Format(1), fmt.Sprintf("%.0f s", report.Summarize(secs).Mean))
+		if paper != nil {
+			row = append(row, orDash(paper[r.Variant.Name]))
+		}
+		t.AddRow(row...)
+	}
+	return t
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// PaperTable1SumR is HLFormer Table 1's Charades-STA SumR of the rows our models stand in for (paper
+// numbers: only ever shown in a *paper* column).
+var PaperTable1SumR = map[string]string{
+	HybridVariant.Name:        "78.7 (HLFormer)",
+	EuclideanOnlyVariant.Name: "72.9 (GMMFormer)",
+	MSSLVariant.Name:          "68.4 (MS-SL)",
+}
+
+// PaperTable1Cite cites PaperTable1SumR.
+const PaperTable1Cite = "HLFormer Table 1, Charades-STA SumR (I3D + RoBERTa features; not comparable to label-derived features)"
+
+// PaperTable2SumR is HLFormer Table 2's Charades-STA SumR per ablation (paper numbers).
+var PaperTable2SumR = map[string]string{
+	HybridVariant.Name: "78.7", NoGazeVariant.Name: "74.5", NoGlanceVariant.Name: "70.8", SimOnlyVariant.Name: "75.3",
+	NoDivVariant.Name: "76.4", NoPOPVariant.Name: "77.6", MPVariant.Name: "75.3", CLVariant.Name: "76.1",
+}
+
+// PaperTable2Cite cites PaperTable2SumR.
+const PaperTable2Cite = "HLFormer Table 2, Charades-STA SumR"
