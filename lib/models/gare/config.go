@@ -119,11 +119,14 @@ type Config struct {
 
 	// Optimisation (BertAdam as GARE's code configures it, spec §4.4).
 	LearningRate float64
-	WeightDecay  float64
-	Beta2        float64
-	Warmup       float64
-	Batch        int
-	Epochs       int
+	// ProjectionLearningRate is the learning rate of the input projections, which stand in for the
+	// code's pretrained CLIP encoders but start from random here (0: LearningRate).
+	ProjectionLearningRate float64
+	WeightDecay            float64
+	Beta2                  float64
+	Warmup                 float64
+	Batch                  int
+	Epochs                 int
 }
 
 // DefaultConfig is the official code's GARE (spec §4): 512-d, 12 frames, 4-layer temporal
@@ -170,6 +173,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("gare: PsiDropout = %g outside [0, 1)", c.PsiDropout)
 	case c.PriorSigma <= 0:
 		return fmt.Errorf("gare: PriorSigma = %g must be > 0", c.PriorSigma)
+	case c.LearningRate <= 0 || c.ProjectionLearningRate < 0:
+		return fmt.Errorf("gare: learning rates %g / %g must be positive", c.LearningRate, c.ProjectionLearningRate)
 	case c.LogitScale <= 0:
 		return fmt.Errorf("gare: LogitScale = %g must be > 0", c.LogitScale)
 	case c.Context == ContextWords && c.Words < 1:

@@ -29,6 +29,11 @@ type Dataset struct {
 	// Concept, when set, is a label per pair: pairs with equal concepts are false negatives of
 	// each other (the synthetic benchmark).
 	Concept []int
+
+	// DroppedTexts counts texts left out because their features are all zero (captions without
+	// any in-vocabulary token: their t_i would be 0 and cos(t_i, ·) undefined, which the code's
+	// eps-free normalisation turns into NaN). In a paired set their videos are left out too.
+	DroppedTexts int
 }
 
 // GroundTruth returns VideoOf, or the diagonal.
@@ -142,7 +147,49 @@ func FromPRVRSplit(name, kind string, s *prvr.Split, frames, words int) (*Datase
 	if isDiagonal(d.VideoOf) && d.NumTexts == d.NumVideos {
 		d.VideoOf = nil
 	}
-	return d, d.Validate()
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return d.withoutZeroTexts(), nil
+}
+
+// withoutZeroTexts drops texts whose features are all zero (see DroppedTexts).
+func (d *Dataset) withoutZeroTexts() *Dataset {
+	var keep []int
+	for i := range d.NumTexts {
+		zero := true
+		for _, v := range d.Text[i*d.TextDim : (i+1)*d.TextDim] {
+			if v != 0 {
+				zero = false
+				break
+			}
+		}
+		if !zero {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == d.NumTexts {
+		return d
+	}
+	dropped := d.NumTexts - len(keep)
+	if d.VideoOf == nil {
+		s := d.Subset(d.Name, keep)
+		s.DroppedTexts = dropped
+		return s
+	}
+	s := *d
+	s.Text, s.WordFeats, s.WordMask, s.VideoOf = nil, nil, nil, nil
+	for _, i := range keep {
+		s.Text = append(s.Text, d.Text[i*d.TextDim:(i+1)*d.TextDim]...)
+		if d.WordFeats != nil {
+			w := d.Words * d.TextDim
+			s.WordFeats = append(s.WordFeats, d.WordFeats[i*w:(i+1)*w]...)
+			s.WordMask = append(s.WordMask, d.WordMask[i*d.Words:(i+1)*d.Words]...)
+		}
+		s.VideoOf = append(s.VideoOf, d.VideoOf[i])
+	}
+	s.NumTexts, s.DroppedTexts = len(keep), dropped
+	return &s
 }
 
 func isDiagonal(gt []int) bool {

@@ -138,3 +138,53 @@ func (m *Model) dropout(scope *model.Scope, g *Graph) func(*Node) *Node {
 
 // NumParameters is the number of scalar parameters (ψ, temporal transformer, projections).
 func (m *Model) NumParameters() int { return m.Store.NumParameters() }
+
+// CopyEncodersFrom initialises the model's input projections, frame position embeddings and
+// temporal transformer with src's values (the two configurations must agree on them). This is how
+// a GARE run starts from "pretrained" encoders, as the paper's runs start from CLIP: the encoders
+// of a trained baseline play CLIP's part, ψ starts from its own initialisation.
+func (m *Model) CopyEncodersFrom(src *Model) error {
+	pairs := []struct {
+		dst, src *model.Variable
+	}{}
+	addLinear := func(d, s *linearVars) {
+		if d != nil && s != nil {
+			pairs = append(pairs, struct{ dst, src *model.Variable }{d.w, s.w}, struct{ dst, src *model.Variable }{d.b, s.b})
+		}
+	}
+	if (m.vars.textProj == nil) != (src.vars.textProj == nil) || (m.vars.videoProj == nil) != (src.vars.videoProj == nil) ||
+		len(m.vars.temporal) != len(src.vars.temporal) {
+		return fmt.Errorf("gare: CopyEncodersFrom: the encoders of the two configurations differ")
+	}
+	addLinear(m.vars.textProj, src.vars.textProj)
+	addLinear(m.vars.videoProj, src.vars.videoProj)
+	if m.vars.framePositions != nil {
+		pairs = append(pairs, struct{ dst, src *model.Variable }{m.vars.framePositions, src.vars.framePositions})
+	}
+	for l := range m.vars.temporal {
+		d, s := &m.vars.temporal[l], &src.vars.temporal[l]
+		for _, n := range [][2]*normVars{{&d.ln1, &s.ln1}, {&d.ln2, &s.ln2}} {
+			pairs = append(pairs, struct{ dst, src *model.Variable }{n[0].gain, n[1].gain}, struct{ dst, src *model.Variable }{n[0].bias, n[1].bias})
+		}
+		for _, l := range [][2]*linearVars{{&d.q, &s.q}, {&d.k, &s.k}, {&d.v, &s.v}, {&d.o, &s.o}, {&d.fc, &s.fc}, {&d.proj, &s.proj}} {
+			addLinear(l[0], l[1])
+		}
+	}
+	for _, p := range pairs {
+		v, err := p.src.Value()
+		if err != nil {
+			return err
+		}
+		if !v.Shape().Equal(p.dst.Shape()) {
+			return fmt.Errorf("gare: CopyEncodersFrom: %s has shape %s, source %s", p.dst.Path(), p.dst.Shape(), v.Shape())
+		}
+		c, err := v.Clone()
+		if err != nil {
+			return err
+		}
+		if err := p.dst.SetValue(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}

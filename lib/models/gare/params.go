@@ -103,8 +103,9 @@ func newVariables(scope *model.Scope, cfg Config, rng *rand.Rand) *variables {
 	}
 	if cfg.TemporalLayers > 0 {
 		v.framePositions = scope.In("frame_position_embeddings").VariableWithValue("weights", normalTensor(rng, InitStd, cfg.Frames, d))
+		temporal := scope.In("temporal")
 		for l := range cfg.TemporalLayers {
-			s := scope.In("temporal").In("layer_%d", l)
+			s := temporal.In("layer_%d", l)
 			v.temporal = append(v.temporal, temporalVars{
 				ln1: newNormVars(s.In("layer_norm1"), d), ln2: newNormVars(s.In("layer_norm2"), d),
 				q: newLinearVars(s.In("q_proj"), d, d, InitStd, rng), k: newLinearVars(s.In("k_proj"), d, d, InitStd, rng),

@@ -3,6 +3,7 @@ package gare
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/progress"
@@ -19,8 +20,9 @@ const GlobalGradClip = 1.0
 // Optimizer is BertAdam configured as GARE's code does (spec §4.4): lr cfg.LearningRate, betas
 // (0.9, cfg.Beta2 = 0.98), eps 1e-6, weight decay cfg.WeightDecay = 0.2 except biases and
 // LayerNorms, warmup_cosine with warm-up cfg.Warmup = 0.1 over totalSteps, per-tensor clipping 1.0
-// and global clipping 1.0. (The code's 1e-3 LR multiplier of the CLIP backbone has no counterpart:
-// our features are given.)
+// and global clipping 1.0. The code's 1e-3 LR multiplier of the CLIP backbone has no counterpart
+// (our features are given); the input projections that replace CLIP train at
+// cfg.ProjectionLearningRate.
 func (m *Model) Optimizer(totalSteps int) *train.Adam {
 	cfg := m.Config
 	opt := train.BertAdam(cfg.LearningRate, totalSteps)
@@ -28,6 +30,15 @@ func (m *Model) Optimizer(totalSteps int) *train.Adam {
 	opt.WeightDecay = cfg.WeightDecay
 	opt.Schedule = train.WarmupCosine{Warmup: cfg.Warmup}
 	opt.MaxGlobalGradNorm = GlobalGradClip
+	if cfg.ProjectionLearningRate > 0 && cfg.ProjectionLearningRate != cfg.LearningRate {
+		mult := cfg.ProjectionLearningRate / cfg.LearningRate
+		opt.LRMultiplier = func(path string) float64 {
+			if strings.Contains(path, "text_projection") || strings.Contains(path, "video_projection") {
+				return mult
+			}
+			return 1
+		}
+	}
 	return opt
 }
 

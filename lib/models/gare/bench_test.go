@@ -1,0 +1,114 @@
+package gare
+
+import (
+	"testing"
+
+	"github.com/geoalign/geoalign/lib/backend"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// benchConfig is the official code's GARE on given 512-d features (issue 11 shapes): 12 frames,
+// 4-layer temporal transformer, ψ with dropout 0.3, all losses.
+func benchConfig() Config { return DefaultConfig() }
+
+// BenchmarkPairedGareTrainStep is one training forward + backward (the gradients of every
+// parameter, no optimizer update) of GARE at the official shapes: 128 texts × 128 videos, 12
+// frames, 512-d given features, 4-layer temporal transformer, ψ with dropout, L_info + β L_IB +
+// λ_ε L_ε + λ_dir L_dir. Twin: lib/bench/torch/GareTrainStep.py.
+func BenchmarkPairedGareTrainStep(b *testing.B) {
+	cfg := benchConfig()
+	m, err := New(backend.MustNew(), cfg, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := RandomDataset(cfg.Batch, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 0.4, 2)
+	idx := make([]int, cfg.Batch)
+	for i := range idx {
+		idx[i] = i
+	}
+	inputs := batchTensors(data, idx, false)
+	exec, err := model.NewExec(m.backend, m.Store, func(scope *model.Scope, in []*Node) []*Node {
+		g := in[0].Graph()
+		m.Store.SetTraining(g, true)
+		terms := Objective(cfg, Forward(cfg, m.Weights(g), Inputs{Text: in[0], Frames: in[1], FrameMask: in[2]}, m.dropout(scope, g)))
+		var params []*Node
+		for v := range scope.Store().IterVariables() {
+			if v.Trainable && v.InUseByGraph(g) {
+				params = append(params, v.NodeValue(g))
+			}
+		}
+		return append([]*Node{terms.Total}, Gradient(terms.Total, params...)...)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := func() {
+		out, err := exec.Exec(inputs...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, t := range out {
+			t.FinalizeAll()
+		}
+	}
+	run()
+	b.ResetTimer()
+	for b.Loop() {
+		run()
+	}
+}
+
+// BenchmarkPairedGareInference1k scores 1,000 texts × 1,000 videos with Δ computed for every pair
+// (the official evaluation loop, spec §4.5) from given 512-d features: text [CLS] features and
+// video frame features as the official loop receives them, i.e. after the temporal transformer
+// (so the model here has no temporal layers; encoding a video through the 4-layer transformer is a
+// once-per-video cost outside the pair loop). ψ, pooling and similarity are the official
+// configuration; the Scorer streams 256 × 256 blocks through the factored ψ.
+// Twin: lib/bench/torch/GareInference1k.py.
+func BenchmarkPairedGareInference1k(b *testing.B) {
+	cfg := benchConfig()
+	cfg.TemporalLayers = 0
+	m, err := New(backend.MustNew(), cfg, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := RandomDataset(1000, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 0.4, 3)
+	sc, err := m.NewScorer(data, data.Videos(), ScorerOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := func() {
+		if _, err := sc.Matrix(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run()
+	b.ResetTimer()
+	for b.Loop() {
+		run()
+	}
+}
+
+func BenchmarkSmallTrainStep(b *testing.B) {
+	cfg := benchConfig()
+	cfg.Dim, cfg.TextInputDim, cfg.VideoInputDim, cfg.TemporalLayers, cfg.TemporalHeads = 128, 100, 257, 1, 4
+	m, err := New(backend.MustNew(), cfg, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := RandomDataset(cfg.Batch, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 0.1, 2)
+	idx := make([]int, cfg.Batch)
+	for i := range idx {
+		idx[i] = i
+	}
+	tr, err := m.NewTrainer(1000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr.Run(data, idx)
+	b.ResetTimer()
+	for b.Loop() {
+		tr.Run(data, idx)
+	}
+}
