@@ -136,4 +136,3 @@ func BenchmarkPairedHLFormerEval(b *testing.B) {
 		run()
 	}
 }
-

@@ -280,7 +280,7 @@ func TestMAIMMatchesReference(t *testing.T) {
 	c := tinyConfig()
 	rng := rand.New(rand.NewPCG(11, 12))
 	const n, length, b = 2, 5, 3
-	branches := make([][]mat, n) // [N][B][L][d]
+	branches := make([][]mat, n)      // [N][B][L][d]
 	input := make([][][][]float64, b) // [B][N][L][d]
 	for i := range branches {
 		for k := 0; k < b; k++ {

@@ -1,9 +1,11 @@
 package hlformer
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -314,3 +316,72 @@ var PaperTable2SumR = map[string]string{
 
 // PaperTable2Cite cites PaperTable2SumR.
 const PaperTable2Cite = "HLFormer Table 2, Charades-STA SumR"
+
+// Scale is a named experiment size: data subset, model width and schedule. The architecture (4 + 4
+// branches, widths None/2/4/8, MAIM, 32 clips, losses and their weights) is the official one at every
+// scale; what changes is said in Describe.
+type Scale struct {
+	Name                    string
+	TrainVideos, TestVideos int // 0: the whole split
+	Dim, LorentzDim         int
+	FrameLen, QueryLen      int
+	Epochs, BatchVideos     int
+	LearningRate            float64
+	Seeds                   []int64
+}
+
+// CIScale runs in seconds per seed: 128 train and 128 test videos, d = 32, L^15 (4 heads of 4), 32
+// frames, batches of 32 videos, 2 epochs at lr 1e-3.
+var CIScale = Scale{Name: "CI", TrainVideos: 128, TestVideos: 128, Dim: 32, LorentzDim: 15, FrameLen: 32, QueryLen: 12,
+	Epochs: 2, BatchVideos: 32, LearningRate: 1e-3, Seeds: []int64{0, 1, 2}}
+
+// FullScale is the full Charades-STA run we can afford on the 2-core CPU: every train and test video,
+// CPUConfig (d = 64, L^31), 64 frames, batches of 128 videos, 8 epochs at the official lr 2e-4.
+var FullScale = Scale{Name: "full", Dim: 64, LorentzDim: 31, FrameLen: 64, QueryLen: 12,
+	Epochs: 8, BatchVideos: 128, LearningRate: 2e-4, Seeds: []int64{0, 1, 2}}
+
+// AblationScale is the size of the ablations and sweeps of the full study (Table 2, Fig. 3, Fig. 6: 30
+// variants × 3 seeds): 1,024 random train videos (all their queries), the whole test split, d = 32,
+// L^15, 32 frames, batches of 64 videos, 4 epochs at lr 1e-3.
+var AblationScale = Scale{Name: "ablation", TrainVideos: 1024, Dim: 32, LorentzDim: 15, FrameLen: 32, QueryLen: 12,
+	Epochs: 4, BatchVideos: 64, LearningRate: 1e-3, Seeds: []int64{0, 1, 2}}
+
+// Config is the scale's model on inputs of the given sizes.
+func (s Scale) Config(videoDim, queryDim int) Config {
+	c := PaperConfig(videoDim, queryDim)
+	c.Dim, c.LorentzDim, c.FrameLen, c.QueryLen = s.Dim, s.LorentzDim, s.FrameLen, s.QueryLen
+	return c
+}
+
+// Training is the scale's schedule: BertAdam with warmup_linear over Epochs, hard negatives from
+// round(0.2·Epochs) and patience max(2, round(0.1·Epochs)) (the code's 20 and 10 of 100 epochs).
+func (s Scale) Training() TrainConfig {
+	tc := CharadesTraining()
+	tc.Epochs, tc.BatchVideos, tc.LearningRate = s.Epochs, s.BatchVideos, s.LearningRate
+	tc.HardNegativeStart, tc.Patience = ScaledHardNegativeStart(s.Epochs)
+	return tc
+}
+
+// Describe states the scale's deviations from the official configuration, for table provenance.
+func (s Scale) Describe() string {
+	start, patience := ScaledHardNegativeStart(s.Epochs)
+	return fmt.Sprintf("%s scale: d = %d (paper 384), Lorentz L^%d (paper L^127), frames padded/down-sampled to %d (paper 128), "+
+		"tokens padded to %d (paper 30; no Charades query is longer), batches of %d videos (paper 128) with queries rounded down to a "+
+		"multiple of 32, %d epochs (paper 100) at lr %g (paper 2e-4) with warmup_linear, hard negatives from epoch %d and early-stopping "+
+		"patience %d (the code's 20 and 10 of 100, scaled); everything else as the official code (spec §3)",
+		s.Name, s.Dim, s.LorentzDim, s.FrameLen, s.QueryLen, s.BatchVideos, s.Epochs, s.LearningRate, start, patience)
+}
+
+// LoadTable reads a table saved by report.Table.Save (<base>.json), e.g. a committed full-run result
+// shown by the notebook's small configuration.
+func LoadTable(path string) (*report.Table, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var t report.Table
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("hlformer: %s: %w", path, err)
+	}
+	return &t, nil
+}

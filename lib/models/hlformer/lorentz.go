@@ -17,12 +17,15 @@ const (
 	LorentzTimeOffset = 1.1
 	// LorentzTimeScaleInit is the initial log-scale s of that time coordinate (2.3: time ∈ (1.1, ≈11.07)).
 	LorentzTimeScaleInit = 2.3
-	// LorentzSpaceNormFloor guards the Lorentz linear rescaling √((time² − 1)/‖y_s‖²): a head whose
-	// ‖y_s‖² is below it (y_s = 0 exactly when dropout zeroes every input coordinate, likely with a few
-	// coordinates per head) is mapped to the hyperboloid's origin [1, 0…0], with zero gradient. The code has
-	// no guard and gives NaN there (0·∞); with 32 coordinates per head and dropout 0.25 that needs all 128
-	// inputs dropped (probability 0.25¹²⁸), so the guard never fires at the paper's size (a deviation).
-	LorentzSpaceNormFloor = 1e-20
+	// LorentzSpaceNormFloor guards the Lorentz linear rescaling: below it, a head's ‖y_s‖² is treated as 0
+	// and the head maps to the hyperboloid's origin [1, 0…0] with zero gradient (y_s = 0 happens when
+	// dropout zeroes every input coordinate; the code then gives NaN, 0·∞). Above it the space part is
+	// computed as the unit direction y_s/‖y_s‖ times √(time² − 1), whose derivative is bounded by
+	// √(time² − 1)/‖y_s‖ ≤ 1e6·√(time² − 1), instead of the code's y_s·√((time² − 1)/‖y_s‖²), whose two
+	// derivative terms of size 1/‖y_s‖² overflow float32 and cancel to NaN for tiny ‖y_s‖ (frequent with
+	// 1-2 space coordinates per head). Same values; at the paper's 31 coordinates per head ‖y_s‖ is never
+	// near the floor (a deviation in the gradient's numerics only).
+	LorentzSpaceNormFloor = 1e-12
 	// LorentzMaskFill is what the Lorentz attention puts at padded keys: masked_fill(−1e18) (spec §3.2).
 	LorentzMaskFill = -1e18
 )
@@ -62,9 +65,10 @@ func LorentzLinear(scope *model.Scope, x *Node, heads int, dropoutRate float64) 
 	norm2 := ReduceAndKeep(Square(ys), ReduceSum, axis)
 	ok := GreaterThan(norm2, Scalar(x.Graph(), norm2.DType(), LorentzSpaceNormFloor))
 	safe := Where(ok, norm2, OnesLike(norm2)) // keeps the unused branch's gradient finite
-	factor := Where(ok, Sqrt(Div(AddScalar(Square(time), -1), safe)), ZerosLike(safe))
+	unit := Div(ys, Sqrt(safe))
+	space := Mul(unit, Where(ok, Sqrt(AddScalar(Square(time), -1)), ZerosLike(time)))
 	time = Where(ok, time, OnesLike(time))
-	return Concatenate([]*Node{time, Mul(ys, factor)}, axis)
+	return Concatenate([]*Node{time, space}, axis)
 }
 
 // lorentzSigns is [−1, 1, …, 1] of length m in dtype, so that Σ (signs ⊙ x) y = ⟨x, y⟩_L.

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/geoalign/geoalign/lib/geom"
+	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 	"github.com/gomlx/gomlx/ml/model"
 )
@@ -157,15 +158,21 @@ type HyperbolicEmbeddings struct {
 // learnable exp(α) (α init log d^{−½}, clamped ≤ 0), then MERU's ExpMap0 with c = exp(curv), curv
 // learnable (init log CurvatureInit) and clamped in place to [log CurvatureMin, log CurvatureMax].
 func (m *Model) Hyperbolic(scope *model.Scope, videos, queries *Node) HyperbolicEmbeddings {
-	scope = scope.In("pop")
-	g, dtype := videos.Graph(), videos.DType()
-	alphaInit := -0.5 * math.Log(float64(m.Config.Dim))
-	videoAlpha := Exp(clampedScalar(scope, g, dtype, "video_alpha", alphaInit, math.Inf(-1), 0))
-	textAlpha := Exp(clampedScalar(scope, g, dtype, "textual_alpha", alphaInit, math.Inf(-1), 0))
-	c := Exp(clampedScalar(scope, g, dtype, "curv", math.Log(CurvatureInit), math.Log(CurvatureMin), math.Log(CurvatureMax)))
+	videoScale, textScale, c := m.POPScales(scope, videos.Graph(), videos.DType())
 	return HyperbolicEmbeddings{
-		Videos:  geom.ExpMap0(Mul(videos, videoAlpha), c),
-		Queries: geom.ExpMap0(Mul(queries, textAlpha), c),
+		Videos:  geom.ExpMap0(Mul(videos, videoScale), c),
+		Queries: geom.ExpMap0(Mul(queries, textScale), c),
 		C:       c,
 	}
+}
+
+// POPScales returns the POP branch's exp(video_alpha), exp(textual_alpha) and curvature c = exp(curv),
+// each learnable scalar clamped in place as in the code (spec §3.2).
+func (m *Model) POPScales(scope *model.Scope, g *Graph, dtype dtypes.DType) (videoScale, textScale, c *Node) {
+	scope = scope.At("pop")
+	alphaInit := -0.5 * math.Log(float64(m.Config.Dim))
+	videoScale = Exp(clampedScalar(scope, g, dtype, "video_alpha", alphaInit, math.Inf(-1), 0))
+	textScale = Exp(clampedScalar(scope, g, dtype, "textual_alpha", alphaInit, math.Inf(-1), 0))
+	c = Exp(clampedScalar(scope, g, dtype, "curv", math.Log(CurvatureInit), math.Log(CurvatureMin), math.Log(CurvatureMax)))
+	return videoScale, textScale, c
 }

@@ -1,0 +1,366 @@
+package hlformer
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"sort"
+
+	"github.com/geoalign/geoalign/lib/data/charades"
+	"github.com/geoalign/geoalign/lib/data/prvr"
+	"github.com/geoalign/geoalign/lib/geom"
+	"github.com/geoalign/geoalign/lib/report"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
+	"github.com/gomlx/gomlx/ml/model"
+	gmat "gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// HyperbolicDistances are distances from the origin of the POP space (curvature −c) of the test
+// embeddings mapped as the POP branch maps its inputs (HLFormer Fig. 5): glance clips and gaze frames
+// scaled by exp(video_alpha), queries by exp(textual_alpha), then MERU's exp₀.
+type HyperbolicDistances struct {
+	Clips, Frames, Queries []float64
+	C                      float64
+}
+
+// POPDistances encodes the first maxVideos videos and maxQueries queries of s with the variables in
+// store and returns their distances from the POP space's origin (geom.LorentzDistance to the origin).
+func POPDistances(be compute.Backend, m *Model, store *model.Store, s *prvr.Split, maxVideos, maxQueries int) (*HyperbolicDistances, error) {
+	c := m.Config
+	dist := func(scope *model.Scope, x, scale, curv *Node) *Node {
+		p := geom.ExpMap0(Mul(x, scale), curv)
+		return geom.LorentzDistance(p, ZerosLike(p), curv)
+	}
+	exec, err := model.NewExec(be, store, func(scope *model.Scope, clips, frames, mask, tokens, tmask *Node) []*Node {
+		inference(scope, clips.Graph())
+		vs, ts, curv := m.POPScales(scope, clips.Graph(), clips.DType())
+		out := []*Node{dist(scope, m.EncodeQuery(scope, tokens, tmask), ts, curv), curv}
+		if c.Glance {
+			out = append(out, dist(scope, m.EncodeClips(scope, clips), vs, curv))
+		}
+		if c.Gaze {
+			out = append(out, dist(scope, m.EncodeFrames(scope, frames, mask), vs, curv))
+		}
+		return out
+	})
+	if err != nil {
+		return nil, err
+	}
+	nv, nq := min(maxVideos, s.NumVideos()), min(maxQueries, s.NumQueries())
+	res := &HyperbolicDistances{}
+	idx := func(n, total int) []int {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = -1
+			if i < total {
+				out[i] = i
+			}
+		}
+		return out
+	}
+	vids, qs := idx(max(nv, 1), nv), idx(max(nq, 1), nq)
+	clips, frames, fmask := VideoInputs(s, vids, c, dtypes.Float32)
+	tokens, tmask := QueryInputs(s, qs, c, dtypes.Float32)
+	outs, err := exec.Exec(clips, frames, fmask, tokens, tmask)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range flat32(outs[0])[:nq] {
+		res.Queries = append(res.Queries, float64(q))
+	}
+	res.C = float64(flat32(outs[1])[0])
+	k := 2
+	if c.Glance {
+		for _, x := range flat32(outs[k])[:nv*c.ClipLen] {
+			res.Clips = append(res.Clips, float64(x))
+		}
+		k++
+	}
+	if c.Gaze {
+		fd := flat32(outs[k])
+		for v := 0; v < nv; v++ {
+			_, n := s.VideoFrames(v)
+			for t := 0; t < min(n, c.FrameLen); t++ {
+				res.Frames = append(res.Frames, float64(fd[v*c.FrameLen+t]))
+			}
+		}
+	}
+	return res, nil
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	ys := append([]float64(nil), xs...)
+	sort.Float64s(ys)
+	if len(ys)%2 == 1 {
+		return ys[len(ys)/2]
+	}
+	return (ys[len(ys)/2-1] + ys[len(ys)/2]) / 2
+}
+
+// Figure5 is HLFormer Fig. 5: histograms of the distances from the origin of glance (clip), text and
+// gaze (frame) embeddings in the POP space, for the model trained with and without L_pop (seed of the
+// first run of each). The table gives the medians per seed (mean ± std); the paper's claim is the order
+// clip < text < frame with L_pop.
+func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *report.Table, error) {
+	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 5 analogue — distance from the POP origin (%s scale)", s.Scale.Name),
+		s.Provenance(fmt.Sprintf("Distances of the first %d test videos' clips and frames and the first %d test queries, "+
+			"mapped like the POP branch's inputs (exp(α)·x, MERU exp₀ with the learned c); medians per seed, mean ± std over seeds.", maxVideos, maxQueries)),
+		"model", "clip (glance) median", "text median", "frame (gaze) median", "clip < text < frame (seeds)")
+	var plots []*plot.Plot
+	for _, v := range []Variant{HybridVariant, NoPOPVariant} {
+		r, err := s.Run(v)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		m, err := New(r.Config)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		var mc, mt, mf []float64
+		ordered := 0
+		var first *HyperbolicDistances
+		for _, res := range r.Results {
+			d, err := POPDistances(s.Backend, m, res.Store, s.Setup.Test, maxVideos, maxQueries)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if first == nil {
+				first = d
+			}
+			c, q, f := median(d.Clips), median(d.Queries), median(d.Frames)
+			mc, mt, mf = append(mc, c), append(mt, q), append(mf, f)
+			if c < q && q < f {
+				ordered++
+			}
+		}
+		t.AddRow(v.Name, report.Summarize(mc).Format(3), report.Summarize(mt).Format(3), report.Summarize(mf).Format(3),
+			fmt.Sprintf("%d of %d", ordered, len(r.Results)))
+		p, err := histogramPlot(fmt.Sprintf("%s (seed %d, c = %.2f)", shortName(v.Name), r.Seeds[0], first.C), "distance from the origin",
+			[]string{"clip (glance)", "text query", "frame (gaze)"}, [][]float64{first.Clips, first.Queries, first.Frames})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		plots = append(plots, p)
+	}
+	return plots[0], plots[1], t, nil
+}
+
+// loadMoments reads the Charades-STA test moments per video (for Fig. 4).
+func (s *Setup) loadMoments() (map[string][]charades.Moment, error) {
+	ms, err := charades.ReadSTA(filepath.Join(s.shared, "charades", "charades_sta_test.txt"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]charades.Moment{}
+	for _, m := range ms {
+		out[m.VideoID] = append(out[m.VideoID], m)
+	}
+	return out, nil
+}
+
+// frameMoments labels each frame of video v (frames at charades.FrameRate, not down-sampled) with the
+// index of the first annotated moment whose interval contains the frame's centre, or −1.
+func frameMoments(n int, moments []charades.Moment) []int {
+	labels := make([]int, n)
+	for k := range labels {
+		labels[k] = -1
+		t := (float64(k) + 0.5) / charades.FrameRate
+		for i, m := range moments {
+			if t >= math.Min(m.Start, m.End) && t <= math.Max(m.Start, m.End) {
+				labels[k] = i
+				break
+			}
+		}
+	}
+	return labels
+}
+
+// momentSeparation is (mean distance between frames of different moments) / (mean distance between
+// frames of the same moment) over the labelled frames of one video: > 1 when moments form clusters.
+func momentSeparation(emb []float32, d int, labels []int) float64 {
+	var within, between float64
+	var nw, nb int
+	for i := range labels {
+		for j := i + 1; j < len(labels); j++ {
+			if labels[i] < 0 || labels[j] < 0 {
+				continue
+			}
+			var s float64
+			for e := 0; e < d; e++ {
+				x := float64(emb[i*d+e] - emb[j*d+e])
+				s += x * x
+			}
+			if labels[i] == labels[j] {
+				within += math.Sqrt(s)
+				nw++
+			} else {
+				between += math.Sqrt(s)
+				nb++
+			}
+		}
+	}
+	if nw == 0 || nb == 0 || within == 0 {
+		return math.NaN()
+	}
+	return (between / float64(nb)) / (within / float64(nw))
+}
+
+// pca2 projects rows (n × d) on their first two principal components.
+func pca2(rows []float32, n, d int) [][2]float64 {
+	x := gmat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, float64(rows[i*d+j]))
+		}
+	}
+	for j := 0; j < d; j++ {
+		var m float64
+		for i := 0; i < n; i++ {
+			m += x.At(i, j)
+		}
+		m /= float64(n)
+		for i := 0; i < n; i++ {
+			x.Set(i, j, x.At(i, j)-m)
+		}
+	}
+	var svd gmat.SVD
+	out := make([][2]float64, n)
+	if !svd.Factorize(x, gmat.SVDThin) {
+		return out
+	}
+	var v gmat.Dense
+	svd.VTo(&v)
+	for i := 0; i < n; i++ {
+		for c := 0; c < 2 && c < v.RawMatrix().Cols; c++ {
+			var s float64
+			for j := 0; j < d; j++ {
+				s += x.At(i, j) * v.At(j, c)
+			}
+			out[i][c] = s
+		}
+	}
+	return out
+}
+
+// Figure4 is HLFormer Fig. 4 with PCA instead of UMAP: the gaze-branch frame embeddings of one test video
+// (the one with the most annotated moments among those not down-sampled), projected to 2-D and coloured
+// by the Charades-STA moment containing each frame, for the Euclidean-only and the hybrid model (seed of
+// the first run). The table averages the moment separation (between/within mean distances) over all test
+// videos with ≥ 2 moments, per seed. Needs the Charades setup (moment times).
+func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, error) {
+	if s.Setup.Kind != report.LabelDerived {
+		return nil, nil, nil, fmt.Errorf("hlformer: Fig. 4 needs Charades-STA moment annotations (setup %q)", s.Setup.Name)
+	}
+	moments, err := s.Setup.loadMoments()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	te := s.Setup.Test
+	frameLen := s.Scale.FrameLen
+	best, bestCount := -1, 0
+	for v, id := range te.VideoIDs {
+		_, n := te.VideoFrames(v)
+		if n > frameLen {
+			continue
+		}
+		labels := frameMoments(n, moments[id])
+		seen := map[int]bool{}
+		for _, l := range labels {
+			if l >= 0 {
+				seen[l] = true
+			}
+		}
+		if len(seen) > bestCount {
+			best, bestCount = v, len(seen)
+		}
+	}
+	if best < 0 {
+		return nil, nil, nil, fmt.Errorf("hlformer: no test video with ≤ %d frames", frameLen)
+	}
+	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 4 analogue — moment separation of frame embeddings (%s scale)", s.Scale.Name),
+		s.Provenance("Separation = mean distance between frames of different Charades-STA moments / mean distance within a moment, "+
+			"gaze-branch evaluation embeddings (L2-normalised), averaged over the test videos with ≥ 2 annotated moments and ≤ FrameLen frames; "+
+			"mean ± std over seeds. The plots are PCA (not UMAP) projections of one video."),
+		"model", "moment separation", "videos")
+	var plots []*plot.Plot
+	for _, v := range []Variant{EuclideanOnlyVariant, HybridVariant} {
+		r, err := s.Run(v)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		var seps []float64
+		var count int
+		for si, res := range r.Results {
+			em := res.Embeddings
+			d := em.Dim
+			var sum float64
+			count = 0
+			for vi, id := range te.VideoIDs {
+				_, n := te.VideoFrames(vi)
+				if n > frameLen || len(moments[id]) < 2 {
+					continue
+				}
+				sep := momentSeparation(em.Frames[vi*frameLen*d:(vi*frameLen+n)*d], d, frameMoments(n, moments[id]))
+				if !math.IsNaN(sep) {
+					sum += sep
+					count++
+				}
+			}
+			seps = append(seps, sum/float64(max(count, 1)))
+			if si == 0 {
+				_, n := te.VideoFrames(best)
+				pts := pca2(em.Frames[best*frameLen*d:(best*frameLen+n)*d], n, d)
+				p, err := scatterByLabel(fmt.Sprintf("%s — video %s (PCA)", shortName(v.Name), te.VideoIDs[best]), pts,
+					frameMoments(n, moments[te.VideoIDs[best]]))
+				if err != nil {
+					return nil, nil, nil, err
+				}
+				plots = append(plots, p)
+			}
+		}
+		t.AddRow(v.Name, report.Summarize(seps).Format(3), count)
+	}
+	return plots[0], plots[1], t, nil
+}
+
+// scatterByLabel draws 2-D points coloured by label (−1 = no moment, grey).
+func scatterByLabel(title string, pts [][2]float64, labels []int) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "PC 1", "PC 2"
+	groups := map[int]plotter.XYs{}
+	for i, pt := range pts {
+		groups[labels[i]] = append(groups[labels[i]], plotter.XY{X: pt[0], Y: pt[1]})
+	}
+	var keys []int
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	for _, k := range keys {
+		sc, err := plotter.NewScatter(groups[k])
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Shape = draw.CircleGlyph{}
+		name := "no moment"
+		if k < 0 {
+			sc.GlyphStyle.Color = color.Gray{Y: 160}
+		} else {
+			sc.GlyphStyle.Color = plotutil.Color(k)
+			name = fmt.Sprintf("moment %d", k+1)
+		}
+		p.Add(sc)
+		p.Legend.Add(name, sc)
+	}
+	return p, nil
+}

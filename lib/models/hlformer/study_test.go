@@ -1,0 +1,56 @@
+package hlformer
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/geoalign/geoalign/lib/backend"
+)
+
+// The study pipeline end to end on a tiny synthetic world: Table 1 (three variants × two seeds), the
+// paired comparison, and Fig. 5's POP distances.
+func TestStudyTable1AndFigure5(t *testing.T) {
+	setup, err := SyntheticSetup(3, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale := Scale{Name: "test", Dim: 8, LorentzDim: 7, FrameLen: 16, QueryLen: 8, Epochs: 1, BatchVideos: 12, LearningRate: 1e-3}
+	st := NewStudy(backend.MustNew(), setup, scale, []int64{0}, nil)
+	tab, err := st.Table1()
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := tab.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 3 || !strings.Contains(md, "SumR (paper)") || !strings.Contains(md, "synthetic") {
+		t.Fatalf("table 1:\n%s", md)
+	}
+	cmp, err := st.Compare(HybridVariant, EuclideanOnlyVariant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.Diff.N != 1 || cmp.Verdict != "inconclusive" {
+		t.Fatalf("comparison %+v", cmp)
+	}
+	_, _, t5, err := st.Figure5(10, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(t5.Rows) != 2 {
+		t.Fatalf("fig 5 table rows %v", t5.Rows)
+	}
+	d, err := POPDistances(st.Backend, &Model{Config: st.runs[HybridVariant.Name].Config}, st.runs[HybridVariant.Name].Results[0].Store, setup.Test, 5, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Queries) != 7 || len(d.Clips) != 5*32 || d.C < CurvatureMin || d.C > CurvatureMax {
+		t.Fatalf("distances: %d queries, %d clips, c = %g", len(d.Queries), len(d.Clips), d.C)
+	}
+	for _, x := range append(append(d.Queries, d.Clips...), d.Frames...) {
+		if !(x >= 0) {
+			t.Fatalf("distance %g", x)
+		}
+	}
+}
