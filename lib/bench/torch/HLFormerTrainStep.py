@@ -182,7 +182,7 @@ class HLFormer(nn.Module):
         super().__init__()
         self.q_in, self.q_pos, self.q_enc = LinearLayer(D_IN, D, DROP), PosEnc(TOKENS, D, DROP), EucBlock(None)
         self.q_pool = nn.Linear(D, 1, bias=False)
-        self.c_in, self.c_pos, self.c_enc = LinearLayer(D_IN, D, DROP), PosEnc(FRAMES, D, DROP), HLFormerBlock(CLIPS)
+        self.c_in, self.c_pos, self.c_enc = LinearLayer(D_IN, D, DROP), PosEnc(max(FRAMES, CLIPS), D, DROP), HLFormerBlock(CLIPS)
         self.f_in, self.f_pos, self.f_enc = LinearLayer(D_IN, D, DROP), PosEnc(FRAMES, D, DROP), HLFormerBlock(FRAMES)
         self.pool_f, self.pool_c = nn.Linear(D, 1, bias=False), nn.Linear(D, 1, bias=False)
         self.video_alpha = nn.Parameter(torch.tensor(D ** -0.5).log())
@@ -298,11 +298,11 @@ def random_batch(videos, queries, gen):
     """Random inputs of the benchmark's shapes: 64–128 valid frames per video, 8–30 tokens per query."""
     clips = F.normalize(torch.randn(videos, CLIPS, D_IN, generator=gen), dim=-1)
     frames = F.normalize(torch.randn(videos, FRAMES, D_IN, generator=gen), dim=-1)
-    nf = torch.randint(64, FRAMES + 1, (videos,), generator=gen)
+    nf = torch.randint(FRAMES // 2, FRAMES + 1, (videos,), generator=gen)
     fmask = (torch.arange(FRAMES)[None, :] < nf[:, None]).float()
     frames = frames * fmask.unsqueeze(-1)
     tokens = F.normalize(torch.randn(queries, TOKENS, D_IN, generator=gen), dim=-1)
-    nt = torch.randint(8, TOKENS + 1, (queries,), generator=gen)
+    nt = torch.randint(min(8, TOKENS), TOKENS + 1, (queries,), generator=gen)
     tmask = (torch.arange(TOKENS)[None, :] < nt[:, None]).float()
     tokens = tokens * tmask.unsqueeze(-1)
     labels = torch.arange(queries) * videos // queries
