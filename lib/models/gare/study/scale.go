@@ -32,7 +32,7 @@ func SmallScale() Scale {
 		Name: "small", Seeds: []uint64{1, 2, 3},
 		CharadesTrain: 1024, CharadesTest: 500,
 		Dim: 32, TemporalLayers: 1, TemporalHeads: 2, Batch: 64,
-		PretrainEpochs: 3, Epochs: 2, PretrainLR: 1e-3, LR: 1e-3, ProjectionLR: 1e-6,
+		PretrainEpochs: 15, Epochs: 2, PretrainLR: 1e-3, LR: 1e-3, ProjectionLR: 1e-6,
 		SynthPairs: 1400, SynthTrain: 1024, FalseNegativeRates: []float64{0, 0.5},
 		ProbePairs: 64, DynamicsEvery: 4,
 	}
@@ -45,7 +45,7 @@ func CIScale() Scale {
 	s.Name = "ci"
 	s.CharadesTrain, s.CharadesTest = 2048, 1000
 	s.Dim, s.TemporalHeads, s.Batch = 64, 4, 128
-	s.PretrainEpochs, s.Epochs = 5, 3
+	s.PretrainEpochs, s.Epochs = 20, 3
 	return s
 }
 
