@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/models/gram"
@@ -17,8 +18,11 @@ func init() {
 	Register(Experiment{Paper: "gram", Table1: gramTable1, Figures: gramFigures})
 }
 
+// studyOptions maps the reproduction options to the studies'. GEOALIGN_RUN_CACHE, when set, is a
+// run cache shared with the notebooks (build/notebook-cache/gram): finished runs with the same data,
+// configuration, seed and study.CacheVersion are reloaded instead of retrained.
 func studyOptions(opts Options) study.Options {
-	return study.Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache}
+	return study.Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: os.Getenv("GEOALIGN_RUN_CACHE")}
 }
 
 // gramSets loads the three tri-modal sets of the GRAM and HyperGRAM reproductions.
@@ -112,6 +116,13 @@ func gramFigures(opts Options) error {
 	if err := save.plot("volume-intuition", p); err != nil {
 		return err
 	}
+	tg, err := study.InitialGradients(o, 64, gram.DefaultConfig().ContraDim)
+	if err != nil {
+		return err
+	}
+	if err := save.table("initial-gradients", tg, nil); err != nil {
+		return err
+	}
 	sets, err := gramSets(o)
 	if err != nil {
 		return err
@@ -170,8 +181,9 @@ func gramFigures(opts Options) error {
 	if err := save.table("table6-loss-ablation", t6, vs); err != nil {
 		return err
 	}
-	t7 := study.ModalityGap(o, runs.Get(tux, study.Pairwise.Label), runs.Get(tux, study.GRAM.Label))
-	if err := save.table("table7-modality-gap", t7, nil); err != nil {
+	t7, vs := study.ModalityGap(o, runs.Get(tux, study.Pairwise.Label), runs.Get(tux, study.GRAM.Label))
+	verdicts = append(verdicts, vs...)
+	if err := save.table("table7-modality-gap", t7, vs); err != nil {
 		return err
 	}
 	return SaveClaims(save.dir, claimsOf("GRAM (ICLR 2025)", verdicts))

@@ -43,6 +43,14 @@ func hypergramFigures(opts Options) error {
 	runs := study.Runs{}
 	var verdicts []study.Verdict
 
+	tr, err := study.RandomUnitVolumesTable(o, 16, 128, 512)
+	if err != nil {
+		return err
+	}
+	if err := save.table("random-unit-volumes", tr, nil); err != nil {
+		return err
+	}
+
 	tg, vs, err := o.Geometries(runs, sets)
 	if err != nil {
 		return err
@@ -111,6 +119,13 @@ func hypergramFigures(opts Options) error {
 	}
 	verdicts = append(verdicts, vl)
 	if err := save.table("text-length", tl, []study.Verdict{vl}); err != nil {
+		return err
+	}
+	traw, err := o.RawLift(tux, runs.Get(tux, study.HyperGRAM.Label))
+	if err != nil {
+		return err
+	}
+	if err := save.table("raw-lift", traw, nil); err != nil {
 		return err
 	}
 	tp, _, vp, err := study.LowPrecision(o)

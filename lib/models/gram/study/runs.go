@@ -228,13 +228,17 @@ func (o Options) TrainSeeds(d *gram.Dataset, v Variant, evalEvery int) ([]*Run, 
 	return runs, nil
 }
 
+// CacheVersion is part of every run-cache key: bump it when a change to lib/models/gram changes
+// what a given configuration trains, so that cached runs of the old code are not reused.
+const CacheVersion = 1
+
 // runDir is the cache directory of one run ("" without Options.CacheDir): a hash of everything
 // that determines the trained model.
 func (o Options) runDir(d *gram.Dataset, v Variant, seed int64, epochs, evalEvery int) string {
 	if o.CacheDir == "" {
 		return ""
 	}
-	key := fmt.Sprintf("%s|%d|%d|%v|%+v|%+v|%d|%d|%d", d.Name, d.Train.N, d.Test.N, d.Train.Dims, v.Config, v.WarmStart, seed, epochs, evalEvery)
+	key := fmt.Sprintf("v%d|%s|%d|%d|%v|%+v|%+v|%d|%d|%d", CacheVersion, d.Name, d.Train.N, d.Test.N, d.Train.Dims, v.Config, v.WarmStart, seed, epochs, evalEvery)
 	sum := sha256.Sum256([]byte(key))
 	return filepath.Join(o.CacheDir, hex.EncodeToString(sum[:8]))
 }
