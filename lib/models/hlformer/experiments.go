@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/data/charades"
@@ -180,6 +181,8 @@ type Runs struct {
 }
 
 // RunVariant trains variant v (from base and lc) once per seed on setup and evaluates on its test split.
+// With tc.CheckpointDir set, each seed checkpoints into <dir>/<variant>/seed<N>, so that an interrupted
+// study resumes and a finished run is only re-evaluated.
 func RunVariant(be compute.Backend, setup *Setup, base Config, lc LossConfig, tc TrainConfig, v Variant, seeds []int64, log io.Writer) (*Runs, error) {
 	c, l := v.Apply(base, lc)
 	m, err := New(c)
@@ -190,6 +193,9 @@ func RunVariant(be compute.Backend, setup *Setup, base Config, lc LossConfig, tc
 	for _, seed := range seeds {
 		tc := tc
 		tc.Seed = seed
+		if tc.CheckpointDir != "" {
+			tc.CheckpointDir = filepath.Join(tc.CheckpointDir, slug(v.Name), fmt.Sprintf("seed%d", seed))
+		}
 		start := time.Now()
 		res, err := Train(be, m, l, tc, setup.Train, setup.Test)
 		if err != nil {
@@ -384,4 +390,18 @@ func LoadTable(path string) (*report.Table, error) {
 		return nil, fmt.Errorf("hlformer: %s: %w", path, err)
 	}
 	return &t, nil
+}
+
+// slug turns a variant name into a directory name.
+func slug(name string) string {
+	var b []rune
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b = append(b, r)
+		case len(b) > 0 && b[len(b)-1] != '-':
+			b = append(b, '-')
+		}
+	}
+	return strings.Trim(string(b), "-")
 }

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -25,7 +26,10 @@ type Study struct {
 	Scale   Scale
 	Seeds   []int64
 	Log     io.Writer
-	runs    map[string]*Runs
+	// CacheDir, if set, holds a checkpoint per variant and seed (<CacheDir>/<scale>/<variant>/seed<N>):
+	// an interrupted study resumes, and finished runs are only re-evaluated.
+	CacheDir string
+	runs     map[string]*Runs
 }
 
 // NewStudy prepares a study; seeds nil means the scale's.
@@ -42,7 +46,11 @@ func (s *Study) Run(v Variant) (*Runs, error) {
 		return r, nil
 	}
 	base := s.Scale.Config(s.Setup.Train.Dim, s.Setup.Train.QueryDim)
-	r, err := RunVariant(s.Backend, s.Setup, base, CharadesLoss(), s.Scale.Training(), v, s.Seeds, s.Log)
+	tc := s.Scale.Training()
+	if s.CacheDir != "" {
+		tc.CheckpointDir = filepath.Join(s.CacheDir, s.Setup.Name+"-"+s.Scale.Name)
+	}
+	r, err := RunVariant(s.Backend, s.Setup, base, CharadesLoss(), tc, v, s.Seeds, s.Log)
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,9 @@ type TrainConfig struct {
 	Patience int
 	// MaxBatches caps the batches per epoch (0: all), for CI-sized runs.
 	MaxBatches int
+	// EpochsPerCall stops this call after that many epochs (0: no limit) without ending the run: with a
+	// CheckpointDir, the next call resumes (time-boxed training).
+	EpochsPerCall int
 	Seed       int64
 	DType      dtypes.DType // float32 by default
 	// CheckpointDir, if set, receives a checkpoint after every epoch (and the best model in best/); a
@@ -76,6 +79,7 @@ type Result struct {
 	History    []EpochStats
 	Store      *model.Store // the variables of the best epoch
 	Steps      int          // optimizer steps taken in this call
+	TotalSteps int          // optimizer steps over every resume (with a CheckpointDir; else Steps)
 	Elapsed    time.Duration
 	StepTime   time.Duration // mean wall time of a training step (compile excluded)
 	Stopped    string        // why training ended
@@ -89,6 +93,10 @@ const (
 	paramBest      = "best_sumr"
 	paramBestEpoch = "best_epoch"
 	paramBad       = "bad_epochs"
+	paramFinished  = "finished"      // 1 once training ended (completed or stopped early)
+	paramSeconds   = "train_seconds" // wall time spent training and evaluating, over all resumes
+	paramSteps     = "steps"         // optimizer steps over all resumes
+	paramStepNanos = "step_nanos"    // mean step wall time (compile excluded), over all resumes
 )
 
 // NewStore returns a store seeded for reproducible initialisation, dropout and negative sampling.
@@ -154,13 +162,17 @@ func Train(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig, tra
 	}
 	setParam := func(key string, v float64) { store.Scope(paramScope).SetParam(key, v) }
 	firstEpoch := int(param(paramEpoch, 0))
+	if param(paramFinished, 0) == 1 {
+		firstEpoch = tc.Epochs // a finished run is only re-evaluated, never trained further
+	}
+	priorSeconds, priorSteps, priorStepNanos := param(paramSeconds, 0), int(param(paramSteps, 0)), param(paramStepNanos, 0)
 	bestSumR := param(paramBest, math.Inf(-1))
 	res.BestEpoch = int(param(paramBestEpoch, -1))
 	bad := int(param(paramBad, 0))
 	bestDir := ""
 	if tc.CheckpointDir != "" {
 		bestDir = filepath.Join(tc.CheckpointDir, "best")
-		if firstEpoch > 0 && res.BestEpoch >= 0 {
+		if (firstEpoch > 0 || param(paramFinished, 0) == 1) && res.BestEpoch >= 0 {
 			if res.Store, err = loadStore(bestDir); err != nil {
 				return nil, fmt.Errorf("hlformer: resuming from %s: %w", tc.CheckpointDir, err)
 			}
@@ -246,18 +258,38 @@ func Train(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig, tra
 		setParam(paramBest, bestSumR)
 		setParam(paramBestEpoch, float64(res.BestEpoch))
 		setParam(paramBad, float64(bad))
+		stop := tc.Patience > 0 && bad >= tc.Patience
+		if stop || epoch == tc.Epochs-1 {
+			setParam(paramFinished, 1)
+		}
+		setParam(paramSeconds, priorSeconds+time.Since(start).Seconds())
+		setParam(paramSteps, float64(priorSteps+res.Steps))
+		if timedSteps > 0 {
+			mean := float64(stepTime) / float64(timedSteps)
+			if priorSteps > 0 {
+				mean = (mean*float64(timedSteps) + priorStepNanos*float64(priorSteps)) / float64(timedSteps+priorSteps)
+			}
+			setParam(paramStepNanos, mean)
+		}
 		if ckpt != nil {
 			if err := ckpt.Save(); err != nil {
 				return nil, err
 			}
 		}
-		if tc.Patience > 0 && bad >= tc.Patience {
+		if stop {
 			res.Stopped = fmt.Sprintf("early stop at epoch %d: no better val SumR for %d epochs", epoch, bad)
+			break
+		}
+		if tc.EpochsPerCall > 0 && epoch+1-firstEpoch >= tc.EpochsPerCall && epoch < tc.Epochs-1 {
+			res.Stopped = fmt.Sprintf("paused after epoch %d (EpochsPerCall = %d)", epoch, tc.EpochsPerCall)
 			break
 		}
 	}
 	if res.Stopped == "" {
-		res.Stopped = fmt.Sprintf("completed %d epochs", tc.Epochs)
+		res.Stopped = fmt.Sprintf("completed %d epochs", int(param(paramEpoch, 0)))
+	}
+	if res.TotalSteps == 0 {
+		res.TotalSteps = res.Steps
 	}
 	if res.Store == nil {
 		return nil, errors.New("hlformer: no epoch was evaluated (the checkpoint says training already finished, and its best model is missing)")
@@ -278,6 +310,11 @@ func Train(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig, tra
 		res.StepTime = stepTime / time.Duration(timedSteps)
 	}
 	res.Elapsed = time.Since(start)
+	if ckpt != nil { // totals over every resume of this run
+		res.Elapsed = time.Duration(param(paramSeconds, res.Elapsed.Seconds()) * float64(time.Second))
+		res.StepTime = time.Duration(param(paramStepNanos, float64(res.StepTime)))
+		res.TotalSteps = int(param(paramSteps, float64(res.Steps)))
+	}
 	return res, nil
 }
 

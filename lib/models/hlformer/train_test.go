@@ -247,8 +247,8 @@ func TestTrainCheckpointAndResume(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var log bytes.Buffer
-	tc := TrainConfig{Epochs: 2, BatchVideos: 8, QueryBucket: 4, LearningRate: 1e-3, HardNegativeStart: 1,
-		Seed: 1, CheckpointDir: dir, Log: &log}
+	tc := TrainConfig{Epochs: 3, BatchVideos: 8, QueryBucket: 4, LearningRate: 1e-3, HardNegativeStart: 1,
+		Seed: 1, CheckpointDir: dir, Log: &log, EpochsPerCall: 2}
 	res, err := Train(backend.MustNew(), m, CharadesLoss(), tc, tr, te)
 	if err != nil {
 		t.Fatal(err)
@@ -259,17 +259,24 @@ func TestTrainCheckpointAndResume(t *testing.T) {
 	if res.Best.Queries != te.NumQueries() || len(res.Best.Recall) != 4 {
 		t.Fatalf("best metrics %+v", res.Best)
 	}
-	// A longer schedule on the same directory resumes at epoch 2.
-	tc.Epochs = 3
+	// The next call resumes at epoch 2 and finishes the schedule.
 	res2, err := Train(backend.MustNew(), m, CharadesLoss(), tc, tr, te)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res2.History) != 1 || res2.History[0].Epoch != 2 {
-		t.Fatalf("resumed history %+v", res2.History)
+	if len(res2.History) != 1 || res2.History[0].Epoch != 2 || res2.TotalSteps != 3*(tr.NumVideos()/8) {
+		t.Fatalf("resumed history %+v, total steps %d", res2.History, res2.TotalSteps)
 	}
 	if !bytes.Contains(log.Bytes(), []byte("resuming at epoch 2")) {
 		t.Fatalf("log:\n%s", log.String())
+	}
+	// A finished run is not trained further: its best model is restored and re-evaluated.
+	res3, err := Train(backend.MustNew(), m, CharadesLoss(), tc, tr, te)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res3.History) != 0 || res3.Best.SumR != res2.Best.SumR || res3.BestEpoch != res2.BestEpoch {
+		t.Fatalf("finished run: history %d epochs, best %v (epoch %d), want %v (epoch %d)", len(res3.History), res3.Best, res3.BestEpoch, res2.Best, res2.BestEpoch)
 	}
 	if res2.Store == nil || res2.Best.Queries != te.NumQueries() {
 		t.Fatal("resumed run lost the best model")
