@@ -40,8 +40,8 @@ type TrainConfig struct {
 	// EpochsPerCall stops this call after that many epochs (0: no limit) without ending the run: with a
 	// CheckpointDir, the next call resumes (time-boxed training).
 	EpochsPerCall int
-	Seed       int64
-	DType      dtypes.DType // float32 by default
+	Seed          int64
+	DType         dtypes.DType // float32 by default
 	// CheckpointDir, if set, receives a checkpoint after every epoch (and the best model in best/); a
 	// run started on a directory that holds one resumes from it.
 	CheckpointDir string
