@@ -40,7 +40,8 @@ func gareCache(opts Options) string {
 // gareTable1: baseline vs GARE, text→video and video→text. CI-sized: 2,048 training pairs, D = 64,
 // 3 seeds (≈ 1–2 minutes on 2 cores); opts.Full: the whole split at D = 128.
 func gareTable1(opts Options) ([]*report.Table, error) {
-	suite, err := garestudy.NewSuite(backend.MustNew(), gareScale(opts, garestudy.FullScale()), gareCache(opts))
+	scale := gareScale(opts, garestudy.FullScale())
+	suite, err := garestudy.NewSuite(backend.MustNew(), scale, gareCache(opts), garestudy.DefaultWorkDir(scale.Name))
 	if err != nil {
 		return nil, err
 	}
@@ -56,16 +57,17 @@ func gareTable1(opts Options) ([]*report.Table, error) {
 }
 
 // gareFigures regenerates figures/gare/: every table and figure of the notebook at the full scale
-// (the whole Charades split, D = 128; several hours on a loaded 2-core machine), the verdicts and
+// (the whole Charades split, D = 128; about 2.5 hours on a loaded 2-core machine), the verdicts and
 // claims.json. Without opts.Full it runs the notebook's small scale into the same files (a smoke
-// run; do not commit its output).
+// run; do not commit its output). Runs are cached in build/gare-<scale>/, so an interrupted run
+// resumes where it stopped and the notebook (FULL=1) reuses them.
 func gareFigures(opts Options) error {
 	scale := garestudy.SmallScale()
 	if opts.Full {
 		scale = garestudy.FullScale()
 	}
 	scale = gareScale(Options{Full: true, Seeds: opts.Seeds}, scale)
-	suite, err := garestudy.NewSuite(backend.MustNew(), scale, gareCache(opts))
+	suite, err := garestudy.NewSuite(backend.MustNew(), scale, gareCache(opts), garestudy.DefaultWorkDir(scale.Name))
 	if err != nil {
 		return err
 	}

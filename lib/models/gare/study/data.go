@@ -1,6 +1,7 @@
 package study
 
 import (
+	"encoding/gob"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +23,27 @@ const (
 // `make data`): real free-text descriptions (GloVe 100-d tokens) and label-derived video features
 // (multi-hot of the annotated actions ⊕ mean GloVe of their names, 257-d at 2 fps) averaged into
 // 12 segments; the official Charades v1 train/test split, one description per video.
-func CharadesData(cache string, trainPairs, testPairs int) (train, test *gare.Dataset, err error) {
+//
+// workDir, when set, keeps the processed datasets (encoding/gob) so that later calls skip the
+// BigFile/HDF5 reading (≈ 10 s for the whole split).
+func CharadesData(cache, workDir string, trainPairs, testPairs int) (train, test *gare.Dataset, err error) {
+	var saved string
+	if workDir != "" {
+		saved = filepath.Join(workDir, fmt.Sprintf("charades-desc-%d-%d.gob", trainPairs, testPairs))
+		if f, err := os.Open(saved); err == nil {
+			var pair [2]*gare.Dataset
+			err := gob.NewDecoder(f).Decode(&pair)
+			f.Close()
+			if err == nil {
+				return pair[0], pair[1], nil
+			}
+		}
+	}
+	defer func() {
+		if err == nil && saved != "" {
+			err = saveGob(saved, [2]*gare.Dataset{train, test})
+		}
+	}()
 	l := tracks.CharadesLayout(cache, tracks.CharadesDescCollection)
 	if _, err := os.Stat(l.CaptionFile("train")); err != nil {
 		return nil, nil, fmt.Errorf("gare experiments: the Charades track is not built in %s (run `make data`): %w", cache, err)
@@ -54,24 +75,29 @@ func CharadesData(cache string, trainPairs, testPairs int) (train, test *gare.Da
 	return train, test, nil
 }
 
-// DefaultCache is datasets/cache under the repository root found from the working directory (or
-// $GEOALIGN_CACHE).
+// repoRoot is the directory of the nearest go.mod above the working directory (GoNB runs cells
+// in notebooks/), or "." when there is none.
+func repoRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return "."
+		}
+	}
+}
+
+// DefaultCache is $GEOALIGN_CACHE or datasets/cache under the repository root.
 func DefaultCache() string {
 	if c := os.Getenv("GEOALIGN_CACHE"); c != "" {
 		return c
 	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "datasets/cache"
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, "datasets", "cache")
-		}
-		if filepath.Dir(d) == d {
-			return "datasets/cache"
-		}
-	}
+	return filepath.Join(repoRoot(), "datasets", "cache")
 }
 
 // SyntheticConfig is the synthetic false-negative benchmark (lib/data/synth GeneratePairs) at a
@@ -90,4 +116,25 @@ func SyntheticData(pairs, trainPairs int, falseNegativeRate float64, seed uint64
 		return nil, nil, err
 	}
 	return gare.FromSyntheticPairs(p, trainPairs)
+}
+
+func saveGob(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := gob.NewEncoder(f).Encode(v); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// DefaultWorkDir is build/gare-<scale> under the repository root: the disk cache of datasets,
+// runs and models (git-ignored).
+func DefaultWorkDir(scale string) string {
+	return filepath.Join(repoRoot(), "build", "gare-"+scale)
 }

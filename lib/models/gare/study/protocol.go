@@ -1,10 +1,16 @@
 package study
 
 import (
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/models/gare"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/gomlx/compute"
 )
 
@@ -31,10 +37,50 @@ type Protocol struct {
 	PretrainLR     float64
 	Seeds          []uint64
 
+	// CacheDir, when set, keeps every run's result, the stage-1 models and the first seed's
+	// stage-2 models on disk, so that separate processes (notebook cells, a resumed `make figures`)
+	// reuse them instead of training again. Keys hash the configuration, the data and the seed.
+	CacheDir string
+
 	pretrained map[pretrainKey]*gare.Model
 	results    map[runKey]*Result
-	// PretrainSeconds accumulates the time spent in stage 1.
+	// PretrainSeconds accumulates the time spent in stage 1 (in this process).
 	PretrainSeconds float64
+}
+
+// cacheKey names a cached item: a hash of everything that determines it.
+func (p *Protocol) cacheKey(kind string, cfg gare.Config, train, test *gare.Dataset, seed uint64) string {
+	desc := fmt.Sprintf("%s|%#v|%s|%d|%d|%g|%d", kind, cfg, train.Name, train.NumTexts, p.PretrainEpochs, p.PretrainLR, seed)
+	if test != nil {
+		desc += fmt.Sprintf("|%s|%d|%d", test.Name, test.NumTexts, test.NumVideos)
+	}
+	h := sha256.Sum256([]byte(desc))
+	return filepath.Join(p.CacheDir, kind+"-"+hex.EncodeToString(h[:8]))
+}
+
+// loadModel creates a model of cfg and reads its cached weights, if the cache has them.
+func (p *Protocol) loadModel(b compute.Backend, cfg gare.Config, seed uint64, base string) (*gare.Model, bool) {
+	if p.CacheDir == "" {
+		return nil, false
+	}
+	if _, err := os.Stat(base + ".weights"); err != nil {
+		return nil, false
+	}
+	m, err := gare.New(b, cfg, seed)
+	if err != nil || m.LoadWeights(base+".weights") != nil {
+		return nil, false
+	}
+	return m, true
+}
+
+func (p *Protocol) saveModel(m *gare.Model, base string) error {
+	if p.CacheDir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(p.CacheDir, 0o755); err != nil {
+		return err
+	}
+	return m.SaveWeights(base + ".weights")
 }
 
 type runKey struct {
@@ -59,15 +105,22 @@ func (p *Protocol) Pretrained(b compute.Backend, train *gare.Dataset, seed uint6
 	cfg := gare.BaselineConfig(p.Base)
 	cfg.Epochs, cfg.LearningRate, cfg.ProjectionLearningRate = p.PretrainEpochs, p.PretrainLR, 0
 	cfg.PsiDropout = 0
-	m, err := gare.New(b, cfg, seed+pretrainSeedOffset)
-	if err != nil {
-		return nil, err
+	base := p.cacheKey("pretrained", cfg, train, nil, seed)
+	m, ok := p.loadModel(b, cfg, seed+pretrainSeedOffset, base)
+	if !ok {
+		var err error
+		if m, err = gare.New(b, cfg, seed+pretrainSeedOffset); err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		if _, err := m.Train(train, gare.TrainOptions{Seed: seed + pretrainSeedOffset, Quiet: true}); err != nil {
+			return nil, fmt.Errorf("pretraining (seed %d): %w", seed, err)
+		}
+		p.PretrainSeconds += time.Since(start).Seconds()
+		if err := p.saveModel(m, base); err != nil {
+			return nil, err
+		}
 	}
-	start := time.Now()
-	if _, err := m.Train(train, gare.TrainOptions{Seed: seed + pretrainSeedOffset, Quiet: true}); err != nil {
-		return nil, fmt.Errorf("pretraining (seed %d): %w", seed, err)
-	}
-	p.PretrainSeconds += time.Since(start).Seconds()
 	p.pretrained[pretrainKey{train, seed}] = m
 	return m, nil
 }
@@ -83,6 +136,23 @@ func (p *Protocol) Run(b compute.Backend, cfg gare.Config, train, test *gare.Dat
 	if r, ok := p.results[key]; ok {
 		return r, nil
 	}
+	if p.results == nil {
+		p.results = map[runKey]*Result{}
+	}
+	first := len(p.Seeds) > 0 && seed == p.Seeds[0]
+	base := p.cacheKey("run", cfg, train, test, seed)
+	if r, ok := p.loadResult(base); ok {
+		if first {
+			m, ok := p.loadModel(b, cfg, seed, base)
+			if !ok {
+				goto train
+			}
+			r.Model = m
+		}
+		p.results[key] = r
+		return r, nil
+	}
+train:
 	pre, err := p.Pretrained(b, train, seed)
 	if err != nil {
 		return nil, err
@@ -104,12 +174,58 @@ func (p *Protocol) Run(b compute.Backend, cfg gare.Config, train, test *gare.Dat
 		return nil, err
 	}
 	res := &Result{Seed: seed, Report: rep, Final: hist[len(hist)-1], Seconds: time.Since(start).Seconds()}
-	if len(p.Seeds) > 0 && seed == p.Seeds[0] {
-		res.Model = m
+	if err := p.saveResult(base, res); err != nil {
+		return nil, err
 	}
-	if p.results == nil {
-		p.results = map[runKey]*Result{}
+	if first {
+		res.Model = m
+		if err := p.saveModel(m, base); err != nil {
+			return nil, err
+		}
 	}
 	p.results[key] = res
 	return res, nil
+}
+
+// cachedResult is a Result without its model, as stored on disk.
+type cachedResult struct {
+	Seed    uint64
+	Report  retrieval.Report
+	Final   gare.StepStats
+	Seconds float64
+}
+
+func (p *Protocol) loadResult(base string) (*Result, bool) {
+	if p.CacheDir == "" {
+		return nil, false
+	}
+	f, err := os.Open(base + ".result")
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	var c cachedResult
+	if gob.NewDecoder(f).Decode(&c) != nil {
+		return nil, false
+	}
+	return &Result{Seed: c.Seed, Report: c.Report, Final: c.Final, Seconds: c.Seconds}, true
+}
+
+func (p *Protocol) saveResult(base string, r *Result) error {
+	if p.CacheDir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(p.CacheDir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(base + ".result")
+	if err != nil {
+		return err
+	}
+	c := cachedResult{Seed: r.Seed, Report: r.Report, Final: r.Final, Seconds: r.Seconds}
+	if err := gob.NewEncoder(f).Encode(&c); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

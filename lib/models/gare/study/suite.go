@@ -16,16 +16,20 @@ type Suite struct {
 	Train, Test *gare.Dataset
 	Base        gare.Config
 	Protocol    *Protocol
+	WorkDir     string
 }
 
-// NewSuite loads the Charades track from cache (see CharadesData) at the scale's size.
-func NewSuite(b compute.Backend, s Scale, cache string) (*Suite, error) {
-	train, test, err := CharadesData(cache, s.CharadesTrain, s.CharadesTest)
+// NewSuite loads the Charades track from cache (see CharadesData) at the scale's size. workDir
+// (may be empty) is the disk cache of datasets, runs and models shared by separate processes.
+func NewSuite(b compute.Backend, s Scale, cache, workDir string) (*Suite, error) {
+	train, test, err := CharadesData(cache, workDir, s.CharadesTrain, s.CharadesTest)
 	if err != nil {
 		return nil, err
 	}
 	base := s.Config(train.TextDim, train.VideoDim)
-	return &Suite{Scale: s, Backend: b, Train: train, Test: test, Base: base, Protocol: s.Protocol(base)}, nil
+	p := s.Protocol(base)
+	p.CacheDir = workDir
+	return &Suite{Scale: s, Backend: b, Train: train, Test: test, Base: base, Protocol: p, WorkDir: workDir}, nil
 }
 
 // Behavior is the provenance line shared by every table.
@@ -83,6 +87,7 @@ func (s *Suite) Synthetic() (*SyntheticStudy, error) {
 		}
 		base := s.Scale.Config(train.TextDim, train.VideoDim)
 		p := s.Scale.Protocol(base)
+		p.CacheDir = s.WorkDir
 		r, err := RunVariants(s.Backend, p, train, test, Table1Variants(), RunOptions{Label: fmt.Sprintf("synthetic FN %.2f", rate)})
 		if err != nil {
 			return nil, err
