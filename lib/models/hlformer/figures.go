@@ -111,20 +111,21 @@ func median(xs []float64) float64 {
 // gaze (frame) embeddings in the POP space, for the model trained with and without L_pop (seed of the
 // first run of each). The table gives the medians per seed (mean ± std); the paper's claim is the order
 // clip < text < frame with L_pop.
-func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *report.Table, error) {
+func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *report.Table, Finding, error) {
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 5 analogue — distance from the POP origin (%s scale)", s.Scale.Name),
 		s.Provenance(fmt.Sprintf("Distances of the first %d test videos' clips and frames and the first %d test queries, "+
 			"mapped like the POP branch's inputs (exp(α)·x, MERU exp₀ with the learned c); medians per seed, mean ± std over seeds.", maxVideos, maxQueries)),
 		"model", "clip (glance) median", "text median", "frame (gaze) median", "clip < text < frame (seeds)")
 	var plots []*plot.Plot
+	orderedBy := map[string]int{}
 	for _, v := range []Variant{HybridVariant, NoPOPVariant} {
 		r, err := s.Run(v)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, Finding{}, err
 		}
 		m, err := New(r.Config)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, Finding{}, err
 		}
 		var mc, mt, mf []float64
 		ordered := 0
@@ -132,7 +133,7 @@ func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *rep
 		for _, res := range r.Results {
 			d, err := POPDistances(s.Backend, m, res.Store, s.Setup.Test, maxVideos, maxQueries)
 			if err != nil {
-				return nil, nil, nil, err
+				return nil, nil, nil, Finding{}, err
 			}
 			if first == nil {
 				first = d
@@ -145,14 +146,28 @@ func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *rep
 		}
 		t.AddRow(v.Name, report.Summarize(mc).Format(3), report.Summarize(mt).Format(3), report.Summarize(mf).Format(3),
 			fmt.Sprintf("%d of %d", ordered, len(r.Results)))
+		orderedBy[v.Name] = ordered
 		p, err := histogramPlot(fmt.Sprintf("%s (seed %d, c = %.2f)", shortName(v.Name), r.Seeds[0], first.C), "distance from the origin",
 			[]string{"clip (glance)", "text query", "frame (gaze)"}, [][]float64{first.Clips, first.Queries, first.Frames})
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, Finding{}, err
 		}
 		plots = append(plots, p)
 	}
-	return plots[0], plots[1], t, nil
+	n := len(s.Seeds)
+	f := Finding{Claim: "With L_pop, glance (clip) embeddings lie closest to the origin of the hyperbolic space, text queries next, gaze (frame) embeddings farthest (Fig. 5)",
+		Paper: "Fig. 5 (TVR): clip < text < frame with L_pop, uncorrelated without",
+		Why: fmt.Sprintf("median distances ordered clip < text < frame in %d of %d seeds with L_pop, %d of %d without (table above)",
+			orderedBy[HybridVariant.Name], n, orderedBy[NoPOPVariant.Name], n)}
+	switch {
+	case n >= 2 && orderedBy[HybridVariant.Name] == n:
+		f.Verdict = "holds"
+	case orderedBy[HybridVariant.Name] == 0:
+		f.Verdict = "does not hold"
+	default:
+		f.Verdict = "inconclusive"
+	}
+	return plots[0], plots[1], t, f, nil
 }
 
 // loadMoments reads the Charades-STA test moments per video (for Fig. 4).
@@ -257,13 +272,13 @@ func pca2(rows []float32, n, d int) [][2]float64 {
 // by the Charades-STA moment containing each frame, for the Euclidean-only and the hybrid model (seed of
 // the first run). The table averages the moment separation (between/within mean distances) over all test
 // videos with ≥ 2 moments, per seed. Needs the Charades setup (moment times).
-func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, error) {
+func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, Finding, error) {
 	if s.Setup.Kind != report.LabelDerived {
-		return nil, nil, nil, fmt.Errorf("hlformer: Fig. 4 needs Charades-STA moment annotations (setup %q)", s.Setup.Name)
+		return nil, nil, nil, Finding{}, fmt.Errorf("hlformer: Fig. 4 needs Charades-STA moment annotations (setup %q)", s.Setup.Name)
 	}
 	moments, err := s.Setup.loadMoments()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, Finding{}, err
 	}
 	te := s.Setup.Test
 	frameLen := s.Scale.FrameLen
@@ -285,7 +300,7 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, error) {
 		}
 	}
 	if best < 0 {
-		return nil, nil, nil, fmt.Errorf("hlformer: no test video with ≤ %d frames", frameLen)
+		return nil, nil, nil, Finding{}, fmt.Errorf("hlformer: no test video with ≤ %d frames", frameLen)
 	}
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 4 analogue — moment separation of frame embeddings (%s scale)", s.Scale.Name),
 		s.Provenance("Separation = mean distance between frames of different Charades-STA moments / mean distance within a moment, "+
@@ -293,10 +308,11 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, error) {
 			"mean ± std over seeds. The plots are PCA (not UMAP) projections of one video."),
 		"model", "moment separation", "videos")
 	var plots []*plot.Plot
+	perVariant := map[string][]float64{}
 	for _, v := range []Variant{EuclideanOnlyVariant, HybridVariant} {
 		r, err := s.Run(v)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, Finding{}, err
 		}
 		var seps []float64
 		var count int
@@ -323,14 +339,24 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, error) {
 				p, err := scatterByLabel(fmt.Sprintf("%s — video %s (PCA)", shortName(v.Name), te.VideoIDs[best]), pts,
 					frameMoments(n, moments[te.VideoIDs[best]]))
 				if err != nil {
-					return nil, nil, nil, err
+					return nil, nil, nil, Finding{}, err
 				}
 				plots = append(plots, p)
 			}
 		}
 		t.AddRow(v.Name, report.Summarize(seps).Format(3), count)
+		perVariant[v.Name] = seps
 	}
-	return plots[0], plots[1], t, nil
+	var d []float64
+	for i := range perVariant[HybridVariant.Name] {
+		d = append(d, perVariant[HybridVariant.Name][i]-perVariant[EuclideanOnlyVariant.Name][i])
+	}
+	ms, verdict, se := pairedVerdict(d)
+	f := Finding{Claim: "Lorentz attention makes frame embeddings of the same moment more compact and different moments more separated (Fig. 4)",
+		Paper: "Fig. 4 (TVR, UMAP): qualitative", Verdict: verdict,
+		Why: fmt.Sprintf("moment separation hybrid %s vs Euclidean-only %s; paired difference %s (2·s.e. = %.3f)",
+			report.Summarize(perVariant[HybridVariant.Name]).Format(3), report.Summarize(perVariant[EuclideanOnlyVariant.Name]).Format(3), ms.Format(3), 2*se)}
+	return plots[0], plots[1], t, f, nil
 }
 
 // scatterByLabel draws 2-D points coloured by label (−1 = no moment, grey).

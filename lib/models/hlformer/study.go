@@ -90,6 +90,35 @@ func (s *Study) Table1() (*report.Table, error) {
 		PaperTable1SumR, PaperTable1Cite), nil
 }
 
+// Finding is one claim of the paper with our verdict: "holds", "does not hold", "inconclusive" or
+// "not testable here", and the numbers behind it.
+type Finding struct {
+	Claim, Paper, Verdict, Why string
+}
+
+// Markdown is the verdict line shown in the notebook.
+func (f Finding) Markdown() string {
+	return fmt.Sprintf("**Claim:** %s (paper: %s). **Verdict: %s** — %s.", f.Claim, f.Paper, f.Verdict, f.Why)
+}
+
+// Finding states the comparison as the claim "A beats B".
+func (c *Comparison) Finding(claim, paper string) Finding {
+	return Finding{Claim: claim, Paper: paper, Verdict: c.Verdict, Why: c.Reason}
+}
+
+// pairedVerdict is the rule of Compare on paired per-seed differences d (claim: mean > 0).
+func pairedVerdict(d []float64) (report.MeanStd, string, float64) {
+	ms := report.Summarize(d)
+	se := ms.Std / math.Sqrt(float64(max(ms.N, 1)))
+	switch {
+	case ms.N >= 2 && ms.Mean > 2*se && ms.Mean > 0:
+		return ms, "holds", se
+	case ms.N >= 2 && ms.Mean < -2*se && ms.Mean < 0:
+		return ms, "does not hold", se
+	}
+	return ms, "inconclusive", se
+}
+
 // Comparison is a paired comparison of two variants' SumR over the same seeds.
 type Comparison struct {
 	A, B    string
@@ -117,16 +146,8 @@ func (s *Study) Compare(a, b Variant) (*Comparison, error) {
 	for i := range c.SumRA {
 		d = append(d, c.SumRA[i]-c.SumRB[i])
 	}
-	c.Diff = report.Summarize(d)
-	se := c.Diff.Std / math.Sqrt(float64(max(c.Diff.N, 1)))
-	switch {
-	case c.Diff.N >= 2 && c.Diff.Mean > 2*se && c.Diff.Mean > 0:
-		c.Verdict = "holds"
-	case c.Diff.N >= 2 && c.Diff.Mean < -2*se && c.Diff.Mean < 0:
-		c.Verdict = "does not hold"
-	default:
-		c.Verdict = "inconclusive"
-	}
+	var se float64
+	c.Diff, c.Verdict, se = pairedVerdict(d)
 	c.Reason = fmt.Sprintf("SumR %s %s vs %s %s; paired difference %s over %d seeds (2·s.e. = %.2f)",
 		shortName(a.Name), report.Summarize(c.SumRA).Format(2), shortName(b.Name), report.Summarize(c.SumRB).Format(2),
 		c.Diff.Format(2), c.Diff.N, 2*se)
@@ -189,7 +210,7 @@ func branchVariant(nE, nL int) Variant {
 
 // Figure3 is HLFormer Fig. 3: SumR against the number of branches N_O (at N_L = N_E) and against the
 // Lorentz/Euclidean split N_L : N_E at N_O = 8. It returns the two plots and a table of the points.
-func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, error) {
+func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []Finding, error) {
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 3 analogue — SumR vs branches (%s scale)", s.Scale.Name), s.Provenance(), "sweep", "N_E", "N_L", "SumR")
 	point := func(nE, nL int) (report.MeanStd, error) {
 		r, err := s.Run(branchVariant(nE, nL))
@@ -205,7 +226,7 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, error) {
 	for _, no := range []int{2, 4, 8} {
 		ms, err := point(no/2, no/2)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		countPts = append(countPts, struct {
 			x  float64
@@ -216,7 +237,7 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, error) {
 	for _, nl := range []int{0, 2, 4, 6, 8} {
 		ms, err := point(8-nl, nl)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		ratioPts = append(ratioPts, struct {
 			x  float64
@@ -252,13 +273,37 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, error) {
 	}
 	p1, err := mk("SumR vs number of branches N_O (N_L = N_E)", "N_O", countPts)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	p2, err := mk("SumR vs Lorentz branches N_L (N_O = 8)", "N_L (N_E = 8 − N_L)", ratioPts)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return p1, p2, t, nil
+	var findings []Finding
+	euc, err := s.Compare(HybridVariant, branchVariant(8, 0))
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	lor, err := s.Compare(HybridVariant, branchVariant(0, 8))
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	both := Finding{Claim: "At N_O = 8, the hybrid split N_L = N_E = 4 beats both Euclidean-only and Lorentz-only blocks (Fig. 3)",
+		Paper: "Fig. 3 (Charades): 4:4 best", Why: "vs Euclidean-only: " + euc.Reason + "; vs Lorentz-only: " + lor.Reason}
+	switch {
+	case euc.Verdict == "holds" && lor.Verdict == "holds":
+		both.Verdict = "holds"
+	case euc.Verdict == "does not hold" || lor.Verdict == "does not hold":
+		both.Verdict = "does not hold"
+	default:
+		both.Verdict = "inconclusive"
+	}
+	more, err := s.Compare(HybridVariant, branchVariant(1, 1))
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	findings = append(findings, both, more.Finding("N_O = 8 branches beat N_O = 2 (performance grows with N_O up to 8, Fig. 3)", "Fig. 3"))
+	return p1, p2, t, findings, nil
 }
 
 // SigmaSweep are the uniform Gaussian widths of Fig. 6 (every branch of both kinds gets the same width).
@@ -266,11 +311,13 @@ var SigmaSweep = []float64{0.5, 1, 2, 4, 8, 16}
 
 // Figure6 is HLFormer Fig. 6: SumR when all 8 branches use the same Gaussian width σ, plus the default
 // mixed widths None/2/4/8 as a reference line.
-func (s *Study) Figure6() (*plot.Plot, *report.Table, error) {
+func (s *Study) Figure6() (*plot.Plot, *report.Table, Finding, error) {
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 6 analogue — uniform Gaussian width sweep (%s scale)", s.Scale.Name), s.Provenance(
 		"Width in the code's units: σ = width/9 on positions normalised to [0, 1]."), "width", "SumR")
 	xys := plotter.XYs{}
 	errs := plotter.YErrors{}
+	var bestUniform *Runs
+	var bestVariant Variant
 	for _, w := range SigmaSweep {
 		w := w
 		v := Variant{Name: fmt.Sprintf("uniform width %g", w), Config: func(c Config) Config {
@@ -279,16 +326,19 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, error) {
 		}}
 		r, err := s.Run(v)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, Finding{}, err
 		}
 		ms := r.Summary("SumR")
+		if bestUniform == nil || ms.Mean > bestUniform.Summary("SumR").Mean {
+			bestUniform, bestVariant = r, v
+		}
 		t.AddRow(w, ms.Format(2))
 		xys = append(xys, plotter.XY{X: math.Log2(w), Y: ms.Mean})
 		errs = append(errs, struct{ Low, High float64 }{ms.Std, ms.Std})
 	}
 	ref, err := s.Run(HybridVariant)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, Finding{}, err
 	}
 	rms := ref.Summary("SumR")
 	t.AddRow("mixed None/2/4/8 (default)", rms.Format(2))
@@ -296,18 +346,18 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, error) {
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = "SumR vs uniform Gaussian width", "log₂ width", "SumR (mean ± std)"
 	l, sc, err := plotter.NewLinePoints(xys)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, Finding{}, err
 	}
 	eb, err := plotter.NewYErrorBars(struct {
 		plotter.XYer
 		plotter.YErrorer
 	}{xys, errs})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, Finding{}, err
 	}
 	refLine, err := plotter.NewLine(plotter.XYs{{X: xys[0].X, Y: rms.Mean}, {X: xys[len(xys)-1].X, Y: rms.Mean}})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, Finding{}, err
 	}
 	refLine.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	refLine.Color = color.RGBA{R: 200, A: 255}
@@ -315,7 +365,11 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, error) {
 	p.Legend.Add("uniform width", l, sc)
 	p.Legend.Add("default mixed widths", refLine)
 	p.Legend.Top = true
-	return p, t, nil
+	cmp, err := s.Compare(HybridVariant, bestVariant)
+	if err != nil {
+		return nil, nil, Finding{}, err
+	}
+	return p, t, cmp.Finding("Multi-scale Gaussian widths (None/2/4/8) beat the best single uniform width ("+bestVariant.Name+") (Fig. 6)", "Fig. 6"), nil
 }
 
 // histogram plot of several named samples with a shared binning.

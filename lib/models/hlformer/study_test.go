@@ -34,11 +34,11 @@ func TestStudyTable1AndFigure5(t *testing.T) {
 	if cmp.Diff.N != 1 || cmp.Verdict != "inconclusive" {
 		t.Fatalf("comparison %+v", cmp)
 	}
-	_, _, t5, err := st.Figure5(10, 20)
+	_, _, t5, f5, err := st.Figure5(10, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(t5.Rows) != 2 {
+	if len(t5.Rows) != 2 || f5.Verdict == "" {
 		t.Fatalf("fig 5 table rows %v", t5.Rows)
 	}
 	d, err := POPDistances(st.Backend, &Model{Config: st.runs[HybridVariant.Name].Config}, st.runs[HybridVariant.Name].Results[0].Store, setup.Test, 5, 7)
