@@ -654,3 +654,16 @@ func runLossAndGradients(t *testing.T, n testNet, data []arr, wrtData []int, los
 	}
 	return out
 }
+
+func TestReferenceSimilarityAgainstLoops(t *testing.T) {
+	for _, name := range []string{"code", "baseline", "eta -1"} {
+		cfg := variants()[name]
+		rng := rand.New(rand.NewPCG(12, uint64(len(name))))
+		n := newTestNet(cfg, rng)
+		text, frames, mask, words, wordMask := forwardData(rng, cfg, 3, 4)
+		out := run(t, n, []*tensors.Tensor{text.tensor(), frames.tensor(), mask.tensor()}, func(w Weights, in []*Node) []*Node {
+			return []*Node{ReferenceSimilarity(cfg, w, Inputs{Text: in[0], Frames: in[1], FrameMask: in[2]})}
+		})
+		assertClose(t, name+" ReferenceSimilarity", out[0], refForward(n, text, frames, mask, words, wordMask), valueTol)
+	}
+}

@@ -188,3 +188,20 @@ func (m *Model) CopyEncodersFrom(src *Model) error {
 	}
 	return nil
 }
+
+// ReferenceSimilarity is S_ij computed literally as the official code does, every per-pair
+// tensor materialised and ψ = PsiReference (four D×D products per pair): the check for the
+// factored scores (tests, notebook) and the "same computation" the benchmarks compare with.
+// Frame context, text-corrected, no dropout.
+func ReferenceSimilarity(cfg Config, w Weights, in Inputs) *Node {
+	t := EncodeText(w, in.Text)
+	frames := EncodeVideo(w, in.Frames, in.FrameMask)
+	pool, _ := PoolingWeights(t, frames, in.FrameMask, cfg.PoolTemperature)
+	pooled := PooledVideo(pool, frames)
+	if !cfg.UseDelta {
+		return PairCosine(BroadcastToDims(InsertAxes(t, 1), pooled.Shape().Dimensions...), pooled)
+	}
+	gap := SemanticGap(t, FrameMean(frames), cfg.eta())
+	delta := PsiReference(w.Psi, gap, frames, nil, nil)
+	return PairCosine(Add(InsertAxes(t, 1), delta), pooled)
+}

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"encoding/gob"
 	"fmt"
 	"math"
 	"os"
@@ -301,9 +302,28 @@ func (s *Suite) Geometry() (*Section, error) {
 
 // Dynamics is GARE Fig. 8: a GARE stage-2 run (first seed) probed every DynamicsEvery steps.
 func (s *Suite) Dynamics() (*Section, error) {
-	pts, _, err := Dynamics(s.Backend, s.Protocol, s.Base, s.Train, s.Test, s.Scale.Seeds[0], s.Scale.ProbePairs, s.Scale.DynamicsEvery)
-	if err != nil {
-		return nil, err
+	var pts []DynamicsPoint
+	saved := ""
+	if s.WorkDir != "" {
+		saved = s.Protocol.cacheKey(fmt.Sprintf("dynamics-%d-%d", s.Scale.ProbePairs, s.Scale.DynamicsEvery), s.Base, s.Train, s.Test, s.Scale.Seeds[0]) + ".gob"
+		if f, err := os.Open(saved); err == nil {
+			err = gob.NewDecoder(f).Decode(&pts)
+			f.Close()
+			if err != nil {
+				pts = nil
+			}
+		}
+	}
+	if pts == nil {
+		var err error
+		if pts, _, err = Dynamics(s.Backend, s.Protocol, s.Base, s.Train, s.Test, s.Scale.Seeds[0], s.Scale.ProbePairs, s.Scale.DynamicsEvery); err != nil {
+			return nil, err
+		}
+		if saved != "" {
+			if err := saveGob(saved, pts); err != nil {
+				return nil, err
+			}
+		}
 	}
 	sec := &Section{Title: "Fig. 8: training dynamics of Δ"}
 	for i, f := range DynamicsFigures(pts) {

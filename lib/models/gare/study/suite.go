@@ -151,3 +151,42 @@ func (st *SyntheticStudy) Verdicts() []Verdict {
 		"synthetic false-negative pairs", g1.Mean > g0.Mean))
 	return out
 }
+
+// DatasetInfo is a one-line description of a dataset.
+type DatasetInfo struct{ d *gare.Dataset }
+
+// Info describes d.
+func Info(d *gare.Dataset) *DatasetInfo { return &DatasetInfo{d} }
+
+func (i *DatasetInfo) String() string {
+	d := i.d
+	s := fmt.Sprintf("%s [%s]: %d texts × %d videos, text %d-d, %d frames × %d-d", d.Name, d.Kind, d.NumTexts, d.NumVideos, d.TextDim, d.Frames, d.VideoDim)
+	if d.WordFeats != nil {
+		s += fmt.Sprintf(", %d words per text", d.Words)
+	}
+	if d.DroppedTexts > 0 {
+		s += fmt.Sprintf(" (%d texts without any GloVe token left out)", d.DroppedTexts)
+	}
+	return s
+}
+
+// Summary runs every section (from the cache when the runs exist) and tabulates all verdicts.
+func Summary(s *Suite) (*report.Table, error) {
+	t1, _, err := s.Table1()
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.All()
+	if err != nil {
+		return nil, err
+	}
+	all = append([]*Section{t1}, all...)
+	t := report.NewTable("GARE claims tested here", s.Provenance("Each row is one verdict of the sections above; the synthetic rows are on the synthetic benchmark."),
+		"section", "claim", "paper", "ours", "verdict")
+	for _, sec := range all {
+		for _, v := range sec.Verdicts {
+			t.AddRow(sec.Title, v.Claim, v.Paper, v.Ours, v.Result)
+		}
+	}
+	return t, nil
+}
