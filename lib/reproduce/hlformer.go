@@ -58,6 +58,7 @@ func hlformerTable1(opts Options) ([]*report.Table, error) {
 		return nil, err
 	}
 	st := hlformer.NewStudy(backend.MustNew(), setup, sc, opts.Seeds, os.Stderr)
+	st.CacheDir = hlformerCacheDir(opts)
 	t, err := st.Table1()
 	if err != nil {
 		return nil, err
@@ -66,12 +67,25 @@ func hlformerTable1(opts Options) ([]*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.Provenance.Notes = append(t.Provenance.Notes, "Hybrid vs Euclidean-only (claim: the Lorentz branches help): "+cmp.Verdict+" — "+cmp.Reason+".")
+	t.Provenance.Notes = append(t.Provenance.Notes, "Claim: hybrid Euclidean + Lorentz attention beats Euclidean-only — "+cmp.Verdict+": "+cmp.Reason+".")
 	return []*report.Table{t}, nil
 }
 
-// hlformerFigures regenerates figures/hlformer/: Table 1 and the hybrid-vs-Euclidean verdict, Table 2,
-// Fig. 3, 4, 5 and 6 (suffix -ci or -full), and the claims for figures/REPORT.md.
+// hlformerCacheDir is where the studies checkpoint every run, so that an interrupted full run resumes:
+// $GEOALIGN_RUN_CACHE/hlformer if set, else build/hlformer-runs for the full configuration (none for CI).
+func hlformerCacheDir(opts Options) string {
+	if d := os.Getenv("GEOALIGN_RUN_CACHE"); d != "" {
+		return filepath.Join(d, "hlformer")
+	}
+	if opts.Full {
+		return filepath.Join("build", "hlformer-runs")
+	}
+	return ""
+}
+
+// hlformerFigures regenerates figures/hlformer/: Table 1, the hybrid-vs-Euclidean verdict and Fig. 4
+// (main scale), Table 2, Fig. 3, 5 and 6 (ablation scale), with suffix -ci or -full, and the claims for
+// figures/REPORT.md.
 func hlformerFigures(opts Options) error {
 	mainScale, ablScale := hlformerScales(opts)
 	suffix := "-ci"
@@ -85,6 +99,7 @@ func hlformerFigures(opts Options) error {
 		return err
 	}
 	st := hlformer.NewStudy(be, setup, mainScale, opts.Seeds, os.Stderr)
+	st.CacheDir = hlformerCacheDir(opts)
 	abl := st
 	if ablScale.Name != mainScale.Name {
 		as, err := hlformerSetup(opts, ablScale)
@@ -92,8 +107,12 @@ func hlformerFigures(opts Options) error {
 			return err
 		}
 		abl = hlformer.NewStudy(be, as, ablScale, opts.Seeds, os.Stderr)
+		abl.CacheDir = st.CacheDir
 	}
-	save := func(t *report.Table, name string) error {
+	save := func(t *report.Table, name string, findings ...hlformer.Finding) error {
+		for _, f := range findings {
+			t.Provenance.Notes = append(t.Provenance.Notes, fmt.Sprintf("Claim: %s — %s: %s.", f.Claim, f.Verdict, f.Why))
+		}
 		Stamp(t)
 		return t.Save(filepath.Join(out, name+suffix))
 	}
@@ -101,6 +120,16 @@ func hlformerFigures(opts Options) error {
 		_, err := report.SavePlot(p, filepath.Join(out, name+suffix))
 		return err
 	}
+	var claims []Claim
+	claim := func(s *hlformer.Study, f hlformer.Finding) {
+		v := map[string]Verdict{"holds": Holds, "does not hold": DoesNotHold, "not testable here": NotTestable}[f.Verdict]
+		if v == "" {
+			v = Inconclusive
+		}
+		claims = append(claims, Claim{Paper: "hlformer", Claim: f.Claim, PaperFigure: f.Paper, Ours: f.Why,
+			Data: fmt.Sprintf("%s, %s scale (%s)", s.Setup.Name, s.Scale.Name, s.Setup.Kind), Verdict: v, Why: f.Why})
+	}
+
 	t1, err := st.Table1()
 	if err != nil {
 		return err
@@ -109,35 +138,40 @@ func hlformerFigures(opts Options) error {
 	if err != nil {
 		return err
 	}
-	t1.Provenance.Notes = append(t1.Provenance.Notes, "Hybrid vs Euclidean-only: "+cmp.Verdict+" — "+cmp.Reason+".")
-	if err := save(t1, "table1"); err != nil {
+	f1 := cmp.Finding("Hybrid Euclidean + Lorentz attention beats Euclidean-only (GMMFormer-like) attention (Table 1, Fig. 3)",
+		"Charades SumR 78.7 (HLFormer) vs 72.9 (GMMFormer), Table 1")
+	claim(st, f1)
+	if err := save(t1, "table1", f1); err != nil {
 		return err
 	}
-	p5a, p5b, t5, err := st.Figure5(200, 1000)
+	// Fig. 5 needs the "w/o L_pop" model too: at the ablation scale, where Table 2 trains it anyway.
+	p5a, p5b, t5, f5, err := abl.Figure5(200, 1000)
 	if err != nil {
 		return err
 	}
-	for name, p := range map[string]*plot.Plot{"fig5-with-pop": p5a, "fig5-without-pop": p5b} {
-		if err := savePlot(p, name); err != nil {
-			return err
-		}
-	}
-	if err := save(t5, "fig5"); err != nil {
+	claim(abl, f5)
+	if err := savePlot(p5a, "fig5-with-pop"); err != nil {
 		return err
 	}
-	claims := []Claim{hlformerClaim(setup, "Hybrid Euclidean + Lorentz attention beats Euclidean-only attention (Fig. 3, Table 1)",
-		"Charades SumR 78.7 (HLFormer) vs 72.9 (GMMFormer), Table 1", cmp)}
+	if err := savePlot(p5b, "fig5-without-pop"); err != nil {
+		return err
+	}
+	if err := save(t5, "fig5", f5); err != nil {
+		return err
+	}
 	if setup.Kind == report.LabelDerived {
-		p4a, p4b, t4, err := st.Figure4()
+		p4a, p4b, t4, f4, err := st.Figure4()
 		if err != nil {
 			return err
 		}
-		for name, p := range map[string]*plot.Plot{"fig4-euclidean": p4a, "fig4-hybrid": p4b} {
-			if err := savePlot(p, name); err != nil {
-				return err
-			}
+		claim(st, f4)
+		if err := savePlot(p4a, "fig4-euclidean"); err != nil {
+			return err
 		}
-		if err := save(t4, "fig4"); err != nil {
+		if err := savePlot(p4b, "fig4-hybrid"); err != nil {
+			return err
+		}
+		if err := save(t4, "fig4", f4); err != nil {
 			return err
 		}
 	}
@@ -145,15 +179,21 @@ func hlformerFigures(opts Options) error {
 	if err != nil {
 		return err
 	}
-	if err := save(t2, "table2"); err != nil {
+	var f2 []hlformer.Finding
+	for _, c := range cmps {
+		f := c.Finding("The full HLFormer beats the ablation \""+c.B+"\" (Table 2)", "Table 2, Charades")
+		f2 = append(f2, f)
+		claim(abl, f)
+	}
+	if err := save(t2, "table2", f2...); err != nil {
 		return err
 	}
-	for _, c := range cmps {
-		claims = append(claims, hlformerClaim(abl.Setup, "The full HLFormer beats the ablation "+c.B+" (Table 2)", "Table 2, Charades row", c))
-	}
-	p3a, p3b, t3, err := abl.Figure3()
+	p3a, p3b, t3, f3, err := abl.Figure3()
 	if err != nil {
 		return err
+	}
+	for _, f := range f3 {
+		claim(abl, f)
 	}
 	if err := savePlot(p3a, "fig3-branches"); err != nil {
 		return err
@@ -161,29 +201,19 @@ func hlformerFigures(opts Options) error {
 	if err := savePlot(p3b, "fig3-ratio"); err != nil {
 		return err
 	}
-	if err := save(t3, "fig3"); err != nil {
+	if err := save(t3, "fig3", f3...); err != nil {
 		return err
 	}
-	p6, t6, err := abl.Figure6()
+	p6, t6, f6, err := abl.Figure6()
 	if err != nil {
 		return err
 	}
+	claim(abl, f6)
 	if err := savePlot(p6, "fig6"); err != nil {
 		return err
 	}
-	if err := save(t6, "fig6"); err != nil {
+	if err := save(t6, "fig6", f6); err != nil {
 		return err
 	}
 	return SaveClaims(out, claims)
-}
-
-// hlformerClaim turns a paired comparison into a REPORT.md claim.
-func hlformerClaim(setup *hlformer.Setup, claim, paperFigure string, c *hlformer.Comparison) Claim {
-	v := map[string]Verdict{"holds": Holds, "does not hold": DoesNotHold}[c.Verdict]
-	if v == "" {
-		v = Inconclusive
-	}
-	return Claim{Paper: "hlformer", Claim: claim, PaperFigure: paperFigure,
-		Ours: fmt.Sprintf("SumR difference %s (n = %d seeds)", c.Diff.Format(2), c.Diff.N),
-		Data: fmt.Sprintf("%s (%s)", setup.Name, setup.Kind), Verdict: v, Why: c.Reason}
 }
