@@ -336,9 +336,9 @@ type Scale struct {
 	Seeds                   []int64
 }
 
-// CIScale runs in seconds per seed: 128 train and 128 test videos, d = 32, L^15 (4 heads of 4), 32
+// CIScale runs in seconds per seed: 256 train and 256 test videos, d = 32, L^15 (4 heads of 4), 32
 // frames, batches of 32 videos, 2 epochs at lr 1e-3.
-var CIScale = Scale{Name: "CI", TrainVideos: 128, TestVideos: 128, Dim: 32, LorentzDim: 15, FrameLen: 32, QueryLen: 12,
+var CIScale = Scale{Name: "CI", TrainVideos: 256, TestVideos: 256, Dim: 32, LorentzDim: 15, FrameLen: 32, QueryLen: 12,
 	Epochs: 2, BatchVideos: 32, LearningRate: 1e-3, Seeds: []int64{0, 1, 2}}
 
 // FullScale is the full Charades-STA run we can afford on the 2-core CPU: every train and test video,
