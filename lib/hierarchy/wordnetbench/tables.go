@@ -105,6 +105,14 @@ func (r *Results) Table() *report.Table {
 	}, "Model", "Dim", "DType", "Epochs", "Mean rank", "MAP", "Train s/seed")
 	t.AddPaperColumn(paperLabel+"MR (paper)", PaperCitation)
 	t.AddPaperColumn(paperLabel+"MAP (paper)", PaperCitation)
+	if len(r.Runs) > 0 {
+		ev := r.Runs[0].Result
+		what := "every node with a parent"
+		if r.EvalSample > 0 {
+			what = fmt.Sprintf("a fixed random sample (seed 42) of %d nodes with a parent, as reconstruction.py -sample", r.EvalSample)
+		}
+		t.Provenance.Notes = append(t.Provenance.Notes, fmt.Sprintf("Evaluated: %s — %d nodes, %d edges ranked.", what, ev.Nodes, ev.Edges))
+	}
 	if r.ClosureName != Noun {
 		t.Provenance.Notes = append(t.Provenance.Notes,
 			"Neither paper reports mammal-closure numbers: the paper columns are the noun closure's (82,115 nodes, 743,086 edges), for orientation only; the mammal closure is a far smaller and easier hierarchy.")

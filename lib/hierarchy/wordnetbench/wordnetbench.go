@@ -88,6 +88,7 @@ type Results struct {
 	Closure     *wordnet.Closure
 	Description string
 	Preset      string
+	EvalSample  int // Options.EvalSample: > 0 when only a sample of nodes was evaluated
 	Runs        []Run
 }
 
@@ -117,6 +118,9 @@ func RunAll(backend compute.Backend, closureName string, c *wordnet.Closure, des
 		log = os.Stderr
 	}
 	res := &Results{ClosureName: closureName, Closure: c, Description: description, Preset: opts.Preset}
+	if opts.EvalSample > 0 && opts.EvalSample < c.NumNodes() {
+		res.EvalSample = opts.EvalSample
+	}
 	if res.Preset == "" {
 		res.Preset = "paper"
 	}
