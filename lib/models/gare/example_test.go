@@ -1,0 +1,40 @@
+package gare_test
+
+import (
+	"fmt"
+
+	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/models/gare"
+	"github.com/geoalign/geoalign/lib/retrieval"
+)
+
+// A GARE model on given features: train a few steps on random pairs, then score every text
+// against every video block by block (Δ computed for every pair) and rank them.
+func Example() {
+	cfg := gare.DefaultConfig()
+	cfg.Dim, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames = 16, 8, 8, 4
+	cfg.TemporalLayers, cfg.TemporalHeads, cfg.Batch, cfg.Epochs = 1, 2, 16, 1
+	m, err := gare.New(backend.MustNew(), cfg, 1)
+	if err != nil {
+		panic(err)
+	}
+	train := gare.RandomDataset(64, 8, 8, 4, 1, 2)
+	history, err := m.Train(train, gare.TrainOptions{Seed: 1, Quiet: true})
+	if err != nil {
+		panic(err)
+	}
+	test := gare.RandomDataset(40, 8, 8, 4, 1, 3)
+	sc, err := m.NewScorer(test, test.Videos(), gare.ScorerOptions{TextBlock: 16, VideoBlock: 16})
+	if err != nil {
+		panic(err)
+	}
+	res, err := retrieval.Evaluate[float32](sc, nil, retrieval.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("steps:", len(history))
+	fmt.Println("ranked queries:", res.T2V.Queries)
+	// Output:
+	// steps: 4
+	// ranked queries: 40
+}
