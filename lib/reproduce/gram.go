@@ -75,10 +75,8 @@ func claimsOf(paper string, vs []study.Verdict) []Claim {
 			c.Verdict = NotTestable
 		case v.Holds:
 			c.Verdict = Holds
-		case v.Reversed:
-			c.Why = "the opposite is measured beyond 2 standard errors"
 		default:
-			c.Why = "not beyond 2 standard errors of the seed-paired difference"
+			c.Why = v.Why
 		}
 		out = append(out, c)
 	}
@@ -154,7 +152,7 @@ func gramFigures(opts Options) error {
 	if err := save.plot("learning-curves", lc); err != nil {
 		return err
 	}
-	fig3, t3, v3, err := study.ScoreVsRecall(o, "Tux Paint: GRAM alignment score vs R@1", groups)
+	fig3, t3, v3, err := study.ScoreVsRecall(o, "Tux Paint: GRAM alignment score vs R@1 (every epoch, every seed)", groups)
 	if err != nil {
 		return err
 	}

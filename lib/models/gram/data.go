@@ -177,7 +177,8 @@ func (d *Dataset) Validate() error {
 // Standardize rescales every feature column of both splits to zero mean and unit variance with
 // the train split's statistics (columns with zero variance are only centred). The encoders are
 // small MLPs trained from scratch, so inputs on wildly different scales (log-mel energies next to
-// pixel intensities) would otherwise need per-modality learning rates.
+// pixel intensities) would otherwise need per-modality learning rates. It rescales the feature
+// blocks in place (shared with any SelectModalities view), so call it once, when loading.
 func (d *Dataset) Standardize() {
 	for m := range d.Train.Features {
 		dim := d.Train.Dims[m]

@@ -45,6 +45,7 @@ type Verdict struct {
 	// NotTestable marks claims the data here cannot decide (Statement says why).
 	NotTestable bool
 	Statement   string // Markdown verdict line for notebooks
+	Why         string // the reason of a verdict that does not hold, in words
 	Ours        string // the computed numbers the verdict rests on
 	Paper       string // the paper's corresponding number(s), with their table (set by the study)
 	Data        string // which data (set by the study)
@@ -70,8 +71,10 @@ func Compare(claim, aLabel string, a []float64, bLabel string, b []float64) Verd
 		v.Statement = fmt.Sprintf("**holds**: %s (Δ = %s points, n = %d seeds, > 2 standard errors)", claim, v.Diff.Format(2), n)
 	case v.Diff.Mean < 0 && -v.Diff.Mean > 2*v.StdErr:
 		v.Reversed = true
+		v.Why = "the opposite is measured, beyond 2 standard errors of the seed-paired difference"
 		v.Statement = fmt.Sprintf("**does not hold**: %s — the opposite is measured (Δ = %s points, n = %d seeds)", claim, v.Diff.Format(2), n)
 	default:
+		v.Why = "the seed-paired difference is within 2 standard errors"
 		v.Statement = fmt.Sprintf("**does not hold**: %s — the difference is within seed noise (Δ = %s points, n = %d seeds, < 2 standard errors)", claim, v.Diff.Format(2), n)
 	}
 	return v

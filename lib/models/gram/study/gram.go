@@ -278,6 +278,7 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 	if v.Holds {
 		v.Statement = "**holds**: " + claim + " — " + v.Ours
 	} else {
+		v.Why = fmt.Sprintf("ρ = %.3f < 0.8", rho)
 		v.Statement = "**does not hold**: " + claim + " — " + v.Ours
 	}
 	return p, t, v, nil

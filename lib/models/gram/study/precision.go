@@ -112,6 +112,7 @@ func LowPrecision(o Options) (*report.Table, map[string]PrecisionCell, []Verdict
 		if v.Holds {
 			v.Statement = "**holds**: " + claim + " — " + v.Ours
 		} else {
+			v.Why = "the Lorentz distances fail at least as often as the Poincaré ones"
 			v.Statement = "**does not hold**: " + claim + " — " + v.Ours
 		}
 		verdicts = append(verdicts, v)
