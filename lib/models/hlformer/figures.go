@@ -183,13 +183,15 @@ func (s *Setup) loadMoments() (map[string][]charades.Moment, error) {
 	return out, nil
 }
 
-// frameMoments labels each frame of video v (frames at charades.FrameRate, not down-sampled) with the
-// index of the first annotated moment whose interval contains the frame's centre, or −1.
-func frameMoments(n int, moments []charades.Moment) []int {
-	labels := make([]int, n)
+// frameMoments labels each of the m model frames of a video whose split has n frames at
+// charades.FrameRate with the index of the first annotated moment whose interval contains the frame's
+// centre time, or −1. When m < n the model's frames are segment averages (prvr.UniformSample), and
+// frame i is taken to cover the original frames [i·n/m, (i+1)·n/m).
+func frameMoments(m, n int, moments []charades.Moment) []int {
+	labels := make([]int, m)
 	for k := range labels {
 		labels[k] = -1
-		t := (float64(k) + 0.5) / charades.FrameRate
+		t := (float64(k) + 0.5) * float64(n) / float64(m) / charades.FrameRate
 		for i, m := range moments {
 			if t >= math.Min(m.Start, m.End) && t <= math.Max(m.Start, m.End) {
 				labels[k] = i
@@ -268,7 +270,7 @@ func pca2(rows []float32, n, d int) [][2]float64 {
 }
 
 // Figure4 is HLFormer Fig. 4 with PCA instead of UMAP: the gaze-branch frame embeddings of one test video
-// (the one with the most annotated moments among those not down-sampled), projected to 2-D and coloured
+// (the one with the most annotated moments), projected to 2-D and coloured
 // by the Charades-STA moment containing each frame, for the Euclidean-only and the hybrid model (seed of
 // the first run). The table averages the moment separation (between/within mean distances) over all test
 // videos with ≥ 2 moments, per seed. Needs the Charades setup (moment times).
@@ -285,10 +287,7 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, Finding, error
 	best, bestCount := -1, 0
 	for v, id := range te.VideoIDs {
 		_, n := te.VideoFrames(v)
-		if n > frameLen {
-			continue
-		}
-		labels := frameMoments(n, moments[id])
+		labels := frameMoments(min(n, frameLen), n, moments[id])
 		seen := map[int]bool{}
 		for _, l := range labels {
 			if l >= 0 {
@@ -300,11 +299,12 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, Finding, error
 		}
 	}
 	if best < 0 {
-		return nil, nil, nil, Finding{}, fmt.Errorf("hlformer: no test video with ≤ %d frames", frameLen)
+		return nil, nil, nil, Finding{}, fmt.Errorf("hlformer: no test video with an annotated moment")
 	}
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 4 analogue — moment separation of frame embeddings (%s scale)", s.Scale.Name),
 		s.Provenance("Separation = mean distance between frames of different Charades-STA moments / mean distance within a moment, "+
-			"gaze-branch evaluation embeddings (L2-normalised), averaged over the test videos with ≥ 2 annotated moments and ≤ FrameLen frames; "+
+			"gaze-branch evaluation embeddings (L2-normalised), averaged over the test videos with ≥ 2 annotated moments (a down-sampled "+
+			"frame covers its segment's time span); "+
 			"mean ± std over seeds. The plots are PCA (not UMAP) projections of one video."),
 		"model", "moment separation", "videos")
 	var plots []*plot.Plot
@@ -323,10 +323,11 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, Finding, error
 			count = 0
 			for vi, id := range te.VideoIDs {
 				_, n := te.VideoFrames(vi)
-				if n > frameLen || len(moments[id]) < 2 {
+				if len(moments[id]) < 2 {
 					continue
 				}
-				sep := momentSeparation(em.Frames[vi*frameLen*d:(vi*frameLen+n)*d], d, frameMoments(n, moments[id]))
+				m := min(n, frameLen)
+				sep := momentSeparation(em.Frames[vi*frameLen*d:(vi*frameLen+m)*d], d, frameMoments(m, n, moments[id]))
 				if !math.IsNaN(sep) {
 					sum += sep
 					count++
@@ -335,9 +336,10 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, Finding, error
 			seps = append(seps, sum/float64(max(count, 1)))
 			if si == 0 {
 				_, n := te.VideoFrames(best)
-				pts := pca2(em.Frames[best*frameLen*d:(best*frameLen+n)*d], n, d)
+				m := min(n, frameLen)
+				pts := pca2(em.Frames[best*frameLen*d:(best*frameLen+m)*d], m, d)
 				p, err := scatterByLabel(fmt.Sprintf("%s — video %s (PCA)", shortName(v.Name), te.VideoIDs[best]), pts,
-					frameMoments(n, moments[te.VideoIDs[best]]))
+					frameMoments(m, n, moments[te.VideoIDs[best]]))
 				if err != nil {
 					return nil, nil, nil, Finding{}, err
 				}
