@@ -43,8 +43,10 @@ vet:
 gotest:
 	go test ./...
 
+# Notebooks run by `make test` save their figures and tables under build/figures, so testing
+# never overwrites the committed full-run artefacts in figures/ (notebooks-inplace does write there).
 notebooks:
-	bash kernel/run-notebooks.sh --timeout $(NOTEBOOK_TIMEOUT) notebooks/*.ipynb
+	GEOALIGN_FIGURES=$(CURDIR)/build/figures bash kernel/run-notebooks.sh --timeout $(NOTEBOOK_TIMEOUT) notebooks/*.ipynb
 
 data:
 	go run ./lib/cmd/geoalign data build
