@@ -30,7 +30,10 @@ if [ -f datasets/apt-packages.txt ]; then
 fi
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  # (outputs are captured before matching: with pipefail, `cmd | grep -q` fails when grep
+  # exits early and cmd gets SIGPIPE)
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == *"install ok installed"* ]] || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
   say "Debian packages: all ${#APT_PACKAGES[@]} present"
@@ -54,7 +57,9 @@ GOBIN="$(go env GOPATH)/bin"
 # --- 3. GoNB and its helpers at pinned versions -----------------------------------------
 install_tool() { # name version-check-string install-command...
   local name=$1 want=$2; shift 2
-  if [ -x "$GOBIN/$name" ] && go version -m "$GOBIN/$name" 2>/dev/null | grep -q -- "$want"; then
+  local info=""
+  [ -x "$GOBIN/$name" ] && info=$(go version -m "$GOBIN/$name" 2>/dev/null || true)
+  if [[ "$info" == *"$want"* ]]; then
     echo "  $name $want: present"
   else
     echo "  $name: installing $want"; "$@" || die "installing $name"
@@ -82,7 +87,8 @@ PATH="$GOBIN:$PATH" "$GOBIN/gonb" --install --raw_error --logtostderr 2>&1 | tai
 
 # --- 5. Check the result ----------------------------------------------------------------
 say "checks"
-jupyter kernelspec list | grep -q gonb || die "gonb kernel spec not found by jupyter"
+specs=$(jupyter kernelspec list 2>/dev/null || true)
+[[ "$specs" == *gonb* ]] || die "gonb kernel spec not found by jupyter"
 /usr/bin/python3 -c 'import nbformat, nbclient, nbconvert' || die "python Jupyter modules"
 go run ./lib/cmd/geoalign version || die "geoalign version"
 echo
