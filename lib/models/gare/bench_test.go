@@ -15,7 +15,8 @@ func benchConfig() Config { return DefaultConfig() }
 // BenchmarkPairedGareTrainStep is one training forward + backward (the gradients of every
 // parameter, no optimizer update) of GARE at the official shapes: 128 texts × 128 videos, 12
 // frames, 512-d given features, 4-layer temporal transformer, ψ with dropout, L_info + β L_IB +
-// λ_ε L_ε + λ_dir L_dir. Twin: lib/bench/torch/GareTrainStep.py.
+// λ_ε L_ε + λ_dir L_dir, as Model.Train computes it (ForwardLean). Twin:
+// lib/bench/torch/GareTrainStep.py.
 func BenchmarkPairedGareTrainStep(b *testing.B) {
 	cfg := benchConfig()
 	m, err := New(backend.MustNew(), cfg, 1)
@@ -31,7 +32,7 @@ func BenchmarkPairedGareTrainStep(b *testing.B) {
 	exec, err := model.NewExec(m.backend, m.Store, func(scope *model.Scope, in []*Node) []*Node {
 		g := in[0].Graph()
 		m.Store.SetTraining(g, true)
-		terms := Objective(cfg, Forward(cfg, m.Weights(g), Inputs{Text: in[0], Frames: in[1], FrameMask: in[2]}, m.dropout(scope, g)))
+		terms := Objective(cfg, ForwardLean(cfg, m.Weights(g), Inputs{Text: in[0], Frames: in[1], FrameMask: in[2]}, m.dropout(scope, g)))
 		var params []*Node
 		for v := range scope.Store().IterVariables() {
 			if v.Trainable && v.InUseByGraph(g) {

@@ -3,6 +3,7 @@ package gare
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
@@ -506,22 +507,25 @@ func TestForwardAgainstLoops(t *testing.T) {
 			text, frames, mask, words, wordMask := forwardData(rng, cfg, a, b)
 			out := run(t, n, []*tensors.Tensor{text.tensor(), frames.tensor(), mask.tensor(), words.tensor(), wordMask.tensor()},
 				func(w Weights, in []*Node) []*Node {
-					o := Forward(cfg, w, Inputs{Text: in[0], Frames: in[1], FrameMask: in[2], Words: in[3], WordMask: in[4]}, nil)
-					res := []*Node{o.Sim, o.Text, o.Frames, o.Pooled, o.Adjusted}
+					inputs := Inputs{Text: in[0], Frames: in[1], FrameMask: in[2], Words: in[3], WordMask: in[4]}
+					o := Forward(cfg, w, inputs, nil)
+					res := []*Node{o.Sim, o.Text, o.Frames, o.Pooled, o.Adjusted, ForwardLean(cfg, w, inputs, nil).Sim}
 					if o.Delta != nil {
 						res = append(res, o.Delta)
 					}
 					return res
 				})
-			assertClose(t, "S", out[0], refForward(n, text, frames, mask, words, wordMask), valueTol)
+			want := refForward(n, text, frames, mask, words, wordMask)
+			assertClose(t, "S", out[0], want, valueTol)
+			assertClose(t, "S (ForwardLean)", out[5], want, valueTol)
 			d := cfg.Dim
 			for k, want := range []int{a * b, a * d, b * cfg.Frames * d, a * b * d, a * b * d} {
 				if len(out[k]) != want {
 					t.Fatalf("output %d has %d values, want %d", k, len(out[k]), want)
 				}
 			}
-			if cfg.UseDelta && len(out[5]) != a*b*d {
-				t.Fatalf("Δ has %d values, want %d", len(out[5]), a*b*d)
+			if cfg.UseDelta && len(out[6]) != a*b*d {
+				t.Fatalf("Δ has %d values, want %d", len(out[6]), a*b*d)
 			}
 		})
 	}
@@ -553,9 +557,12 @@ func TestFactoredScoresMatchForward(t *testing.T) {
 const fdStep = 1e-6
 
 func TestGradientsFiniteDifferences(t *testing.T) {
-	for _, name := range []string{"code", "baseline", "word context", "no-gap query", "code with dropout mask"} {
-		withKeep := name == "code with dropout mask"
-		cfg := variants()[map[bool]string{true: "code", false: name}[withKeep]]
+	for _, name := range []string{"code", "baseline", "word context", "no-gap query", "code with dropout mask",
+		"lean code", "lean code with dropout mask", "lean video-corrected"} {
+		lean := strings.HasPrefix(name, "lean ")
+		withKeep := strings.HasSuffix(name, "with dropout mask")
+		base := strings.TrimSuffix(strings.TrimPrefix(name, "lean "), " with dropout mask")
+		cfg := variants()[base]
 		t.Run(name, func(t *testing.T) {
 			// Weight the regularisers so their gradients matter; the L_ε cut-off is moved far away
 			// (its switch is a discontinuity finite differences cannot straddle).
@@ -576,7 +583,11 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 				if withKeep {
 					drop = func(x *Node) *Node { return Mul(x, in[5]) }
 				}
-				o := Forward(cfg, w, Inputs{Text: in[0], Frames: in[1], FrameMask: in[2], Words: in[3], WordMask: in[4]}, drop)
+				forward := Forward
+				if lean {
+					forward = ForwardLean
+				}
+				o := forward(cfg, w, Inputs{Text: in[0], Frames: in[1], FrameMask: in[2], Words: in[3], WordMask: in[4]}, drop)
 				return Objective(cfg, o).Total
 			}
 			all := append(append([]arr(nil), data...), n.params...)

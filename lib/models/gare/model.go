@@ -65,6 +65,37 @@ func Forward(cfg Config, w Weights, in Inputs, dropout func(*Node) *Node) Output
 	return out
 }
 
+// ForwardLean is Forward for training: the same S and Δ, but S is computed from Δ, the pooling
+// weights and per-video Gram matrices without materialising v_ij or t_i + Δ_ij (two [A, B, D]
+// tensors and their gradients less). With π the pooling weights and t·h, Δ·h the dot products
+// with the frames,
+//
+//	t·v = Σ_f π_f t·h_f,   Δ·v = Σ_f π_f Δ·h_f,   ‖v‖² = πᵀ(h hᵀ)π,   ‖t + Δ‖² = ‖t‖² + 2 t·Δ + ‖Δ‖².
+//
+// Outputs.Pooled and Outputs.Adjusted are nil.
+func ForwardLean(cfg Config, w Weights, in Inputs, dropout func(*Node) *Node) Outputs {
+	if !cfg.UseDelta {
+		return Forward(cfg, w, in, dropout) // the baseline has no Δ to spare
+	}
+	var out Outputs
+	out.Text = EncodeText(w, in.Text)
+	out.Frames = EncodeVideo(w, in.Frames, in.FrameMask)
+	pool, dots := PoolingWeights(out.Text, out.Frames, in.FrameMask, cfg.PoolTemperature)
+	out.Delta = Delta(cfg, w, out.Text, out.Frames, in, dropout)
+	tv := ReduceSum(Mul(pool, dots), -1)                                          // [A, B]
+	vv := quadratic(pool, Einsum("bfd,bgd->bfg", out.Frames, out.Frames), pool)   // [A, B]
+	dv := ReduceSum(Mul(pool, Einsum("abd,bfd->abf", out.Delta, out.Frames)), -1) // [A, B]
+	td := ReduceSum(Mul(InsertAxes(out.Text, 1), out.Delta), -1)                  // [A, B]
+	dd := sqNorm(out.Delta)                                                       // [A, B]
+	tt := InsertAxes(sqNorm(out.Text), 1)                                         // [A, 1]
+	if cfg.Corrected == CorrectVideo {
+		out.Sim = Div(Add(tv, td), Sqrt(Mul(tt, Add(Add(vv, MulScalar(dv, 2)), dd))))
+	} else {
+		out.Sim = Div(Add(tv, dv), Sqrt(Mul(Add(Add(tt, MulScalar(td, 2)), dd), vv)))
+	}
+	return out
+}
+
 // Delta is Δ_ij [A, B, D] for encoded texts t [A, D] and frames h [B, F, D] (in carries the word
 // features and masks for ContextWords). For QueryText (Table 5) ψ's output is t′_ij and
 // Δ_ij = v̄_j − t′_ij.

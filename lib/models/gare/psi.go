@@ -228,13 +228,10 @@ func (ob psiOutputBasis) materialize(e, r *Node) *Node {
 // x W_1 + b_1 (training): x and x W_1 + b_1 are still weighted sums of per-video bases, the rest is
 // per pair (one D×D product per pair instead of the reference's four).
 func psiWithDropout(w *PsiWeights, pv psiVideo, coef *Node, dropout func(*Node) *Node) *Node {
-	d := pv.u.Shape().Dimensions[2]
-	xb := Mul(pv.u, broadcastRow(w.LN2.Gain, 3))                  // [B, F, D]
-	both := Concatenate([]*Node{xb, MatMul(xb, w.Linear1.W)}, -1) // [B, F, 2D]
-	sums := Einsum("abf,bfd->abd", coef, both)                    // [A, B, 2D]
-	x := Add(Slice(sums, AxisRange(), AxisRange(), AxisRange(0, d)), broadcastRow(w.LN2.Bias, 3))
+	xb := Mul(pv.u, broadcastRow(w.LN2.Gain, 3)) // [B, F, D]
+	x := Add(Einsum("abf,bfd->abd", coef, xb), broadcastRow(w.LN2.Bias, 3))
 	linOffset := Add(Reshape(MatMul(InsertAxes(w.LN2.Bias, 0), w.Linear1.W), -1), w.Linear1.B)
-	lin := Add(Slice(sums, AxisRange(), AxisRange(), AxisRange(d, 2*d)), broadcastRow(linOffset, 3))
+	lin := Add(Einsum("abf,bfd->abd", coef, MatMul(xb, w.Linear1.W)), broadcastRow(linOffset, 3))
 	if dropout != nil {
 		lin = dropout(lin)
 	}

@@ -79,7 +79,7 @@ func (m *Model) NewTrainer(totalSteps int) (*Trainer, error) {
 		if len(in) > 3 {
 			inputs.Words, inputs.WordMask = in[3], in[4]
 		}
-		terms := Objective(cfg, Forward(cfg, w, inputs, m.dropout(scope, g)))
+		terms := Objective(cfg, ForwardLean(cfg, w, inputs, m.dropout(scope, g)))
 		return []*Node{terms.Total, terms.Info, terms.IB, terms.Norm, terms.Dir}
 	}
 	step, err := train.NewStep(m.backend, m.Store, m.Optimizer(totalSteps), fn)
