@@ -50,7 +50,7 @@ func (s *Suite) Provenance(notes ...string) report.Provenance {
 		Notes: append([]string{
 			"Label-derived video features: results are not comparable in level with the paper's CLIP ViT-B/32 numbers on MSR-VTT; compare directions of effects only.",
 			"No CLIP here: learned projections of the given features, pretrained as the baseline (stage 1, " +
-				fmt.Sprintf("%d epochs at lr %g", s.Scale.PretrainEpochs, s.Scale.PretrainLR) + ") stand in for CLIP; each row is stage 2 from those encoders (see experiments.Protocol).",
+				fmt.Sprintf("%d epochs at lr %g", s.Scale.PretrainEpochs, s.Scale.PretrainLR) + ") stand in for CLIP; each row is stage 2 from those encoders (see study.Protocol).",
 			"Stage 2: " + Describe(s.Base, s.Train, s.Test) + "; projections at lr " + fmt.Sprint(s.Base.ProjectionLearningRate) + ".",
 			"Text→video R@K / MnR (1-based ranks, ties counted pessimistically) unless the column says v2t.",
 		}, notes...),
