@@ -71,6 +71,7 @@ func runReproduce(args []string) int {
 
 func runFigures(args []string) int {
 	fs, opts, paper, seeds := reproduceFlags("figures", "figures")
+	reportOnly := fs.Bool("report-only", false, "only rebuild REPORT.md from the claims.json files already under --out")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -82,6 +83,9 @@ func runFigures(args []string) int {
 	papers := reproduce.Papers()
 	if *paper != "all" {
 		papers = strings.Split(*paper, ",")
+	}
+	if *reportOnly {
+		papers = nil
 	}
 	for _, p := range papers {
 		e, err := reproduce.Lookup(p)
