@@ -1,6 +1,6 @@
 """Twin of lib/models/hlformer BenchmarkPairedHLFormerTrainStep: one training step (forward, backward,
-BertAdam update) of the paper-sized HLFormer on a batch of 128 videos (32 clips, 128 padded frames,
-1024-d) and 320 queries (30 padded tokens, 1024-d), float32, dropout on.
+BertAdam update) of the paper-sized HLFormer on a batch of 128 videos (or $HLFORMER_BENCH_VIDEOS; 32
+clips, 128 padded frames, 1024-d) and 2.5 queries per video (30 padded tokens, 1024-d), float32, dropout on.
 
 The model is written from ../shared/spec/official-code.md §3 (not copied from the official code): d = 384,
 4 heads, Lorentz space L^127 (4 heads × 32), 4 Euclidean + 4 Lorentz Gaussian attention branches (widths
@@ -310,13 +310,15 @@ def random_batch(videos, queries, gen):
 
 
 if __name__ == "__main__":
+    import os
     from _common import run
 
+    videos = int(os.environ.get("HLFORMER_BENCH_VIDEOS", "128"))  # the Go benchmark reads the same variable
     torch.manual_seed(1)
     model = HLFormer()
     model.train()
     opt = BertAdam(model.parameters())
-    batch = random_batch(128, 320, torch.Generator().manual_seed(7))
+    batch = random_batch(videos, videos * 5 // 2, torch.Generator().manual_seed(7))
 
     def step():
         model.zero_grad(set_to_none=True)
