@@ -38,8 +38,26 @@
 // lib/retrieval (R@1/5/10/100, SumR, MdR, MnR; Evaluator), keeps the best epoch, stops early, checkpoints
 // and resumes. Data come as lib/data/prvr splits (the official per-video processing).
 //
+// # Experiments (experiments.go, study.go, figures.go)
+//
+// Setup is a PRVR benchmark (LoadCharadesSTA: the label-derived Charades-STA track with its zero-training
+// floors; SyntheticSetup: lib/data/synth), Variant a model/objective change (Table 1's Euclidean-only and
+// MS-SL-like models, Table 2's ablations), Scale a size (CIScale, AblationScale, FullScale). A Study runs
+// variants over seeds (optionally checkpointing every run in a cache, so that long studies resume) and
+// builds Table 1, Table 2, Fig. 3–6 with Findings: the paper's claim, our verdict by a paired comparison
+// over seeds, and the numbers. lib/reproduce/hlformer.go and notebooks/13-hlformer.ipynb call it.
+//
 // # Configurations
 //
 // PaperConfig is the official Charades-STA model (d = 384, n = 127, 4 heads); CPUConfig is the same
 // architecture at d = 64, n = 31, the size we train on the 2-core CPU (see its doc and the notebook).
+//
+// # Deviations from the official code (each named where it is defined)
+//
+//   - GaussianMask evaluates the row-max ratio in the exponent (finite where the code's density underflows).
+//   - LorentzLinear maps a head with ‖y_s‖² < LorentzSpaceNormFloor to the origin (the code: NaN) and
+//     computes the space part as a unit direction times √(t² − 1) (bounded float32 gradients).
+//   - geom.LogMap0Full guards the all-zero input (the code: NaN).
+//   - Training batches drop the last incomplete batch and round their query count down to a multiple of
+//     32 (PlanEpoch), so that the compiled step keeps a few fixed shapes.
 package hlformer
