@@ -3,10 +3,9 @@ package hierarchy
 import (
 	"fmt"
 	"math"
-	"slices"
-	"sort"
 
 	"github.com/geoalign/geoalign/lib/data/wordnet"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
@@ -46,12 +45,9 @@ func EvaluateSample(backend compute.Backend, e *Embedding, c *wordnet.Closure, n
 // for each node u, the distances from u to every node (u itself excluded) are ranked; the rank of
 // a parent v is 1 + the number of non-parents strictly closer to u than v (other parents do not
 // count), and the average precision of u is sklearn's average_precision_score with the parents as
-// positives, i.e. the mean over parents of (parents up to v)/(position of v). A non-parent at
-// exactly the distance of a parent is ranked after it; ties have probability 0 for trained points.
-//
-// It does not go through lib/retrieval: that package ranks one ground-truth item per query among
-// all items, while reconstruction ranks every parent of u among u's non-parents only (the other
-// parents do not count) and needs the average precision over several positives.
+// positives. That is lib/retrieval's multi-positive protocol (PositiveRanks) on the negated
+// distances with TieOptimistic: a non-parent at exactly the distance of a parent is ranked after it
+// (ties have probability 0 for trained points).
 func evaluateNodes(backend compute.Backend, e *Embedding, adj *adjacency, nodes []int32) (Reconstruction, error) {
 	var r Reconstruction
 	if len(nodes) == 0 {
@@ -64,8 +60,8 @@ func evaluateNodes(backend compute.Backend, e *Embedding, adj *adjacency, nodes 
 	table := tensors.FromFlatDataAndDimensions(space, n, d)
 	defer table.MustFinalizeAll()
 
-	isParent := make([]bool, n)
-	var rankSum, apSum float64
+	var acc retrieval.MultiPositiveAccumulator
+	scores := make([]float64, n)
 	for lo := 0; lo < len(nodes); lo += q {
 		block := nodes[lo:min(lo+q, len(nodes))]
 		queries := make([]float64, q*d) // padded to q rows: one compiled graph for every block
@@ -87,52 +83,17 @@ func evaluateNodes(backend compute.Backend, e *Embedding, adj *adjacency, nodes 
 			}
 		}
 		for i, u := range block {
-			row := dist[i*n : (i+1)*n]
-			parents := adj.neighbours(u)
-			for _, v := range parents {
-				isParent[v] = true
+			for k, d := range dist[i*n : (i+1)*n] {
+				scores[k] = -d // higher = better
 			}
-			ranks, ap := rankParents(row, int(u), parents, isParent)
-			for _, v := range parents {
-				isParent[v] = false
+			if err := acc.Add(scores, adj.neighbours(u), int(u), retrieval.TieOptimistic); err != nil {
+				return r, fmt.Errorf("hierarchy: ranking the parents of %s: %w", e.Names[u], err)
 			}
-			for _, k := range ranks {
-				rankSum += float64(k)
-			}
-			apSum += ap
-			r.Edges += len(ranks)
-			r.Nodes++
 		}
 	}
-	r.MeanRank = rankSum / float64(r.Edges)
-	r.MAP = apSum / float64(r.Nodes)
-	return r, nil
-}
-
-// rankParents ranks the parents of u given u's distances to every node. It returns each parent's
-// rank (1 + non-parents strictly closer) and u's average precision. O(N log P) for P parents.
-func rankParents(dist []float64, u int, parents []int32, isParent []bool) (ranks []int, ap float64) {
-	pd := make([]float64, len(parents))
-	for i, v := range parents {
-		pd[i] = dist[v]
+	m, err := acc.Metrics()
+	if err != nil {
+		return r, err
 	}
-	slices.Sort(pd)
-	// before[j] counts the non-parents w with pd[j−1] ≤ d_w < pd[j], so the non-parents strictly
-	// closer than the i-th parent are before[0] + … + before[i].
-	before := make([]int, len(pd)+1)
-	for w, dw := range dist {
-		if w == u || isParent[w] {
-			continue
-		}
-		j := sort.Search(len(pd), func(i int) bool { return pd[i] > dw })
-		before[j]++
-	}
-	ranks = make([]int, len(pd))
-	closer := 0
-	for i := range pd {
-		closer += before[i]
-		ranks[i] = 1 + closer
-		ap += float64(i+1) / float64(i+1+closer)
-	}
-	return ranks, ap / float64(len(pd))
+	return Reconstruction{MeanRank: m.MeanRank, MAP: m.MAP, Nodes: m.Queries, Edges: m.Positives}, nil
 }

@@ -2,67 +2,10 @@ package hierarchy
 
 import (
 	"math"
-	"math/rand/v2"
-	"slices"
-	"sort"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
 )
-
-// bruteForce ranks u's parents the slow way: sort every other node by distance and walk the list.
-func bruteForce(dist []float64, u int, parents []int32) (ranks []int, ap float64) {
-	isParent := map[int]bool{}
-	for _, v := range parents {
-		isParent[int(v)] = true
-	}
-	var order []int
-	for w := range dist {
-		if w != u {
-			order = append(order, w)
-		}
-	}
-	sort.SliceStable(order, func(a, b int) bool { return dist[order[a]] < dist[order[b]] })
-	found, negatives := 0, 0
-	for pos, w := range order {
-		if !isParent[w] {
-			negatives++
-			continue
-		}
-		found++
-		ranks = append(ranks, 1+negatives)
-		ap += float64(found) / float64(pos+1)
-	}
-	return ranks, ap / float64(len(parents))
-}
-
-func TestRankParentsMatchesBruteForce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for trial := range 50 {
-		n := 5 + rng.IntN(40)
-		dist := make([]float64, n)
-		for i := range dist {
-			dist[i] = rng.Float64()
-		}
-		u := rng.IntN(n)
-		var parents []int32
-		isParent := make([]bool, n)
-		for _, w := range rng.Perm(n)[:1+rng.IntN(n-2)] {
-			if w != u {
-				parents = append(parents, int32(w))
-				isParent[w] = true
-			}
-		}
-		if len(parents) == 0 {
-			continue
-		}
-		got, gotAP := rankParents(dist, u, parents, isParent)
-		want, wantAP := bruteForce(dist, u, parents)
-		if !slices.Equal(got, want) || math.Abs(gotAP-wantAP) > 1e-12 {
-			t.Fatalf("trial %d: ranks %v AP %.6f, brute force %v AP %.6f", trial, got, gotAP, want, wantAP)
-		}
-	}
-}
 
 // A hand-placed Euclidean embedding of a path a → b → c (c is-a b is-a a) where every node sits
 // closer to its ancestors than to anything else except in one known place.

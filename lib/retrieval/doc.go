@@ -30,6 +30,12 @@
 //   - video→text with several captions per video (GRAM's ITM path): gt[q] as for PRVR
 //     and Options.VideoToText; each video takes the minimum rank over its captions.
 //
+// A fourth protocol ranks several positives of one query among its non-positives only
+// (the other positives neither help nor hurt): PositiveRanks gives each positive's rank
+// and the query's average precision, MultiPositiveAccumulator the mean rank and MAP over
+// queries. It is the WordNet reconstruction protocol of the hyperbolic-embedding papers
+// (lib/hierarchy uses it), with the same tie rules.
+//
 // # Ties
 //
 // Ranks are counted, not sorted: the rank of the ground truth g in a row is
