@@ -352,6 +352,11 @@ var FullScale = Scale{Name: "full", Dim: 64, LorentzDim: 31, FrameLen: 64, Query
 var AblationScale = Scale{Name: "ablation", TrainVideos: 1024, Dim: 32, LorentzDim: 15, FrameLen: 32, QueryLen: 12,
 	Epochs: 4, BatchVideos: 64, LearningRate: 1e-3, Seeds: []int64{0, 1, 2}}
 
+// SyntheticScale is the size of the synthetic-benchmark study: every video of SyntheticSetup, d = 32,
+// L^15, 32 frames, 8 tokens, batches of 64 videos, 4 epochs at lr 1e-3.
+var SyntheticScale = Scale{Name: "synthetic", Dim: 32, LorentzDim: 15, FrameLen: 32, QueryLen: 8,
+	Epochs: 4, BatchVideos: 64, LearningRate: 1e-3, Seeds: []int64{0, 1, 2}}
+
 // Config is the scale's model on inputs of the given sizes.
 func (s Scale) Config(videoDim, queryDim int) Config {
 	c := PaperConfig(videoDim, queryDim)

@@ -86,8 +86,12 @@ func (s *Study) Table1() (*report.Table, error) {
 			return nil, err
 		}
 	}
+	paper := PaperTable1SumR // the paper's Charades numbers, shown only next to our Charades results
+	if s.Setup.Kind != report.LabelDerived {
+		paper = nil
+	}
 	return MetricsTable(fmt.Sprintf("HLFormer Table 1 analogue — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(), runs, s.Setup.Floors,
-		PaperTable1SumR, PaperTable1Cite), nil
+		paper, PaperTable1Cite), nil
 }
 
 // Finding is one claim of the paper with our verdict: "holds", "does not hold", "inconclusive" or

@@ -338,7 +338,7 @@ func (s *Suite) Dynamics() (*Section, error) {
 			fmt.Sprintf("%.1f° → %.1f° (positives), %.1f° → %.1f° (negatives)", first.AngleGapPos, last.AngleGapPos, first.AngleGapNeg, last.AngleGapNeg), data,
 			math.Abs(first.AngleGapPos-90) < 20 && last.AngleGapPos > 90 && last.AngleGapNeg > 90),
 		check("Fig. 8a: late in training positives have smaller angles to the gap than negatives", "slightly smaller for positives",
-			fmt.Sprintf("%.1f° vs %.1f°", last.AngleGapPos, last.AngleGapNeg), data, last.AngleGapPos < last.AngleGapNeg),
+			fmt.Sprintf("%.2f° vs %.2f°", last.AngleGapPos, last.AngleGapNeg), data, last.AngleGapPos < last.AngleGapNeg),
 		check("Fig. 8c: t + Δ operates at a larger norm than t", "t_new has larger norms",
 			fmt.Sprintf("‖t + Δ‖ %.2f (pos) / %.2f (neg) vs ‖t‖ %.2f at the end", last.AdjNormPos, last.AdjNormNeg, last.TextNorm), data,
 			last.AdjNormPos > last.TextNorm && last.AdjNormNeg > last.TextNorm),
