@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -86,6 +87,11 @@ func runFigures(args []string) int {
 	}
 	if *reportOnly {
 		papers = nil
+	} else if !opts.Full {
+		// The committed figures are the full configuration; a CI-sized smoke run goes to <out>/ci
+		// so that it never overwrites them (and its REPORT.md is <out>/ci/REPORT.md).
+		opts.Out = filepath.Join(opts.Out, "ci")
+		fmt.Fprintf(os.Stderr, "geoalign figures: CI-sized configuration, writing to %s (the full one: --full)\n", opts.Out)
 	}
 	for _, p := range papers {
 		e, err := reproduce.Lookup(p)
