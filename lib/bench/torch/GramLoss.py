@@ -8,23 +8,12 @@ B = 256, k = 3, d = 512, L2-normalised float32 inputs; gradients to text, video,
 """
 import torch
 import torch.nn.functional as F
-from _common import run
+from _common import run, unit_vectors, volume_matrix
 
 B, D = 256, 512
 g = torch.Generator().manual_seed(61)
-unit = lambda n: F.normalize(torch.randn(n, D, generator=g), dim=-1)
+unit = lambda n: unit_vectors(n, D, g)
 text0, video0, audio0 = unit(B), unit(B), unit(B)
-
-
-def volume_matrix(l, v, a):
-    ll = (l * l).sum(-1).unsqueeze(1).expand(-1, v.shape[0])
-    lv, la = l @ v.T, l @ a.T
-    row = lambda x: x.unsqueeze(0).expand(l.shape[0], -1)
-    vv, va, aa = row((v * v).sum(-1)), row((v * a).sum(-1)), row((a * a).sum(-1))
-    G = torch.stack([torch.stack([ll, lv, la], -1),
-                     torch.stack([lv, vv, va], -1),
-                     torch.stack([la, va, aa], -1)], -2)
-    return torch.linalg.det(G.float()).abs().sqrt()
 
 
 def step():

@@ -7,11 +7,11 @@ torch.linalg.det in float32 and sqrt(|det|). Objective: mean volume; backward to
 B1 = B2 = 256, k = 3, d = 512, L2-normalised float32 inputs.
 """
 import torch
-from _common import run
+from _common import gram_tensor_volume, run, unit_vectors
 
 B1, B2, D = 256, 256, 512
 g = torch.Generator().manual_seed(6)
-unit = lambda n: torch.nn.functional.normalize(torch.randn(n, D, generator=g), dim=-1)
+unit = lambda n: unit_vectors(n, D, g)
 anchor, video, audio = unit(B1), unit(B2), unit(B2)
 
 
@@ -25,10 +25,7 @@ def hyperbolic_volume_matrix(l, v, a):
     vv = row((v * v).sum(-1) - tv * tv)
     va = row((v * a).sum(-1) - tv * ta)
     aa = row((a * a).sum(-1) - ta * ta)
-    G = torch.stack([torch.stack([ll, lv, la], -1),
-                     torch.stack([lv, vv, va], -1),
-                     torch.stack([la, va, aa], -1)], -2)
-    return torch.linalg.det(G.float()).abs().sqrt()
+    return gram_tensor_volume(ll, lv, la, vv, va, aa)
 
 
 def step():

@@ -23,3 +23,27 @@ def run(name, fn, reps=5, warmup=1):
     med = statistics.median(times)
     print(f"BenchmarkPaired{name} {reps} {med * 1e9:.0f} ns/op")
     sys.stdout.flush()
+
+
+def unit_vectors(n, d, generator):
+    """n random L2-normalised float32 vectors of dimension d."""
+    return torch.nn.functional.normalize(torch.randn(n, d, generator=generator), dim=-1)
+
+
+def gram_tensor_volume(ll, lv, la, vv, va, aa):
+    """sqrt(|det G|) of the B1 x B2 x 3 x 3 Gram tensor given its six [B1, B2] entries, as GRAM's
+    utils/volume.py does it: torch.linalg.det in float32."""
+    G = torch.stack([torch.stack([ll, lv, la], -1),
+                     torch.stack([lv, vv, va], -1),
+                     torch.stack([la, va, aa], -1)], -2)
+    return torch.linalg.det(G.float()).abs().sqrt()
+
+
+def volume_matrix(l, v, a):
+    """GRAM's B1 x B2 volume matrix of anchors l against (v_j, a_j) pairs: the Gram tensor from
+    matmuls and per-sample dot products (GRAM utils/volume.py, spec section 1.2)."""
+    ll = (l * l).sum(-1).unsqueeze(1).expand(-1, v.shape[0])
+    lv, la = l @ v.T, l @ a.T
+    row = lambda x: x.unsqueeze(0).expand(l.shape[0], -1)
+    vv, va, aa = row((v * v).sum(-1)), row((v * a).sum(-1)), row((a * a).sum(-1))
+    return gram_tensor_volume(ll, lv, la, vv, va, aa)
