@@ -41,6 +41,22 @@ def timed(cmd, env=None, cwd=ROOT):
     return parsed, rss_mb, r
 
 
+# Extra rows: a workload also run at a smaller size (both sides read the same environment
+# variable), when its official size does not fit this machine on one side.
+SIZE_VARIANTS = {
+    "HLFormerTrainStep": [("64 videos", {"HLFORMER_BENCH_VIDEOS": "64"})],
+}
+
+
+def outcome(parsed, rss, r):
+    """(ns, peak RSS MB, note) of one run; note says why there is no time (out of memory, failure)."""
+    if parsed:
+        return parsed["ns"], rss, ""
+    if r.returncode in (-9, 137):
+        return float("nan"), rss, "killed: out of memory"
+    return float("nan"), rss, f"failed (exit {r.returncode})"
+
+
 def go_benchmarks(pattern):
     pkgs = {}
     for dirpath, _, files in os.walk(os.path.join(ROOT, "lib")):
@@ -86,13 +102,17 @@ def main():
             print(f"== build {pkg} ({label})", flush=True)
             sh(["go", "test", "-c", "-o", bin_path, pkg], env=dict(env, GOEXPERIMENT=experiment))
             for name in names:
-                print(f"   {name} ({label})", flush=True)
-                parsed, rss, _ = timed([bin_path, "-test.run", "^$", "-test.bench", f"^{name}$",
-                                        "-test.benchtime", args.benchtime], env=env, cwd=os.path.join(ROOT, pkg))
-                r = results.setdefault(name[len("BenchmarkPaired"):], {})
-                r[label] = (parsed["ns"] if parsed else float("nan"), rss)
-                if parsed and label == "simd":
-                    r["extra"] = parsed["extra"]
+                short = name[len("BenchmarkPaired"):]
+                sizes = [("", {})] + (SIZE_VARIANTS.get(short, []) if label == "simd" else [])
+                for size, size_env in sizes:
+                    print(f"   {name} {size} ({label})", flush=True)
+                    parsed, rss, out = timed([bin_path, "-test.run", "^$", "-test.bench", f"^{name}$",
+                                              "-test.benchtime", args.benchtime], env=dict(env, **size_env),
+                                             cwd=os.path.join(ROOT, pkg))
+                    r = results.setdefault(short + (f" ({size})" if size else ""), {})
+                    r[label] = outcome(parsed, rss, out)
+                    if parsed and label == "simd":
+                        r["extra"] = parsed["extra"]
 
     torch_dir = os.path.join(ROOT, "lib", "bench", "torch")
     torch_version = sh(["/usr/bin/python3", "-c", "import torch; print(torch.__version__)"], check=False).stdout.strip()
@@ -100,10 +120,12 @@ def main():
         if not fn.endswith(".py") or fn.startswith("_") or not re.search(args.filter, "BenchmarkPaired" + fn[:-3]):
             continue
         name = fn[:-3]
-        for label, extra_env in [("torch", {})] + ([] if args.no_passive else [("torch_passive", {"OMP_WAIT_POLICY": "PASSIVE"})]):
-            print(f"   torch {name} ({label})", flush=True)
-            parsed, rss, _ = timed(["/usr/bin/python3", fn], env=dict(env, BENCH_THREADS=threads, **extra_env), cwd=torch_dir)
-            results.setdefault(name, {})[label] = (parsed["ns"] if parsed else float("nan"), rss)
+        for size, size_env in [("", {})] + SIZE_VARIANTS.get(name, []):
+            row = name + (f" ({size})" if size else "")
+            for label, extra_env in [("torch", {})] + ([] if args.no_passive else [("torch_passive", {"OMP_WAIT_POLICY": "PASSIVE"})]):
+                print(f"   torch {row} ({label})", flush=True)
+                parsed, rss, out = timed(["/usr/bin/python3", fn], env=dict(env, BENCH_THREADS=threads, **extra_env, **size_env), cwd=torch_dir)
+                results.setdefault(row, {})[label] = outcome(parsed, rss, out)
 
     # The machine's measured matmul peak: the best GFLOP/s of the 1024³ matmul either side reached.
     peak = float("nan")
@@ -111,7 +133,8 @@ def main():
         flop = 2 * 1024 ** 3
         peak = max(flop / v[0] for k, v in results["MatMul1024"].items() if k in ("simd", "torch", "torch_passive") and v[0] == v[0])
 
-    nan = (float("nan"), float("nan"))
+    nan = (float("nan"), float("nan"), "")
+    tm = lambda v: v[2] if v[2] else fmt_time(v[0])
     rows = []
     for name in sorted(results):
         r = results[name]
@@ -121,8 +144,8 @@ def main():
         mem = g[1] / t[1] if g[1] == g[1] and t[1] == t[1] else float("nan")
         gflops = r.get("extra", {}).get("GFLOP/s")
         frac = f"{gflops / peak * 100:.0f}% ({gflops:.0f} GFLOP/s)" if gflops and peak == peak else "—"
-        rows.append(f"| {name} | {fmt_time(g[0])} | {fmt_mb(g[1])} | {fmt_time(ns[0])} | {fmt_time(t[0])} | {fmt_mb(t[1])} "
-                    f"| {fmt_time(tp[0])} | {'—' if ratio != ratio else f'{ratio:.2f}×'} | {'—' if ratio_p != ratio_p else f'{ratio_p:.2f}×'} "
+        rows.append(f"| {name} | {tm(g)} | {fmt_mb(g[1])} | {tm(ns)} | {tm(t)} | {fmt_mb(t[1])} "
+                    f"| {tm(tp)} | {'—' if ratio != ratio else f'{ratio:.2f}×'} | {'—' if ratio_p != ratio_p else f'{ratio_p:.2f}×'} "
                     f"| {'—' if mem != mem else f'{mem:.2f}'} | {frac} |")
 
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
@@ -146,6 +169,9 @@ def main():
         "",
         f"Measured matmul peak (best 1024³ float32 GFLOP/s of either side in this run): {peak:.0f} GFLOP/s." if peak == peak else "",
         "speed-up = PyTorch time / geoalign time (> 1: geoalign is faster).",
+        "Rows with a size in parentheses run the same workload smaller on both sides (the same environment "
+        "variable: " + "; ".join(f"{n} ({s}): {' '.join(f'{k}={v}' for k, v in e.items())}" for n, vs in SIZE_VARIANTS.items() for s, e in vs)
+        + "); a time cell saying \"killed: out of memory\" is a run the kernel's OOM killer stopped, its RSS cell the peak reached.",
     ]
     text = "\n".join(out) + "\n"
     dst = os.path.join(ROOT, args.out)

@@ -150,7 +150,7 @@ func hlformerFigures(opts Options) error {
 	synVideos, synScale := 384, hlformer.CIScale
 	synScale.TrainVideos, synScale.TestVideos, synScale.QueryLen = 0, 0, 8
 	if opts.Full {
-		synVideos, synScale = 2048, hlformer.SyntheticScale
+		synVideos, synScale = 1024, hlformer.SyntheticScale
 	}
 	syn, err := hlformer.SyntheticSetup(7, synVideos)
 	if err != nil {
