@@ -7,6 +7,7 @@ import (
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -54,12 +55,12 @@ func NewEvaluator(backend compute.Backend, m *Model, store *model.Store, dtype d
 		if c.Glance {
 			ce = unitRows(m.ClipProposals(m.EncodeClips(scope, clips)))
 		} else {
-			ce = ZerosLike(Slice(frames, AxisRange(), AxisRange(0, 1), AxisRange(0, 1)))
+			ce = disabledBranch(frames, c.Dim)
 		}
 		if c.Gaze {
 			fe = unitRows(m.EncodeFrames(scope, frames, mask))
 		} else {
-			fe = ZerosLike(Slice(frames, AxisRange(), AxisRange(0, 1), AxisRange(0, 1)))
+			fe = disabledBranch(frames, c.Dim)
 		}
 		return ce, fe
 	})
@@ -88,6 +89,13 @@ func NewEvaluator(backend compute.Backend, m *Model, store *model.Store, dtype d
 		return nil, err
 	}
 	return e, nil
+}
+
+// disabledBranch stands in for the embeddings of a switched-off branch (w/o gaze, w/o glance): one zero
+// time step of width d per video, so that the score graph and Scores' row arithmetic keep their shapes
+// and the branch contributes nothing (Similarity leaves it out).
+func disabledBranch(frames *Node, d int) *Node {
+	return Zeros(frames.Graph(), shapes.Make(frames.DType(), frames.Shape().Dim(0), 1, d))
 }
 
 // inference marks g as an inference graph whose variables stay parameters (see inferenceParam), so that

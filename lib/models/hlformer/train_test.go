@@ -330,3 +330,47 @@ func TestEvaluatorSeesUpdatedWeights(t *testing.T) {
 		}
 	}
 }
+
+// With one branch switched off (Table 2's "w/o gaze" / "w/o glance"), evaluation still runs and every
+// score is the remaining branch's max over time of ⟨q̂, x̂_t⟩, recomputed here in float64 from the
+// embeddings (the weight of the remaining branch: Similarity leaves the missing one out).
+func TestEvaluatorWithOneBranch(t *testing.T) {
+	_, te := tinyWorld(t, 40)
+	for _, v := range []Variant{NoGazeVariant, NoGlanceVariant} {
+		c, _ := v.Apply(tinyTrainConfig(), CharadesLoss())
+		m := &Model{Config: c}
+		e, err := NewEvaluator(backend.MustNew(), m, newTestStore(t, 1), dtypes.Float32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		em, err := e.Encode(te)
+		if err != nil {
+			t.Fatalf("%s: %v", v.Name, err)
+		}
+		scores, err := e.Scores(em)
+		if err != nil {
+			t.Fatalf("%s: %v", v.Name, err)
+		}
+		ctx := em.Clips
+		if !c.Glance {
+			ctx = em.Frames
+		}
+		d := em.Dim
+		steps := len(ctx) / em.Videos / d
+		for q := 0; q < em.Queries; q++ {
+			for vid := 0; vid < em.Videos; vid++ {
+				best := math.Inf(-1)
+				for s := 0; s < steps; s++ {
+					dot := 0.0
+					for k := 0; k < d; k++ {
+						dot += float64(em.QueryVecs[q*d+k]) * float64(ctx[(vid*steps+s)*d+k])
+					}
+					best = math.Max(best, dot)
+				}
+				if got := float64(scores[q*em.Videos+vid]); math.Abs(got-best) > 1e-5 {
+					t.Fatalf("%s: score[%d, %d] = %g, float64 max over time %g", v.Name, q, vid, got, best)
+				}
+			}
+		}
+	}
+}
