@@ -253,10 +253,11 @@ func (r *Runs) SumRs() []float64 {
 
 // MetricsTable builds a PRVR table: one row per variant (mean ± std over its seeds) and one per floor
 // (a deterministic number). paper, if not nil, maps a row name to the paper's SumR for the *paper*
-// column (cite names the source).
+// column (cite names the source). Wall-clock training times are logged per run, not tabulated, so that
+// the same seeds give byte-identical tables.
 func MetricsTable(title string, prov report.Provenance, runs []*Runs, floors map[string]retrieval.Metrics, paper map[string]string, cite string) *report.Table {
 	cols := append([]string{"model"}, MetricColumns...)
-	cols = append(cols, "epochs (best)", "train time / seed")
+	cols = append(cols, "epochs (best)")
 	t := report.NewTable(title, prov, cols...)
 	if paper != nil {
 		t.AddPaperColumn("SumR (paper)", cite)
@@ -271,7 +272,7 @@ func MetricsTable(title string, prov report.Provenance, runs []*Runs, floors map
 		for _, c := range MetricColumns {
 			row = append(row, fmt.Sprintf("%.2f", metric(floors[n], c)))
 		}
-		row = append(row, "—", "—")
+		row = append(row, "—")
 		if paper != nil {
 			row = append(row, orDash(paper[n]))
 		}
@@ -282,12 +283,11 @@ func MetricsTable(title string, prov report.Provenance, runs []*Runs, floors map
 		for _, c := range MetricColumns {
 			row = append(row, r.Summary(c).Format(2))
 		}
-		var epochs, secs []float64
+		var epochs []float64
 		for _, res := range r.Results {
 			epochs = append(epochs, float64(res.BestEpoch+1))
-			secs = append(secs, res.Elapsed.Seconds())
 		}
-		row = append(row, report.Summarize(epochs).Format(1), fmt.Sprintf("%.0f s", report.Summarize(secs).Mean))
+		row = append(row, report.Summarize(epochs).Format(1))
 		if paper != nil {
 			row = append(row, orDash(paper[r.Variant.Name]))
 		}
