@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/backend"
@@ -81,6 +82,10 @@ func gareFigures(opts Options) error {
 		return err
 	}
 	sections = append([]*garestudy.Section{t1}, sections...)
+	// Section.Save appends to verdicts.md: start it afresh so that a rerun rewrites, not repeats, it.
+	if err := os.Remove(filepath.Join(dir, "verdicts.md")); err != nil && !os.IsNotExist(err) {
+		return err
+	}
 	var claims []Claim
 	for _, sec := range sections {
 		for _, a := range sec.Artifacts {
