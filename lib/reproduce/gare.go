@@ -1,8 +1,6 @@
 package reproduce
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/backend"
@@ -82,10 +80,6 @@ func gareFigures(opts Options) error {
 		return err
 	}
 	sections = append([]*garestudy.Section{t1}, sections...)
-	// Section.Save appends to verdicts.md: start it afresh so that a rerun rewrites, not repeats, it.
-	if err := os.Remove(filepath.Join(dir, "verdicts.md")); err != nil && !os.IsNotExist(err) {
-		return err
-	}
 	var claims []Claim
 	for _, sec := range sections {
 		for _, a := range sec.Artifacts {
@@ -93,12 +87,12 @@ func gareFigures(opts Options) error {
 				Stamp(a.Table)
 			}
 		}
-		if err := sec.Save(dir); err != nil {
-			return fmt.Errorf("gare: saving %s: %w", sec.Title, err)
-		}
 		for _, v := range sec.Verdicts {
 			claims = append(claims, gareClaim(v))
 		}
+	}
+	if err := garestudy.SaveAll(dir, sections); err != nil {
+		return err
 	}
 	return SaveClaims(dir, claims)
 }

@@ -64,6 +64,20 @@ func (s *Section) Save(dir string) error {
 	return err
 }
 
+// SaveAll saves every section under dir (see Save) with a fresh verdicts.md, so that saving the same
+// sections again rewrites the file instead of repeating its verdicts.
+func SaveAll(dir string, sections []*Section) error {
+	if err := os.Remove(filepath.Join(dir, "verdicts.md")); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	for _, sec := range sections {
+		if err := sec.Save(dir); err != nil {
+			return fmt.Errorf("gare: saving %s: %w", sec.Title, err)
+		}
+	}
+	return nil
+}
+
 // Table3 is the loss ladder (GARE Table 3).
 func (s *Suite) Table3() (*Section, *Runs, error) {
 	r, err := s.RunTable("Table 3", Table3Variants())
