@@ -18,7 +18,7 @@ import math
 import os
 import torch
 import torch.nn.functional as F
-from _common import run
+from _common import gare_psi_params, lin, ln, run
 
 N, NF, D = 1000, 12, 512
 BLOCK = int(os.environ.get("GARE_BLOCK", "128"))
@@ -34,19 +34,10 @@ def norm():
     return [torch.ones(D), torch.zeros(D)]
 
 
-psi = dict(ln1=norm(), ln2=norm(), ln3=norm(), q=linear(D, D), k=linear(D, D), v=linear(D, D), o=linear(D, D),
-           lin1=linear(D, D), mean=linear(D, D))
+psi = gare_psi_params(linear, norm, D)
 text = 0.4 * torch.randn(N, D, generator=g)
 frames = 0.4 * torch.randn(N, NF, D, generator=g)
 mask = torch.ones(N, NF)
-
-
-def lin(x, p):
-    return F.linear(x, p[0], p[1])
-
-
-def ln(x, p):
-    return F.layer_norm(x, (D,), p[0], p[1], 1e-5)
 
 
 def block_scores(t, h, m):

@@ -19,7 +19,7 @@ All Linear weights N(0, 0.02), zero biases, LayerNorm 1/0, as the official init.
 import math
 import torch
 import torch.nn.functional as F
-from _common import run
+from _common import gare_psi_params, lin, ln, run
 
 A = B = 128
 NF, D, H, L = 12, 512, 8, 4
@@ -56,22 +56,13 @@ for _ in range(L):
     layers.append(lay)
     for p in lay.values():
         params.extend(p)
-psi = dict(ln1=norm(), ln2=norm(), ln3=norm(), q=linear(D, D), k=linear(D, D), v=linear(D, D), o=linear(D, D),
-           lin1=linear(D, D), mean=linear(D, D))
+psi = gare_psi_params(linear, norm, D)
 for p in psi.values():
     params.extend(p)
 
 text = 0.4 * torch.randn(A, D, generator=g)
 frames = 0.4 * torch.randn(B, NF, D, generator=g)
 mask = torch.ones(B, NF)
-
-
-def lin(x, p):
-    return F.linear(x, p[0], p[1])
-
-
-def ln(x, p):
-    return F.layer_norm(x, (D,), p[0], p[1], 1e-5)
 
 
 def temporal(x):

@@ -47,3 +47,18 @@ def volume_matrix(l, v, a):
     row = lambda x: x.unsqueeze(0).expand(l.shape[0], -1)
     vv, va, aa = row((v * v).sum(-1)), row((v * a).sum(-1)), row((a * a).sum(-1))
     return gram_tensor_volume(ll, lv, la, vv, va, aa)
+
+
+# GARE's psi (spec section 4.2), shared by the GARE twins: parameters as [weight, bias] pairs built with
+# the caller's constructors (plain tensors for inference, leaf tensors with gradients for training).
+def gare_psi_params(linear, norm, d):
+    return dict(ln1=norm(), ln2=norm(), ln3=norm(), q=linear(d, d), k=linear(d, d), v=linear(d, d),
+                o=linear(d, d), lin1=linear(d, d), mean=linear(d, d))
+
+
+def lin(x, p):
+    return torch.nn.functional.linear(x, p[0], p[1])
+
+
+def ln(x, p):
+    return torch.nn.functional.layer_norm(x, (p[0].shape[0],), p[0], p[1], 1e-5)
