@@ -86,23 +86,42 @@ func IBRelax(delta *Node) *Node {
 // IBRelaxOptions; the zero value is IBRelax).
 func IBRelaxWith(delta *Node, opts IBRelaxOptions) *Node {
 	assertDelta("IBRelax", delta)
+	mean, variance := IBMoments(delta, opts.Anchor)
+	return IBRelaxFromMoments(mean, variance, opts.PerDimension)
+}
+
+// IBMoments are the statistics L_IB^relax fits its Gaussians with (Eq. 15, spec §4.3): the mean and
+// the unbiased variance of delta [A, B, D] over the text axis (IBAnchorVideo, the code: one Gaussian
+// per video, [B, D]) or over the video axis (IBAnchorText: [A, D]). The axis needs ≥ 2 entries.
+func IBMoments(delta *Node, anchor IBAnchor) (mean, variance *Node) {
+	assertDelta("IBMoments", delta)
 	statAxis := 0 // over texts, one Gaussian per video
-	if opts.Anchor == IBAnchorText {
+	if anchor == IBAnchorText {
 		statAxis = 1 // over videos, one Gaussian per text
-	} else if opts.Anchor != IBAnchorVideo {
-		panicf("IBRelax: unknown anchor %d", opts.Anchor)
+	} else if anchor != IBAnchorVideo {
+		panicf("IBRelax: unknown anchor %d", anchor)
 	}
 	n := delta.Shape().Dimensions[statAxis]
 	if n < 2 {
 		panicf("IBRelax: the unbiased std over axis %d needs at least 2 entries, delta is %s", statAxis, delta.Shape())
 	}
-	mu := ReduceMean(delta, statAxis) // [anchors, D]
-	centered := Sub(delta, InsertAxes(mu, statAxis))
-	variance := DivScalar(ReduceSum(Square(centered), statAxis), float64(n-1))
+	mean = ReduceMean(delta, statAxis) // [anchors, D]
+	centered := Sub(delta, InsertAxes(mean, statAxis))
+	variance = DivScalar(ReduceSum(Square(centered), statAxis), float64(n-1))
+	return mean, variance
+}
+
+// IBRelaxFromMoments is L_IB^relax from the per-anchor mean and unbiased variance [anchors, D] of
+// IBMoments: σ = √variance + 1e-6 and KL_a = Σ_d [log(1/σ) + (σ² + μ²)/2 − ½] (mean over d when
+// perDimension), averaged over the anchors. A training step that sees Δ a block of texts at a time
+// merges the blocks' moments and calls this (lib/models/gare), so the formula lives here once.
+func IBRelaxFromMoments(mean, variance *Node, perDimension bool) *Node {
+	assertRank("IBRelaxFromMoments", "mean ([anchors, D])", mean, 2)
+	assertRank("IBRelaxFromMoments", "variance ([anchors, D])", variance, 2)
 	sigma := AddScalar(Sqrt(MaxScalar(variance, squaredNormFloor)), ibStdEpsilon)
-	klPerDim := AddScalar(Add(Neg(Log(sigma)), MulScalar(Add(Square(sigma), Square(mu)), 0.5)), -0.5)
+	klPerDim := AddScalar(Add(Neg(Log(sigma)), MulScalar(Add(Square(sigma), Square(mean)), 0.5)), -0.5)
 	var klPerAnchor *Node
-	if opts.PerDimension {
+	if perDimension {
 		klPerAnchor = ReduceMean(klPerDim, -1)
 	} else {
 		klPerAnchor = ReduceSum(klPerDim, -1)
@@ -119,28 +138,40 @@ func IBRelaxWith(delta *Node, opts IBRelaxOptions) *Node {
 // paper's max(raw, −λ) is NormVarianceClamped (same gradient, different value past the bound).
 // delta [A, B, D] with B ≥ 2 -> scalar. Weight it with GARELambdaNorm.
 func NormVariance(delta *Node, lowerBound float64) *Node {
-	raw := negativeNormVariance("NormVariance", delta)
-	keep := GreaterOrEqual(raw, Scalar(raw.Graph(), raw.DType(), -lowerBound))
-	return Where(keep, raw, ZerosLike(raw))
+	assertDelta("NormVariance", delta)
+	return NormVarianceFromRows(NormVarianceRows(delta), lowerBound, false)
 }
 
 // NormVarianceClamped is the paper's form of L_ε: max(−mean_i var_j ‖Δ_ij‖, −λ) (Eq. 10 and the sentence
 // after it). delta [A, B, D] with B ≥ 2 -> scalar.
 func NormVarianceClamped(delta *Node, lowerBound float64) *Node {
-	raw := negativeNormVariance("NormVarianceClamped", delta)
-	return MaxScalar(raw, -lowerBound)
+	assertDelta("NormVarianceClamped", delta)
+	return NormVarianceFromRows(NormVarianceRows(delta), lowerBound, true)
 }
 
-func negativeNormVariance(fn string, delta *Node) *Node {
-	assertDelta(fn, delta)
+// NormVarianceRows is var_i = the unbiased variance over videos j of ε_ij = ‖Δ_ij‖₂, one per text:
+// delta [A, B, D] with B ≥ 2 -> [A]. L_ε depends on Δ only through these.
+func NormVarianceRows(delta *Node) *Node {
+	assertDelta("NormVarianceRows", delta)
 	b := delta.Shape().Dimensions[1]
 	if b < 2 {
-		panicf("%s: the unbiased variance over videos needs B ≥ 2, delta is %s", fn, delta.Shape())
+		panicf("NormVariance: the unbiased variance over videos needs B ≥ 2, delta is %s", delta.Shape())
 	}
 	radii := Sqrt(MaxScalar(ReduceSum(Square(delta), -1), squaredNormFloor)) // ε_ij, [A, B]
 	centered := Sub(radii, ReduceAndKeep(radii, ReduceMean, 1))
-	variance := DivScalar(ReduceSum(Square(centered), 1), float64(b-1)) // [A]
-	return Neg(ReduceAllMean(variance))
+	return DivScalar(ReduceSum(Square(centered), 1), float64(b-1)) // [A]
+}
+
+// NormVarianceFromRows is L_ε from the per-text variances of NormVarianceRows [A]: raw = −mean_i var_i,
+// then the code's hard cut-off (raw if raw ≥ −λ, else 0) or, clamped, the paper's max(raw, −λ).
+func NormVarianceFromRows(rows *Node, lowerBound float64, clamped bool) *Node {
+	assertRank("NormVarianceFromRows", "rows ([A])", rows, 1)
+	raw := Neg(ReduceAllMean(rows))
+	if clamped {
+		return MaxScalar(raw, -lowerBound)
+	}
+	keep := GreaterOrEqual(raw, Scalar(raw.Graph(), raw.DType(), -lowerBound))
+	return Where(keep, raw, ZerosLike(raw))
 }
 
 // DirectionalDiversity is GARE's directional diversity regulariser L_dir (Eq. 11) as the official code
@@ -163,6 +194,11 @@ func DirectionalDiversityOffDiagonal(delta *Node, alpha float64) *Node {
 
 func directionalDiversity(fn string, delta *Node, alpha float64, offDiagonal bool) *Node {
 	assertDelta(fn, delta)
+	return ReduceAllMean(directionalDiversityRows(fn, delta, alpha, offDiagonal))
+}
+
+// directionalDiversityRows is log(mean_{j,k} exp(−α(1 − ⟨z_ij, z_ik⟩)) + 1e-8) per text i -> [A].
+func directionalDiversityRows(fn string, delta *Node, alpha float64, offDiagonal bool) *Node {
 	b := delta.Shape().Dimensions[1]
 	cos := directionCosines(delta) // [A, B, B]
 	kernel := Exp(MulScalar(OneMinus(cos), -alpha))
@@ -176,7 +212,7 @@ func directionalDiversity(fn string, delta *Node, alpha float64, offDiagonal boo
 	} else {
 		inner = ReduceMean(kernel, 1, 2)
 	}
-	return ReduceAllMean(Log(AddScalar(inner, dirLogEpsilon)))
+	return Log(AddScalar(inner, dirLogEpsilon))
 }
 
 // DirectionalOrthogonality is the strict-orthogonality variant of L_dir from GARE Appendix C.2:
@@ -187,11 +223,32 @@ func directionalDiversity(fn string, delta *Node, alpha float64, offDiagonal boo
 // delta [A, B, D] -> scalar.
 func DirectionalOrthogonality(delta *Node) *Node {
 	assertDelta("DirectionalOrthogonality", delta)
+	return ReduceAllMean(orthogonalityRows(delta))
+}
+
+// orthogonalityRows is (1/B²) Σ_j Σ_{k≠j} ⟨z_ij, z_ik⟩² per text i -> [A].
+func orthogonalityRows(delta *Node) *Node {
 	b := delta.Shape().Dimensions[1]
 	cos := directionCosines(delta)
 	squares := Square(cos)
 	offDiagonal := Where(offDiagonalMask(cos), squares, ZerosLike(squares))
-	return ReduceAllMean(DivScalar(ReduceSum(offDiagonal, 1, 2), float64(b*b)))
+	return DivScalar(ReduceSum(offDiagonal, 1, 2), float64(b*b))
+}
+
+// DirectionalRows is the per-text value of the directional term of variant (L_dir = mean_i of it):
+// delta [A, B, D] -> [A].
+func DirectionalRows(delta *Node, alpha float64, variant DirectionalVariant) *Node {
+	assertDelta("DirectionalRows", delta)
+	switch variant {
+	case DirectionalLogMeanExp:
+		return directionalDiversityRows("DirectionalDiversity", delta, alpha, false)
+	case DirectionalLogMeanExpOffDiagonal:
+		return directionalDiversityRows("DirectionalDiversityOffDiagonal", delta, alpha, true)
+	case DirectionalStrictOrthogonality:
+		return orthogonalityRows(delta)
+	}
+	panicf("DirectionalRows: unknown directional variant %d", variant)
+	return nil
 }
 
 // directionCosines returns ⟨z_ij, z_ik⟩ for delta [A, B, D] -> [A, B, B].
@@ -263,6 +320,29 @@ type GARETerms struct {
 	Total, Info, IB, Norm, Dir *Node
 }
 
+// GAREParts are the statistics of Δ that GARE's three regularisers depend on. Each is either per text
+// (a row of Δ) or a moment over texts, so a training step can compute them a block of texts at a time
+// (lib/models/gare's chunked step) and feed GARETotalFromParts the same numbers GARETotal sees.
+type GAREParts struct {
+	// IBMean and IBVariance are IBMoments of the IB input ([B, D] for IBAnchorVideo, [A, D] for
+	// IBAnchorText).
+	IBMean, IBVariance *Node
+	// NormRows [A] is NormVarianceRows(Δ).
+	NormRows *Node
+	// DirRows [A] is DirectionalRows(Δ) of the configured variant.
+	DirRows *Node
+}
+
+// GAREPartsOf computes the parts from ibInput (Δ itself in the code; a rescaled or normalised Δ for
+// the Table 6 variants) and delta [A, B, D].
+func GAREPartsOf(ibInput, delta *Node, cfg GAREConfig) GAREParts {
+	var p GAREParts
+	p.IBMean, p.IBVariance = IBMoments(ibInput, cfg.IB.Anchor)
+	p.NormRows = NormVarianceRows(delta)
+	p.DirRows = DirectionalRows(delta, cfg.Alpha, cfg.Directional)
+	return p
+}
+
 // GARETotal is GARE's training loss (Eq. 28; the code's forward, spec §4.3):
 //
 //	total = L_info + β·L_IB + λ_ε·L_ε + λ_dir·L_dir,
@@ -270,24 +350,16 @@ type GARETerms struct {
 // sim [B, B] = cos(t_i + Δ_ij, v_j), logitScale a scalar node (GARELogitScale), delta [B, B, D].
 // The returned IB, Norm and Dir terms are unweighted.
 func GARETotal(sim, logitScale, delta *Node, cfg GAREConfig) GARETerms {
+	return GARETotalFromParts(sim, logitScale, GAREPartsOf(delta, delta, cfg), cfg)
+}
+
+// GARETotalFromParts is GARETotal from the similarities and the parts of Δ (GAREPartsOf).
+func GARETotalFromParts(sim, logitScale *Node, p GAREParts, cfg GAREConfig) GARETerms {
 	var terms GARETerms
 	terms.Info = ScaledInfoNCE(sim, logitScale)
-	terms.IB = IBRelaxWith(delta, cfg.IB)
-	if cfg.NormClamped {
-		terms.Norm = NormVarianceClamped(delta, cfg.LowerBound)
-	} else {
-		terms.Norm = NormVariance(delta, cfg.LowerBound)
-	}
-	switch cfg.Directional {
-	case DirectionalLogMeanExp:
-		terms.Dir = DirectionalDiversity(delta, cfg.Alpha)
-	case DirectionalLogMeanExpOffDiagonal:
-		terms.Dir = DirectionalDiversityOffDiagonal(delta, cfg.Alpha)
-	case DirectionalStrictOrthogonality:
-		terms.Dir = DirectionalOrthogonality(delta)
-	default:
-		panicf("GARETotal: unknown directional variant %d", cfg.Directional)
-	}
+	terms.IB = IBRelaxFromMoments(p.IBMean, p.IBVariance, cfg.IB.PerDimension)
+	terms.Norm = NormVarianceFromRows(p.NormRows, cfg.LowerBound, cfg.NormClamped)
+	terms.Dir = ReduceAllMean(p.DirRows)
 	terms.Total = Add(terms.Info, Add(MulScalar(terms.IB, cfg.Beta),
 		Add(MulScalar(terms.Norm, cfg.LambdaNorm), MulScalar(terms.Dir, cfg.LambdaDir))))
 	return terms

@@ -97,6 +97,21 @@ func (o *Adam) UpdateGraph(scope *model.Scope, g *graph.Graph, loss *graph.Node)
 	o.apply(scope, g, vars, grads)
 }
 
+// ApplyGradients adds to g the update of vars by their gradients grads (same order): UpdateGraph for a
+// step that computes its gradients itself, e.g. a block of the batch at a time (lib/models/gare).
+// Global clipping, per-tensor clipping, weight decay and the schedule apply as in UpdateGraph.
+func (o *Adam) ApplyGradients(scope *model.Scope, g *graph.Graph, vars []*model.Variable, grads []*graph.Node) {
+	if len(vars) != len(grads) || len(vars) == 0 {
+		panic(fmt.Sprintf("train.Adam.ApplyGradients: %d variables and %d gradients (need the same, ≥ 1)", len(vars), len(grads)))
+	}
+	for i, v := range vars {
+		if !grads[i].Shape().EqualDimensions(v.Shape()) {
+			panic(fmt.Sprintf("train.Adam.ApplyGradients: gradient of %s has shape %s, the variable %s", v.Path(), grads[i].Shape(), v.Shape()))
+		}
+	}
+	o.apply(scope, g, vars, grads)
+}
+
 func (o *Adam) apply(scope *model.Scope, g *graph.Graph, vars []*model.Variable, grads []*graph.Node) {
 	dtype := dtypes.Float32
 	if len(vars) > 0 && vars[0].DType() == dtypes.Float64 {

@@ -1,6 +1,8 @@
 package gare
 
 import (
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
@@ -15,8 +17,10 @@ func benchConfig() Config { return DefaultConfig() }
 // BenchmarkPairedGareTrainStep is one training forward + backward (the gradients of every
 // parameter, no optimizer update) of GARE at the official shapes: 128 texts × 128 videos, 12
 // frames, 512-d given features, 4-layer temporal transformer, ψ with dropout, L_info + β L_IB +
-// λ_ε L_ε + λ_dir L_dir, as Model.Train computes it (ForwardLean). Twin:
-// lib/bench/torch/GareTrainStep.py.
+// λ_ε L_ε + λ_dir L_dir, computed as Model.Train computes it: the chunked step (step.go) with
+// DefaultTextChunk texts per block, stopped before its BertAdam update. Twin:
+// lib/bench/torch/GareTrainStep.py. $GARE_BENCH_TEXT_CHUNK sets another block size, or -1 for the
+// single-graph step.
 func BenchmarkPairedGareTrainStep(b *testing.B) {
 	cfg := benchConfig()
 	m, err := New(backend.MustNew(), cfg, 1)
@@ -29,28 +33,50 @@ func BenchmarkPairedGareTrainStep(b *testing.B) {
 		idx[i] = i
 	}
 	inputs := batchTensors(data, idx, false)
-	exec, err := model.NewExec(m.backend, m.Store, func(scope *model.Scope, in []*Node) []*Node {
-		g := in[0].Graph()
-		m.Store.SetTraining(g, true)
-		terms := Objective(cfg, ForwardLean(cfg, m.Weights(g), Inputs{Text: in[0], Frames: in[1], FrameMask: in[2]}, m.dropout(scope, g)))
-		var params []*Node
-		for v := range scope.Store().IterVariables() {
-			if v.Trainable && v.InUseByGraph(g) {
-				params = append(params, v.NodeValue(g))
-			}
-		}
-		return append([]*Node{terms.Total}, Gradient(terms.Total, params...)...)
-	})
-	if err != nil {
-		b.Fatal(err)
+	chunk := DefaultTextChunk
+	if c, err := strconv.Atoi(os.Getenv("GARE_BENCH_TEXT_CHUNK")); err == nil {
+		chunk = c
 	}
-	run := func() {
-		out, err := exec.Exec(inputs...)
+	var run func()
+	if chunk == SingleGraphStep {
+		exec, err := model.NewExec(m.backend, m.Store, func(scope *model.Scope, in []*Node) []*Node {
+			g := in[0].Graph()
+			m.Store.SetTraining(g, true)
+			terms := Objective(cfg, ForwardLean(cfg, m.Weights(g), Inputs{Text: in[0], Frames: in[1], FrameMask: in[2]}, m.dropout(scope, g)))
+			var params []*Node
+			for v := range scope.Store().IterVariables() {
+				if v.Trainable && v.InUseByGraph(g) {
+					params = append(params, v.NodeValue(g))
+				}
+			}
+			return append([]*Node{terms.Total}, Gradient(terms.Total, params...)...)
+		})
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, t := range out {
-			t.FinalizeAll()
+		run = func() {
+			out, err := exec.Exec(inputs...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, t := range out {
+				t.FinalizeAll()
+			}
+		}
+	} else {
+		cs, err := newChunkedStep(m, m.Optimizer(1000), chunk)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs.gradientsOnly = true
+		run = func() {
+			_, out, err := cs.execute(inputs)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, t := range out {
+				t.FinalizeAll()
+			}
 		}
 	}
 	run()

@@ -80,20 +80,29 @@ func ForwardLean(cfg Config, w Weights, in Inputs, dropout func(*Node) *Node) Ou
 	var out Outputs
 	out.Text = EncodeText(w, in.Text)
 	out.Frames = EncodeVideo(w, in.Frames, in.FrameMask)
-	pool, dots := PoolingWeights(out.Text, out.Frames, in.FrameMask, cfg.PoolTemperature)
-	out.Delta = Delta(cfg, w, out.Text, out.Frames, in, dropout)
-	tv := ReduceSum(Mul(pool, dots), -1)                                          // [A, B]
-	vv := quadratic(pool, Einsum("bfd,bgd->bfg", out.Frames, out.Frames), pool)   // [A, B]
-	dv := ReduceSum(Mul(pool, Einsum("abd,bfd->abf", out.Delta, out.Frames)), -1) // [A, B]
-	td := ReduceSum(Mul(InsertAxes(out.Text, 1), out.Delta), -1)                  // [A, B]
-	dd := sqNorm(out.Delta)                                                       // [A, B]
-	tt := InsertAxes(sqNorm(out.Text), 1)                                         // [A, 1]
-	if cfg.Corrected == CorrectVideo {
-		out.Sim = Div(Add(tv, td), Sqrt(Mul(tt, Add(Add(vv, MulScalar(dv, 2)), dd))))
-	} else {
-		out.Sim = Div(Add(tv, dv), Sqrt(Mul(Add(Add(tt, MulScalar(td, 2)), dd), vv)))
-	}
+	out.Sim, out.Delta = pairsLean(cfg, w, out.Text, out.Frames, in, dropout)
 	return out
+}
+
+// pairsLean is ForwardLean after the encoders: S [A, B] and Δ [A, B, D] for encoded texts t [A, D]
+// and frames h [B, F, D] (in supplies the frame mask and, for ContextWords, the word features of the
+// same A texts). Every output row depends on its own text only, which is what lets the chunked
+// training step (step.go) run it a block of texts at a time.
+func pairsLean(cfg Config, w Weights, t, frames *Node, in Inputs, dropout func(*Node) *Node) (sim, delta *Node) {
+	pool, dots := PoolingWeights(t, frames, in.FrameMask, cfg.PoolTemperature)
+	delta = Delta(cfg, w, t, frames, in, dropout)
+	tv := ReduceSum(Mul(pool, dots), -1)                                  // [A, B]
+	vv := quadratic(pool, Einsum("bfd,bgd->bfg", frames, frames), pool)   // [A, B]
+	dv := ReduceSum(Mul(pool, Einsum("abd,bfd->abf", delta, frames)), -1) // [A, B]
+	td := ReduceSum(Mul(InsertAxes(t, 1), delta), -1)                     // [A, B]
+	dd := sqNorm(delta)                                                   // [A, B]
+	tt := InsertAxes(sqNorm(t), 1)                                        // [A, 1]
+	if cfg.Corrected == CorrectVideo {
+		sim = Div(Add(tv, td), Sqrt(Mul(tt, Add(Add(vv, MulScalar(dv, 2)), dd))))
+	} else {
+		sim = Div(Add(tv, dv), Sqrt(Mul(Add(Add(tt, MulScalar(td, 2)), dd), vv)))
+	}
+	return sim, delta
 }
 
 // Delta is Δ_ij [A, B, D] for encoded texts t [A, D] and frames h [B, F, D] (in carries the word

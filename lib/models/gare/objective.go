@@ -7,13 +7,8 @@ import (
 
 // Objective is GARE's training loss (Eq. 28, spec §4.3) on a forward pass, built from lib/loss:
 // the baseline minimises L_info = loss.ScaledInfoNCE(S, 100) alone; with Δ it is
-// loss.GARETotal(S, 100, Δ, cfg.Loss). Two Table 6 options change only the IB term:
-//
-//   - PriorSigma σ ≠ 1: KL(N(μ, s²) ‖ N(0, σ²I)) = KL(N(μ/σ, (s/σ)²) ‖ N(0, I)), so L_IB is
-//     loss.IBRelaxWith(Δ/σ) — the same function on rescaled increments (the std epsilon 1e-6
-//     then applies to s/σ);
-//   - NormalizedIB: L_IB on Δ_ij/‖Δ_ij‖ (the F.normalize floor of lib/loss is not needed: ψ's
-//     output is never exactly zero for LayerNorm-ed inputs with non-zero weights).
+// loss.GARETotal(S, 100, Δ, cfg.Loss). Two Table 6 options change only the IB term's input
+// (ibInput): PriorSigma σ ≠ 1 and NormalizedIB.
 //
 // The returned IB, Norm and Dir terms are unweighted; they are zero nodes for the baseline.
 func Objective(cfg Config, out Outputs) loss.GARETerms {
@@ -24,20 +19,23 @@ func Objective(cfg Config, out Outputs) loss.GARETerms {
 		zero := ZerosLike(info)
 		return loss.GARETerms{Total: info, Info: info, IB: zero, Norm: zero, Dir: zero}
 	}
-	if cfg.PriorSigma == 1 && !cfg.NormalizedIB {
-		return loss.GARETotal(out.Sim, scale, out.Delta, cfg.Loss)
-	}
-	lc := cfg.Loss
-	lc.Beta = 0
-	terms := loss.GARETotal(out.Sim, scale, out.Delta, lc)
-	ibInput := out.Delta
+	return loss.GARETotalFromParts(out.Sim, scale, loss.GAREPartsOf(ibInput(cfg, out.Delta), out.Delta, cfg.Loss), cfg.Loss)
+}
+
+// ibInput is what L_IB sees of Δ [A, B, D] (pair by pair, so a block of texts at a time gives the
+// same rows):
+//
+//   - PriorSigma σ ≠ 1: KL(N(μ, s²) ‖ N(0, σ²I)) = KL(N(μ/σ, (s/σ)²) ‖ N(0, I)), so L_IB is
+//     the same function on Δ/σ (the std epsilon 1e-6 then applies to s/σ);
+//   - NormalizedIB: Δ_ij/‖Δ_ij‖ (the F.normalize floor of lib/loss is not needed: ψ's output is
+//     never exactly zero for LayerNorm-ed inputs with non-zero weights).
+func ibInput(cfg Config, delta *Node) *Node {
+	x := delta
 	if cfg.NormalizedIB {
-		ibInput = Div(ibInput, Sqrt(ReduceAndKeep(Square(ibInput), ReduceSum, -1)))
+		x = Div(x, Sqrt(ReduceAndKeep(Square(x), ReduceSum, -1)))
 	}
 	if cfg.PriorSigma != 1 {
-		ibInput = DivScalar(ibInput, cfg.PriorSigma)
+		x = DivScalar(x, cfg.PriorSigma)
 	}
-	terms.IB = loss.IBRelaxWith(ibInput, cfg.Loss.IB)
-	terms.Total = Add(terms.Total, MulScalar(terms.IB, cfg.Loss.Beta))
-	return terms
+	return x
 }

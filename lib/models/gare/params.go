@@ -189,3 +189,55 @@ func (v *variables) nodes(g *Graph) Weights {
 
 func (l linearVars) node(g *Graph) Linear { return Linear{l.w.NodeValue(g), l.b.NodeValue(g)} }
 func (n normVars) node(g *Graph) Norm     { return Norm{n.gain.NodeValue(g), n.bias.NodeValue(g)} }
+
+// videoEncoderNodes reads the video tower's variables only (projection, frame positions,
+// temporal transformer) into g: Weights with TextProj and Psi nil.
+func (v *variables) videoEncoderNodes(g *Graph) Weights {
+	psi, text := v.psi, v.textProj
+	v.psi, v.textProj = nil, nil
+	defer func() { v.psi, v.textProj = psi, text }()
+	return v.nodes(g)
+}
+
+// encoderNodes reads the encoder variables only (projections, frame positions, temporal
+// transformer) into g: Weights with Psi nil.
+func (v *variables) encoderNodes(g *Graph) Weights {
+	psi := v.psi
+	v.psi = nil
+	defer func() { v.psi = psi }()
+	return v.nodes(g)
+}
+
+// videoEncoderVariables lists the video tower's variables in a fixed order.
+func (v *variables) videoEncoderVariables() []*model.Variable {
+	var out []*model.Variable
+	if v.videoProj != nil {
+		out = append(out, v.videoProj.w, v.videoProj.b)
+	}
+	if v.framePositions != nil {
+		out = append(out, v.framePositions)
+	}
+	for _, t := range v.temporal {
+		out = append(out, t.ln1.gain, t.ln1.bias, t.ln2.gain, t.ln2.bias)
+		for _, l := range []linearVars{t.q, t.k, t.v, t.o, t.fc, t.proj} {
+			out = append(out, l.w, l.b)
+		}
+	}
+	return out
+}
+
+// psiVariables lists ψ's variables in a fixed order (none for the baseline).
+func (v *variables) psiVariables() []*model.Variable {
+	p := v.psi
+	if p == nil {
+		return nil
+	}
+	var out []*model.Variable
+	for _, n := range []normVars{p.ln1, p.ln2, p.ln3} {
+		out = append(out, n.gain, n.bias)
+	}
+	for _, l := range []linearVars{p.q, p.k, p.v, p.o, p.linear1, p.meanOut} {
+		out = append(out, l.w, l.b)
+	}
+	return out
+}

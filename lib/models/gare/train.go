@@ -60,18 +60,41 @@ type TrainOptions struct {
 	OnStep func(step int) error
 	// Quiet turns the progress bar off.
 	Quiet bool
+	// TextChunk is the number of texts per block of the chunked step (0: DefaultTextChunk), or
+	// SingleGraphStep. Models without Δ always use the single-graph step.
+	TextChunk int
 }
 
 // Trainer holds the compiled training step of a model.
 type Trainer struct {
-	m     *Model
-	step  *train.Step
-	total int
+	m       *Model
+	step    *train.Step  // the single-graph step, or
+	chunked *chunkedStep // the chunked one
+	total   int
 }
 
-// NewTrainer compiles (lazily) the training step for totalSteps optimizer steps.
+// NewTrainer compiles (lazily) the training step for totalSteps optimizer steps: the chunked step
+// with DefaultTextChunk texts per block for models with Δ, the single-graph step for the baseline.
 func (m *Model) NewTrainer(totalSteps int) (*Trainer, error) {
+	return m.NewTrainerWithChunk(totalSteps, DefaultTextChunk)
+}
+
+// NewTrainerWithChunk is NewTrainer with textChunk texts per block of the chunked step (see
+// chunkedStep; the largest divisor of Config.Batch not above it is used), or SingleGraphStep. Both
+// steps compute the same gradient of the same objective; they differ in memory, in time (the chunked
+// step runs every forward twice) and in the random stream of ψ's dropout.
+func (m *Model) NewTrainerWithChunk(totalSteps, textChunk int) (*Trainer, error) {
 	cfg := m.Config
+	if cfg.UseDelta && textChunk != SingleGraphStep {
+		if textChunk == 0 {
+			textChunk = DefaultTextChunk
+		}
+		cs, err := newChunkedStep(m, m.Optimizer(totalSteps), textChunk)
+		if err != nil {
+			return nil, err
+		}
+		return &Trainer{m: m, chunked: cs, total: totalSteps}, nil
+	}
 	fn := func(scope *model.Scope, in []*Node) []*Node {
 		g := in[0].Graph()
 		w := m.Weights(g)
@@ -125,6 +148,12 @@ func batchTensors(d *Dataset, idx []int, words bool) []any {
 func (t *Trainer) Run(d *Dataset, idx []int) (StepStats, error) {
 	cfg := t.m.Config
 	useWords := cfg.UseDelta && cfg.Context == ContextWords
+	if t.chunked != nil {
+		if len(idx) != cfg.Batch {
+			return StepStats{}, fmt.Errorf("gare: the chunked step takes batches of %d pairs, got %d", cfg.Batch, len(idx))
+		}
+		return t.chunked.run(batchTensors(d, idx, useWords))
+	}
 	out, err := t.step.Run(batchTensors(d, idx, useWords)...)
 	if err != nil {
 		return StepStats{}, err
@@ -154,7 +183,7 @@ func (m *Model) Train(d *Dataset, opts TrainOptions) ([]StepStats, error) {
 	if total <= 0 {
 		total = StepsFor(cfg, d.NumTexts)
 	}
-	tr, err := m.NewTrainer(total)
+	tr, err := m.NewTrainerWithChunk(total, opts.TextChunk)
 	if err != nil {
 		return nil, err
 	}

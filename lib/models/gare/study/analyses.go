@@ -139,7 +139,7 @@ func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train, test *gare
 		return nil, nil, err
 	}
 	var pts []DynamicsPoint
-	_, err = m.Train(train, gare.TrainOptions{Seed: seed, Quiet: true, Every: every, OnStep: func(step int) error {
+	_, err = m.Train(train, gare.TrainOptions{Seed: seed, Quiet: true, TextChunk: StudyStep, Every: every, OnStep: func(step int) error {
 		g, err := m.Geometry(train, probe)
 		if err != nil {
 			return err
