@@ -12,17 +12,34 @@ import (
 
 // CheckSplit reports whether split s can feed a model of config c.
 func CheckSplit(s *prvr.Split, c Config) error {
-	switch {
-	case s == nil:
+	if s == nil {
 		return fmt.Errorf("hlformer: nil split")
-	case s.Dim != c.VideoDim:
-		return fmt.Errorf("hlformer: split %q has %d-d video features, the model expects VideoDim = %d", s.Name, s.Dim, c.VideoDim)
-	case s.QueryDim != c.QueryDim:
-		return fmt.Errorf("hlformer: split %q has %d-d query tokens, the model expects QueryDim = %d", s.Name, s.QueryDim, c.QueryDim)
+	}
+	return checkSource(fmt.Sprintf("split %q", s.Name), s, c)
+}
+
+// CheckSource reports whether src can feed a model of config c (CheckSplit for any prvr.Source).
+func CheckSource(src prvr.Source, c Config) error {
+	if src == nil {
+		return fmt.Errorf("hlformer: nil source")
+	}
+	if s, ok := src.(*prvr.Split); ok {
+		return CheckSplit(s, c)
+	}
+	return checkSource("source", src, c)
+}
+
+func checkSource(what string, src prvr.Source, c Config) error {
+	vd, qd := src.FeatureDims()
+	switch {
+	case vd != c.VideoDim:
+		return fmt.Errorf("hlformer: %s has %d-d video features, the model expects VideoDim = %d", what, vd, c.VideoDim)
+	case qd != c.QueryDim:
+		return fmt.Errorf("hlformer: %s has %d-d query tokens, the model expects QueryDim = %d", what, qd, c.QueryDim)
 	case c.ClipLen != prvr.ClipCount:
-		return fmt.Errorf("hlformer: split %q has %d clips per video, the model expects ClipLen = %d", s.Name, prvr.ClipCount, c.ClipLen)
-	case s.NumVideos() == 0 || s.NumQueries() == 0:
-		return fmt.Errorf("hlformer: split %q is empty (%d videos, %d queries)", s.Name, s.NumVideos(), s.NumQueries())
+		return fmt.Errorf("hlformer: %s has %d clips per video, the model expects ClipLen = %d", what, prvr.ClipCount, c.ClipLen)
+	case src.NumVideos() == 0 || src.NumQueries() == 0:
+		return fmt.Errorf("hlformer: %s is empty (%d videos, %d queries)", what, src.NumVideos(), src.NumQueries())
 	}
 	return nil
 }
@@ -32,7 +49,12 @@ func CheckSplit(s *prvr.Split, c Config) error {
 // frames is down-sampled with prvr.UniformSample (the official per-video processing). Indices < 0 are
 // padding videos (all zero, mask 0), used to fill the last evaluation chunk.
 func VideoInputs(s *prvr.Split, videos []int, c Config, dtype dtypes.DType) (clips, frames, mask *tensors.Tensor) {
-	d := s.Dim
+	return SourceVideoInputs(s, videos, c, dtype)
+}
+
+// SourceVideoInputs is VideoInputs for any prvr.Source (only the given videos are read).
+func SourceVideoInputs(s prvr.Source, videos []int, c Config, dtype dtypes.DType) (clips, frames, mask *tensors.Tensor) {
+	d, _ := s.FeatureDims()
 	cl := make([]float32, len(videos)*c.ClipLen*d)
 	fr := make([]float32, len(videos)*c.FrameLen*d)
 	mk := make([]float32, len(videos)*c.FrameLen)
@@ -58,7 +80,12 @@ func VideoInputs(s *prvr.Split, videos []int, c Config, dtype dtypes.DType) (cli
 // mask [Q, QueryLen]; longer queries are truncated (max_desc_l). Indices < 0 are padding queries, given
 // one zero token so that their pooling stays finite.
 func QueryInputs(s *prvr.Split, queries []int, c Config, dtype dtypes.DType) (tokens, mask *tensors.Tensor) {
-	d := s.QueryDim
+	return SourceQueryInputs(s, queries, c, dtype)
+}
+
+// SourceQueryInputs is QueryInputs for any prvr.Source (only the given queries are read).
+func SourceQueryInputs(s prvr.Source, queries []int, c Config, dtype dtypes.DType) (tokens, mask *tensors.Tensor) {
+	_, d := s.FeatureDims()
 	tk := make([]float32, len(queries)*c.QueryLen*d)
 	mk := make([]float32, len(queries)*c.QueryLen)
 	for i, q := range queries {

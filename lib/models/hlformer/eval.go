@@ -15,12 +15,12 @@ import (
 
 // Evaluation chunk sizes: videos and queries are encoded (and scored) this many at a time, the last
 // chunk padded, so that each graph compiles once (the code's eval_context_bsz 100, eval_query_bsz 50).
-// 16 videos keep the paper-sized encoder's peak memory at ≈ 2 GB (128 videos: 5.3 GB) and were no
-// slower on this CPU (BenchmarkPairedHLFormerEval on 334 videos: 38 s with 16, 37 s with 32, 76 s
-// with 128).
+// The backend's working set (intermediate buffers, pooled between calls) grows with the chunk: with
+// 8 videos and 64 queries BenchmarkPairedHLFormerEval on 334 videos peaked at 1.0 GB RSS and took 13 s,
+// with 16 and 256 at 1.7 GB and 14 s (128 videos: 5.3 GB, twice slower; 4 and 64: 0.83 GB, 15 s).
 const (
-	EvalVideoChunk = 16
-	EvalQueryChunk = 256
+	EvalVideoChunk = 8
+	EvalQueryChunk = 64
 )
 
 // Embeddings are a split's evaluation embeddings, L2-normalised (padded frames stay zero), row-major
@@ -138,84 +138,169 @@ func flat32(t *tensors.Tensor) []float32 {
 	}
 }
 
+// copyFlat copies the first len(dst) values of t (float32 or float64) into dst, without an
+// intermediate copy of the whole tensor.
+func copyFlat(dst []float32, t *tensors.Tensor) {
+	switch t.DType() {
+	case dtypes.Float64:
+		tensors.MustConstFlatData(t, func(x []float64) {
+			for i := range dst {
+				dst[i] = float32(x[i])
+			}
+		})
+	default:
+		tensors.MustConstFlatData(t, func(x []float32) { copy(dst, x[:len(dst)]) })
+	}
+}
+
+// finalize frees the device and host memory of ts at once rather than when the garbage collector
+// gets to them (a chunk's inputs and outputs are tens of MB).
+func finalize(ts ...*tensors.Tensor) {
+	for _, t := range ts {
+		if t != nil {
+			t.FinalizeAll()
+		}
+	}
+}
+
 // Encode computes the evaluation embeddings of every video and query of s.
 func (e *Evaluator) Encode(s *prvr.Split) (*Embeddings, error) {
-	c := e.m.Config
-	if err := CheckSplit(s, c); err != nil {
+	if err := CheckSplit(s, e.m.Config); err != nil {
 		return nil, err
 	}
-	em := &Embeddings{Videos: s.NumVideos(), Queries: s.NumQueries(), Dim: c.Dim}
-	err := chunks(s.NumVideos(), EvalVideoChunk, func(start, end int, idx []int) error {
-		clips, frames, mask := VideoInputs(s, idx, c, e.dtype)
+	return e.encode(s)
+}
+
+// EncodeSource is Encode for any prvr.Source: videos and queries are read from src one chunk
+// (EvalVideoChunk videos, EvalQueryChunk queries) at a time, so a lazily-read source never holds more
+// than a chunk of input features. The embeddings are identical to Encode's for the same features.
+func (e *Evaluator) EncodeSource(src prvr.Source) (*Embeddings, error) {
+	if err := CheckSource(src, e.m.Config); err != nil {
+		return nil, err
+	}
+	return e.encode(src)
+}
+
+// encode fills embeddings allocated once at their final size (no append growth) from the outputs of
+// each chunk, finalizing every chunk's input and output tensors as soon as they are copied.
+func (e *Evaluator) encode(src prvr.Source) (*Embeddings, error) {
+	c := e.m.Config
+	nv, nq := src.NumVideos(), src.NumQueries()
+	em := &Embeddings{Videos: nv, Queries: nq, Dim: c.Dim,
+		FrameMask: make([]float32, nv*c.FrameLen), QueryVecs: make([]float32, nq*c.Dim)}
+	err := chunks(nv, EvalVideoChunk, func(start, end int, idx []int) error {
+		clips, frames, mask := SourceVideoInputs(src, idx, c, e.dtype)
 		out, err := e.videoExec.Exec(clips, frames, mask)
+		copyFlat(em.FrameMask[start*c.FrameLen:end*c.FrameLen], mask)
+		finalize(clips, frames, mask)
 		if err != nil {
 			return fmt.Errorf("hlformer: encoding videos %d–%d: %w", start, end, err)
 		}
-		em.ClipSteps = out[0].Shape().Dim(1)
-		ce, fe := flat32(out[0]), flat32(out[1])
-		em.Clips = append(em.Clips, ce[:(end-start)*len(ce)/EvalVideoChunk]...)
-		em.Frames = append(em.Frames, fe[:(end-start)*len(fe)/EvalVideoChunk]...)
-		for v := start; v < end; v++ {
-			_, n := s.VideoFrames(v)
-			for t := 0; t < c.FrameLen; t++ {
-				em.FrameMask = append(em.FrameMask, map[bool]float32{true: 1, false: 0}[t < n])
-			}
+		defer finalize(out...)
+		clipRow, frameRow := out[0].Shape().Size()/EvalVideoChunk, out[1].Shape().Size()/EvalVideoChunk
+		if em.Clips == nil {
+			em.ClipSteps = out[0].Shape().Dim(1)
+			em.Clips, em.Frames = make([]float32, nv*clipRow), make([]float32, nv*frameRow)
 		}
+		copyFlat(em.Clips[start*clipRow:end*clipRow], out[0])
+		copyFlat(em.Frames[start*frameRow:end*frameRow], out[1])
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	err = chunks(s.NumQueries(), EvalQueryChunk, func(start, end int, idx []int) error {
-		tokens, mask := QueryInputs(s, idx, c, e.dtype)
+	return em, e.encodeQueries(src, em.QueryVecs)
+}
+
+// encodeQueries fills vecs ([Q, d]) with the normalised query embeddings of src.
+func (e *Evaluator) encodeQueries(src prvr.Source, vecs []float32) error {
+	c := e.m.Config
+	return chunks(src.NumQueries(), EvalQueryChunk, func(start, end int, idx []int) error {
+		tokens, mask := SourceQueryInputs(src, idx, c, e.dtype)
 		out, err := e.queryExec.Exec(tokens, mask)
+		finalize(tokens, mask)
 		if err != nil {
 			return fmt.Errorf("hlformer: encoding queries %d–%d: %w", start, end, err)
 		}
-		q := flat32(out[0])
-		em.QueryVecs = append(em.QueryVecs, q[:(end-start)*c.Dim]...)
+		defer finalize(out...)
+		copyFlat(vecs[start*c.Dim:end*c.Dim], out[0])
 		return nil
 	})
-	return em, err
 }
 
 // Scores returns the [Q, V] score matrix S = α_c S_c + α_f S_f of the embeddings, row-major.
 func (e *Evaluator) Scores(em *Embeddings) ([]float32, error) {
-	c := e.m.Config
 	d := em.Dim
 	scores := make([]float32, em.Queries*em.Videos)
 	clipRow, frameRow := len(em.Clips)/max(em.Videos, 1), len(em.Frames)/max(em.Videos, 1)
-	pad := func(src []float32, rows, rowLen, want int) []float32 {
-		out := make([]float32, want*rowLen)
-		copy(out, src[:rows*rowLen])
-		return out
-	}
+	sc := e.newScorer(em.QueryVecs, em.Queries, em.Videos, d, scores)
+	defer sc.finalize()
 	return scores, chunks(em.Videos, EvalVideoChunk, func(v0, v1 int, _ []int) error {
-		clipT := asTensor(pad(em.Clips[v0*clipRow:], v1-v0, clipRow, EvalVideoChunk), e.dtype, EvalVideoChunk, clipRow/d, d)
-		frameT := asTensor(pad(em.Frames[v0*frameRow:], v1-v0, frameRow, EvalVideoChunk), e.dtype, EvalVideoChunk, frameRow/d, d)
-		defer clipT.FinalizeAll()
-		defer frameT.FinalizeAll()
-		return chunks(em.Queries, EvalQueryChunk, func(q0, q1 int, _ []int) error {
-			qT := asTensor(pad(em.QueryVecs[q0*d:], q1-q0, d, EvalQueryChunk), e.dtype, EvalQueryChunk, d)
-			out, err := e.simE.Exec(qT, clipT, frameT)
-			qT.FinalizeAll()
-			if err != nil {
-				return fmt.Errorf("hlformer: scoring queries %d–%d × videos %d–%d: %w", q0, q1, v0, v1, err)
-			}
-			block := flat32(out[0]) // [EvalQueryChunk, EvalVideoChunk]
-			for q := q0; q < q1; q++ {
-				copy(scores[q*em.Videos+v0:q*em.Videos+v1], block[(q-q0)*EvalVideoChunk:(q-q0)*EvalVideoChunk+v1-v0])
-			}
-			_ = c
-			return nil
-		})
+		clipT := asTensor(padRows(em.Clips[v0*clipRow:], v1-v0, clipRow, EvalVideoChunk), e.dtype, EvalVideoChunk, clipRow/d, d)
+		frameT := asTensor(padRows(em.Frames[v0*frameRow:], v1-v0, frameRow, EvalVideoChunk), e.dtype, EvalVideoChunk, frameRow/d, d)
+		defer finalize(clipT, frameT)
+		return sc.score(v0, v1, clipT, frameT)
+	})
+}
+
+// padRows copies rows·rowLen values of src into a zeroed slice of want rows.
+func padRows(src []float32, rows, rowLen, want int) []float32 {
+	out := make([]float32, want*rowLen)
+	copy(out, src[:rows*rowLen])
+	return out
+}
+
+// scorer scores chunks of EvalVideoChunk videos against every query, writing columns of a [Q, V]
+// row-major score matrix; the query chunks are packed once (Q·d floats in all).
+type scorer struct {
+	e       *Evaluator
+	queries []*tensors.Tensor
+	nq, nv  int
+	scores  []float32
+	block   []float32
+}
+
+func (e *Evaluator) newScorer(queryVecs []float32, nq, nv, d int, scores []float32) *scorer {
+	sc := &scorer{e: e, nq: nq, nv: nv, scores: scores, block: make([]float32, EvalQueryChunk*EvalVideoChunk)}
+	_ = chunks(nq, EvalQueryChunk, func(q0, q1 int, _ []int) error {
+		sc.queries = append(sc.queries, asTensor(padRows(queryVecs[q0*d:], q1-q0, d, EvalQueryChunk), e.dtype, EvalQueryChunk, d))
+		return nil
+	})
+	return sc
+}
+
+func (sc *scorer) finalize() { finalize(sc.queries...) }
+
+// score fills the columns v0…v1−1 of the score matrix from the normalised clip and frame embeddings
+// of one chunk ([EvalVideoChunk, T, d] each; rows past v1−v0 are padding and ignored).
+func (sc *scorer) score(v0, v1 int, clipT, frameT *tensors.Tensor) error {
+	return chunks(sc.nq, EvalQueryChunk, func(q0, q1 int, _ []int) error {
+		out, err := sc.e.simE.Exec(sc.queries[q0/EvalQueryChunk], clipT, frameT)
+		if err != nil {
+			return fmt.Errorf("hlformer: scoring queries %d–%d × videos %d–%d: %w", q0, q1, v0, v1, err)
+		}
+		copyFlat(sc.block, out[0]) // [EvalQueryChunk, EvalVideoChunk]
+		finalize(out...)
+		for q := q0; q < q1; q++ {
+			copy(sc.scores[q*sc.nv+v0:q*sc.nv+v1], sc.block[(q-q0)*EvalVideoChunk:(q-q0)*EvalVideoChunk+v1-v0])
+		}
+		return nil
 	})
 }
 
 // Evaluate encodes s, scores every query against every video and computes the PRVR metrics
 // (R@1/5/10/100, SumR, MdR, MnR; text→video, spec §3.6) through lib/retrieval.
 func (e *Evaluator) Evaluate(s *prvr.Split) (retrieval.Result, *Embeddings, error) {
-	em, err := e.Encode(s)
+	if err := CheckSplit(s, e.m.Config); err != nil {
+		return retrieval.Result{}, nil, err
+	}
+	return e.EvaluateSource(s)
+}
+
+// EvaluateSource is Evaluate for any prvr.Source, read one chunk at a time (see EncodeSource): only
+// the embeddings, the [Q, V] score matrix and one chunk of input features are held in memory.
+func (e *Evaluator) EvaluateSource(src prvr.Source) (retrieval.Result, *Embeddings, error) {
+	em, err := e.EncodeSource(src)
 	if err != nil {
 		return retrieval.Result{}, nil, err
 	}
@@ -223,8 +308,46 @@ func (e *Evaluator) Evaluate(s *prvr.Split) (retrieval.Result, *Embeddings, erro
 	if err != nil {
 		return retrieval.Result{}, nil, err
 	}
-	res, err := EvaluateScores(scores, s)
+	res, err := EvaluateSourceScores(scores, src)
 	return res, em, err
+}
+
+// EvaluateStream computes the same metrics and [Q, V] score matrix as EvaluateSource without keeping
+// the video embeddings: it encodes the queries, then encodes each chunk of EvalVideoChunk videos and
+// scores it against every query straight from the encoder's outputs before reading the next chunk. Its
+// memory is the model, the queries' embeddings, the score matrix and one chunk, whatever the number of
+// videos (EvaluateSource also holds every video's clip and frame embeddings: ≈ 250 KB per video at
+// d = 384). Use it when only the metrics or the scores are needed (e.g. validation during training).
+// With a float32 evaluator the scores are identical to Scores'; with float64 they come from the
+// full-precision embeddings, which Embeddings would round to float32.
+func (e *Evaluator) EvaluateStream(src prvr.Source) (retrieval.Result, []float32, error) {
+	c := e.m.Config
+	if err := CheckSource(src, c); err != nil {
+		return retrieval.Result{}, nil, err
+	}
+	nv, nq := src.NumVideos(), src.NumQueries()
+	queryVecs := make([]float32, nq*c.Dim)
+	if err := e.encodeQueries(src, queryVecs); err != nil {
+		return retrieval.Result{}, nil, err
+	}
+	scores := make([]float32, nq*nv)
+	sc := e.newScorer(queryVecs, nq, nv, c.Dim, scores)
+	defer sc.finalize()
+	err := chunks(nv, EvalVideoChunk, func(start, end int, idx []int) error {
+		clips, frames, mask := SourceVideoInputs(src, idx, c, e.dtype)
+		out, err := e.videoExec.Exec(clips, frames, mask)
+		finalize(clips, frames, mask)
+		if err != nil {
+			return fmt.Errorf("hlformer: encoding videos %d–%d: %w", start, end, err)
+		}
+		defer finalize(out...)
+		return sc.score(start, end, out[0], out[1])
+	})
+	if err != nil {
+		return retrieval.Result{}, nil, err
+	}
+	res, err := EvaluateSourceScores(scores, src)
+	return res, scores, err
 }
 
 // EvaluateScores computes the PRVR metrics of a row-major [queries × videos] score matrix of s.
@@ -234,4 +357,20 @@ func EvaluateScores(scores []float32, s *prvr.Split) (retrieval.Result, error) {
 		return retrieval.Result{}, err
 	}
 	return retrieval.Evaluate[float32](mat, s.QueryVideo, retrieval.Options{Ks: retrieval.PRVRKs})
+}
+
+// EvaluateSourceScores is EvaluateScores for any prvr.Source (ground truth from src.GroundTruth).
+func EvaluateSourceScores(scores []float32, src prvr.Source) (retrieval.Result, error) {
+	if s, ok := src.(*prvr.Split); ok {
+		return EvaluateScores(scores, s)
+	}
+	gt := make([]int, src.NumQueries())
+	for q := range gt {
+		gt[q] = src.GroundTruth(q)
+	}
+	mat, err := retrieval.NewMatrix(src.NumQueries(), src.NumVideos(), scores)
+	if err != nil {
+		return retrieval.Result{}, err
+	}
+	return retrieval.Evaluate[float32](mat, gt, retrieval.Options{Ks: retrieval.PRVRKs})
 }
