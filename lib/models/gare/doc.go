@@ -44,13 +44,13 @@
 // Model.Train runs the code's recipe: BertAdam (β₂ 0.98, weight decay 0.2 except biases and
 // LayerNorms, warmup_cosine 0.1, global and per-tensor clipping at 1.0) through lib/train, full
 // batches of a fresh permutation per epoch, ψ dropout 0.3. Its step (step.go) computes the exact
-gradient of the batch objective a block of DefaultTextChunk texts (and videos) at a time: the batch
-couples the rows only through S [A, B], L_IB's moments over texts and the per-text rows of L_ε and
-L_dir (loss.GAREParts), so a first pass computes those block by block without gradients, the head
-gives their gradient, and a second pass back-propagates the linearised head block by block. At the
-code's 128 × 128 × 512 it needs about a quarter of the single graph's memory (0.39 GB vs 1.69 GB
-peak RSS) for about 1.5× its time; TrainOptions.TextChunk = SingleGraphStep selects the single
-graph, which the study keeps (its results were trained with it). Scorer implements lib/retrieval's
+// gradient of the batch objective a block of DefaultTextChunk texts (and videos) at a time: the batch
+// couples the rows only through S [A, B], L_IB's moments over texts and the per-text rows of L_ε and
+// L_dir (loss.GAREParts), so a first pass computes those block by block without gradients, the head
+// gives their gradient, and a second pass back-propagates the linearised head block by block. At the
+// code's 128 × 128 × 512 it needs about a quarter of the single graph's memory (0.39 GB vs 1.69 GB
+// peak RSS) for about 1.5× its time; TrainOptions.TextChunk = SingleGraphStep selects the single
+// graph, which the study keeps (its results were trained with it). Scorer implements lib/retrieval's
 // BlockScorer (streaming evaluation) and CandidateScorer (two-stage re-ranking); ScoreMeanCosine is
 // the dual-tower first stage cos(t_i, v̄_j). Model.Evaluate gives R@1/5/10, MdR and MnR both ways.
 //
