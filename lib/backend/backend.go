@@ -22,9 +22,7 @@ var (
 )
 
 // New returns the process-wide backend selected by GOMLX_BACKEND, creating it on first use.
-// Backends hold device resources, so every caller in a process shares one. For the pure-Go
-// backend it also sets the Go runtime's soft memory limit to HeapLimitFraction of the machine's
-// memory, unless GOMEMLIMIT says otherwise.
+// Backends hold device resources, so every caller in a process shares one.
 func New() (compute.Backend, error) {
 	sharedOnce.Do(func() {
 		if _, ok := os.LookupEnv(compute.ConfigEnvVar); !ok {
@@ -32,9 +30,6 @@ func New() (compute.Backend, error) {
 			return
 		}
 		sharedBackend, sharedErr = compute.New()
-		if sharedErr == nil {
-			applyHeapLimit(sharedBackend.Name())
-		}
 	})
 	return sharedBackend, sharedErr
 }

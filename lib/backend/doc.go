@@ -8,10 +8,6 @@
 // GoMLX would otherwise pick "xla" and try to download a PJRT plugin, which fails without
 // internet access.
 //
-// For the pure-Go backend New also sets the Go runtime's soft memory limit to HeapLimitFraction
-// of the machine's memory (unless GOMEMLIMIT is set): its tensors live on the Go heap, and the
-// collector's default pacing would otherwise let a large training step's heap outgrow the machine.
-//
 // The pure-Go backend is 15–35× faster when the program is built with
 // GOEXPERIMENT=simd (see ../shared/research/toolchain.md); SIMD reports whether this
 // binary was.
