@@ -177,14 +177,18 @@ func (v *variables) nodes(g *Graph) Weights {
 		})
 	}
 	if v.psi != nil {
-		p := v.psi
-		w.Psi = &PsiWeights{
-			LN1: p.ln1.node(g), LN2: p.ln2.node(g), LN3: p.ln3.node(g),
-			Q: p.q.node(g), K: p.k.node(g), V: p.v.node(g), O: p.o.node(g),
-			Linear1: p.linear1.node(g), MeanOut: p.meanOut.node(g),
-		}
+		w.Psi = v.psi.node(g)
 	}
 	return w
+}
+
+// node reads ψ's variables into g.
+func (p *psiVars) node(g *Graph) *PsiWeights {
+	return &PsiWeights{
+		LN1: p.ln1.node(g), LN2: p.ln2.node(g), LN3: p.ln3.node(g),
+		Q: p.q.node(g), K: p.k.node(g), V: p.v.node(g), O: p.o.node(g),
+		Linear1: p.linear1.node(g), MeanOut: p.meanOut.node(g),
+	}
 }
 
 func (l linearVars) node(g *Graph) Linear { return Linear{l.w.NodeValue(g), l.b.NodeValue(g)} }

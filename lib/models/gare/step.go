@@ -3,6 +3,7 @@ package gare
 import (
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/geoalign/geoalign/lib/loss"
 	"github.com/geoalign/geoalign/lib/train"
@@ -189,12 +190,7 @@ func (s *chunkedStep) buildEncode(scope *model.Scope, in []*Node) []*Node {
 func (s *chunkedStep) blockGraph(g *Graph, x Inputs, rowIndex *Node) (w Weights, bx Inputs, rows func(*Node) *Node) {
 	rows = func(v *Node) *Node { return Gather(v, rowIndex, true) }
 	vars := s.m.vars
-	pv := vars.psi
-	w.Psi = &PsiWeights{
-		LN1: pv.ln1.node(g), LN2: pv.ln2.node(g), LN3: pv.ln3.node(g),
-		Q: pv.q.node(g), K: pv.k.node(g), V: pv.v.node(g), O: pv.o.node(g),
-		Linear1: pv.linear1.node(g), MeanOut: pv.meanOut.node(g),
-	}
+	w.Psi = vars.psi.node(g)
 	bx = x
 	if s.words {
 		if vars.textProj != nil {
@@ -322,26 +318,13 @@ func (s *chunkedStep) buildBlock(scope *model.Scope, in []*Node) []*Node {
 		wrt = append(wrt, v.NodeValue(g))
 	}
 	for v := range s.m.Store.IterVariables() {
-		if v.Trainable && v.InUseByGraph(g) && !containsVariable(s.blockVars, v) {
+		if v.Trainable && v.InUseByGraph(g) && slices.Index(s.blockVars, v) < 0 {
 			panic(fmt.Sprintf("gare: the block graph reads %s, which is not in its gradient list", v.Path()))
 		}
 	}
 	grads := Gradient(sur, wrt...)
 	acc := p[blockAccT:]
-	out := make([]*Node, len(grads))
-	for i := range grads {
-		out[i] = Add(acc[i], grads[i])
-	}
-	return out
-}
-
-func containsVariable(vs []*model.Variable, v *model.Variable) bool {
-	for _, x := range vs {
-		if x == v {
-			return true
-		}
-	}
-	return false
+	return addToSums(acc, grads)
 }
 
 // buildVideoEncoderBlock is executable 4a, once per block of videos: inputs the batch inputs, the
@@ -364,11 +347,7 @@ func (s *chunkedStep) buildVideoEncoderBlock(scope *model.Scope, in []*Node) []*
 		nodes[i] = v.NodeValue(g)
 	}
 	grads := Gradient(sur, nodes...)
-	out := make([]*Node, len(grads))
-	for i := range grads {
-		out[i] = Add(acc[i], grads[i])
-	}
-	return out
+	return addToSums(acc, grads)
 }
 
 // buildUpdate is executable 4b: inputs the batch inputs, ∂L/∂t, the summed gradients of blockVars
@@ -388,7 +367,7 @@ func (s *chunkedStep) buildUpdate(scope *model.Scope, in []*Node) []*Node {
 		t := l.Apply(x.Text)
 		textGrads := Gradient(ReduceAllSum(Mul(gT, t)), l.W, l.B)
 		for i, v := range []*model.Variable{tp.w, tp.b} {
-			if j := indexOfVariable(vars, v); j >= 0 {
+			if j := slices.Index(vars, v); j >= 0 {
 				grads[j] = Add(grads[j], textGrads[i]) // the text projection also encodes the words
 				continue
 			}
@@ -405,15 +384,6 @@ func (s *chunkedStep) buildUpdate(scope *model.Scope, in []*Node) []*Node {
 	}
 	s.opt.ApplyGradients(scope, g, vars, grads)
 	return []*Node{Sqrt(norm)}
-}
-
-func indexOfVariable(vs []*model.Variable, v *model.Variable) int {
-	for i, x := range vs {
-		if x == v {
-			return i
-		}
-	}
-	return -1
 }
 
 // zeros returns a zero float32 tensor of the given dimensions.
@@ -572,6 +542,15 @@ func (s *chunkedStep) donate(ts []*tensors.Tensor) ([]any, error) {
 		out[i] = d
 	}
 	return out, nil
+}
+
+// addToSums returns sums[i] + grads[i]: a block's gradients added to the running sums.
+func addToSums(sums, grads []*Node) []*Node {
+	out := make([]*Node, len(grads))
+	for i := range grads {
+		out[i] = Add(sums[i], grads[i])
+	}
+	return out
 }
 
 // rowIndices is the row-index input [c, 1] of the block starting at text start.
