@@ -187,3 +187,11 @@ func TestCheckpointResume(t *testing.T) {
 		t.Fatalf("restored %v", got)
 	}
 }
+
+func TestBlockSize(t *testing.T) {
+	for _, c := range []struct{ n, k, want int }{{128, 48, 32}, {7, 4, 1}, {128, 16, 16}, {6, 4, 3}, {5, 9, 5}} {
+		if got := BlockSize(c.n, c.k); got != c.want {
+			t.Errorf("BlockSize(%d, %d) = %d, want %d", c.n, c.k, got, c.want)
+		}
+	}
+}

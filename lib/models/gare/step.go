@@ -2,7 +2,6 @@ package gare
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 
 	"github.com/geoalign/geoalign/lib/loss"
@@ -47,7 +46,7 @@ const SingleGraphStep = -1
 // Each block draws its ψ dropout from its own RNG state, chained from the store's stream in step 1
 // and handed to step 3, so both passes see the same mask. The price is a second forward of every
 // block and of the video tower (about 1.5× the single graph's time); the gain is memory: one block's
-// tensors instead of the batch's (see releaseStageBuffers for the rest).
+// tensors instead of the batch's (see train.ReleaseStageBuffers for the rest).
 type chunkedStep struct {
 	m         *Model
 	opt       *train.Adam
@@ -65,16 +64,6 @@ type chunkedStep struct {
 	encode, blockForward, parts, head, block, videoEncoder, update *model.Exec
 }
 
-// divisorAtMost is the largest divisor of n that is ≤ k (≥ 1).
-func divisorAtMost(n, k int) int {
-	for c := min(k, n); c > 1; c-- {
-		if n%c == 0 {
-			return c
-		}
-	}
-	return 1
-}
-
 func newChunkedStep(m *Model, opt *train.Adam, chunk int) (*chunkedStep, error) {
 	cfg := m.Config
 	if !cfg.UseDelta {
@@ -87,7 +76,7 @@ func newChunkedStep(m *Model, opt *train.Adam, chunk int) (*chunkedStep, error) 
 	if rng == nil {
 		return nil, fmt.Errorf("gare: the store has no RNG state (models from New have one)")
 	}
-	s := &chunkedStep{m: m, opt: opt, chunk: divisorAtMost(cfg.Batch, chunk), words: cfg.Context == ContextWords, rngVar: rng}
+	s := &chunkedStep{m: m, opt: opt, chunk: train.BlockSize(cfg.Batch, chunk), words: cfg.Context == ContextWords, rngVar: rng}
 	s.blockVars = m.vars.psiVariables()
 	s.videoVars = m.vars.videoEncoderVariables()
 	if s.words && m.vars.textProj != nil {
@@ -324,7 +313,7 @@ func (s *chunkedStep) buildBlock(scope *model.Scope, in []*Node) []*Node {
 	}
 	grads := Gradient(sur, wrt...)
 	acc := p[blockAccT:]
-	return addToSums(acc, grads)
+	return train.AddToSums(acc, grads)
 }
 
 // buildVideoEncoderBlock is executable 4a, once per block of videos: inputs the batch inputs, the
@@ -347,7 +336,7 @@ func (s *chunkedStep) buildVideoEncoderBlock(scope *model.Scope, in []*Node) []*
 		nodes[i] = v.NodeValue(g)
 	}
 	grads := Gradient(sur, nodes...)
-	return addToSums(acc, grads)
+	return train.AddToSums(acc, grads)
 }
 
 // buildUpdate is executable 4b: inputs the batch inputs, ∂L/∂t, the summed gradients of blockVars
@@ -386,11 +375,6 @@ func (s *chunkedStep) buildUpdate(scope *model.Scope, in []*Node) []*Node {
 	return []*Node{Sqrt(norm)}
 }
 
-// zeros returns a zero float32 tensor of the given dimensions.
-func zeros(dims ...int) *tensors.Tensor {
-	return tensors.FromShape(shapes.Make(dtypes.Float32, dims...))
-}
-
 // run performs one step on a batch's input tensors and returns the loss terms.
 func (s *chunkedStep) run(batch []any) (StepStats, error) {
 	st, out, err := s.execute(batch)
@@ -403,7 +387,7 @@ func (s *chunkedStep) run(batch []any) (StepStats, error) {
 // execute runs the four executables and returns the loss terms and the update's outputs.
 func (s *chunkedStep) execute(batch []any) (StepStats, []*tensors.Tensor, error) {
 	nb := s.numBatchInputs()
-	releaseStageBuffers()
+	train.ReleaseStageBuffers()
 	enc, err := s.encode.Exec(batch...)
 	if err != nil {
 		return StepStats{}, nil, fmt.Errorf("gare: chunked step, encoders: %w", err)
@@ -423,7 +407,7 @@ func (s *chunkedStep) execute(batch []any) (StepStats, []*tensors.Tensor, error)
 	for start := 0; start < a; start += s.chunk {
 		states = append(states, state)
 		in := append([]any{}, batch...)
-		in = append(in, t, h, rowIndices(start, s.chunk), state)
+		in = append(in, t, h, train.RowIndices(start, s.chunk), state)
 		out, err := s.blockForward.Exec(in...)
 		if err != nil {
 			return StepStats{}, nil, fmt.Errorf("gare: chunked step, forward of block %d: %w", start/s.chunk, err)
@@ -438,7 +422,7 @@ func (s *chunkedStep) execute(batch []any) (StepStats, []*tensors.Tensor, error)
 	}
 	var partIn []any
 	for _, list := range blockOut {
-		partIn = append(partIn, anySlice(list)...)
+		partIn = append(partIn, train.AnySlice(list)...)
 	}
 	parts, err := s.parts.Exec(partIn...)
 	if err != nil {
@@ -449,21 +433,21 @@ func (s *chunkedStep) execute(batch []any) (StepStats, []*tensors.Tensor, error)
 			x.FinalizeAll()
 		}
 	}
-	releaseStageBuffers()
-	hd, err := s.head.Exec(anySlice(parts)...)
+	train.ReleaseStageBuffers()
+	hd, err := s.head.Exec(train.AnySlice(parts)...)
 	if err != nil {
 		return StepStats{}, nil, fmt.Errorf("gare: chunked step, head: %w", err)
 	}
 	terms, grads := hd[:5], hd[5:] // grads: S, mean, variance, norm rows, dir rows
-	acc := []*tensors.Tensor{zeros(t.Shape().Dimensions...), zeros(h.Shape().Dimensions...)}
+	acc := []*tensors.Tensor{train.Zeros(dtypes.Float32, t.Shape().Dimensions...), train.Zeros(dtypes.Float32, h.Shape().Dimensions...)}
 	for _, v := range s.blockVars {
-		acc = append(acc, zeros(v.Shape().Dimensions...))
+		acc = append(acc, train.Zeros(dtypes.Float32, v.Shape().Dimensions...))
 	}
 	for k, state := range states {
 		in := append([]any{}, batch...)
-		in = append(in, t, h, rowIndices(k*s.chunk, s.chunk), state,
+		in = append(in, t, h, train.RowIndices(k*s.chunk, s.chunk), state,
 			grads[0], parts[1], grads[1], grads[2], grads[3], grads[4])
-		donated, err := s.donate(acc)
+		donated, err := train.DonateSums(s.m.backend, acc)
 		if err != nil {
 			return StepStats{}, nil, err
 		}
@@ -476,18 +460,18 @@ func (s *chunkedStep) execute(batch []any) (StepStats, []*tensors.Tensor, error)
 	// acc: ∂L/∂t, ∂L/∂h, then blockVars' gradients.
 	videoAcc := make([]*tensors.Tensor, len(s.videoVars))
 	for i, v := range s.videoVars {
-		videoAcc[i] = zeros(v.Shape().Dimensions...)
+		videoAcc[i] = train.Zeros(dtypes.Float32, v.Shape().Dimensions...)
 	}
-	releaseStageBuffers()
+	train.ReleaseStageBuffers()
 	if len(s.videoVars) > 0 {
 		b := h.Shape().Dimensions[0]
 		for start := 0; start < b; start += s.chunk {
 			if start > 0 {
-				releaseStageBuffers()
+				train.ReleaseStageBuffers()
 			}
 			in := append([]any{}, batch...)
-			in = append(in, rowIndices(start, s.chunk), acc[1])
-			donated, err := s.donate(videoAcc)
+			in = append(in, train.RowIndices(start, s.chunk), acc[1])
+			donated, err := train.DonateSums(s.m.backend, videoAcc)
 			if err != nil {
 				return StepStats{}, nil, err
 			}
@@ -498,11 +482,11 @@ func (s *chunkedStep) execute(batch []any) (StepStats, []*tensors.Tensor, error)
 			videoAcc = next
 		}
 	}
-	releaseStageBuffers()
+	train.ReleaseStageBuffers()
 	up := append([]any{}, batch[:nb]...)
 	up = append(up, acc[0])
-	up = append(up, anySlice(acc[2:])...)
-	up = append(up, anySlice(videoAcc)...)
+	up = append(up, train.AnySlice(acc[2:])...)
+	up = append(up, train.AnySlice(videoAcc)...)
 	out, err := s.update.Exec(up...)
 	if err != nil {
 		return StepStats{}, nil, fmt.Errorf("gare: chunked step, update: %w", err)
@@ -516,56 +500,4 @@ func (s *chunkedStep) execute(batch []any) (StepStats, []*tensors.Tensor, error)
 		}
 	}
 	return st, out, nil
-}
-
-// releaseStageBuffers runs the Go collector between the stages of a step. GoMLX's Go backend keeps
-// its buffers on the Go heap, pooled by size; each stage (block forwards, block gradients, video
-// tower, update) works with differently sized tensors, so without a collection between them the
-// heap holds every stage's pool at once and grows to about twice the sum of their working sets
-// before GOGC's pacing collects it. Measured on BenchmarkPairedGareTrainStep (128 × 128, blocks of
-// 16): peak RSS 570 MB without, 390 MB with, for ≈ 5 % more time. With XLA the heap is small and
-// a collection costs microseconds.
-func releaseStageBuffers() { runtime.GC() }
-
-// donate hands the running sums' buffers to the next executable (graph.DonateTensorBuffer), so
-// that "sum + gradient" can be written in place instead of beside the old sum.
-func (s *chunkedStep) donate(ts []*tensors.Tensor) ([]any, error) {
-	out := make([]any, len(ts))
-	for i, t := range ts {
-		if !t.IsOnDevice(0) {
-			t.MustMaterializeOnDevice(s.m.backend, false, 0)
-		}
-		d, err := DonateTensorBuffer(t, s.m.backend, 0)
-		if err != nil {
-			return nil, fmt.Errorf("gare: chunked step, donating a gradient sum: %w", err)
-		}
-		out[i] = d
-	}
-	return out, nil
-}
-
-// addToSums returns sums[i] + grads[i]: a block's gradients added to the running sums.
-func addToSums(sums, grads []*Node) []*Node {
-	out := make([]*Node, len(grads))
-	for i := range grads {
-		out[i] = Add(sums[i], grads[i])
-	}
-	return out
-}
-
-// rowIndices is the row-index input [c, 1] of the block starting at text start.
-func rowIndices(start, c int) *tensors.Tensor {
-	idx := make([]int32, c)
-	for i := range idx {
-		idx[i] = int32(start + i)
-	}
-	return tensors.FromFlatDataAndDimensions(idx, c, 1)
-}
-
-func anySlice(ts []*tensors.Tensor) []any {
-	out := make([]any, len(ts))
-	for i, t := range ts {
-		out[i] = t
-	}
-	return out
 }

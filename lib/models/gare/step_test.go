@@ -223,10 +223,4 @@ func TestChunkedStepErrors(t *testing.T) {
 	if _, err := newChunkedStep(m, m.Optimizer(1), 0); err == nil {
 		t.Error("chunked step accepted a block of 0 texts")
 	}
-	if c := divisorAtMost(128, 48); c != 32 {
-		t.Errorf("divisorAtMost(128, 48) = %d, want 32", c)
-	}
-	if c := divisorAtMost(7, 4); c != 1 {
-		t.Errorf("divisorAtMost(7, 4) = %d, want 1", c)
-	}
 }

@@ -14,8 +14,6 @@ import (
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/ml/model"
 )
 
 // The issue-8 workload (paired with lib/bench/torch/HLFormerTrainStep.py and HLFormerEval.py): the
@@ -177,8 +175,9 @@ func (f *benchFiles) QueryTokens(q int) ([]float32, int) {
 }
 
 // benchVideos is the training batch of BenchmarkPairedHLFormerTrainStep: 128 videos (the issue's
-// shape), or $HLFORMER_BENCH_VIDEOS (the PyTorch twin reads the same variable). At 128 videos the step
-// needs ≈ 22 GB here (≈ 170 MB per video), more than a shared 24 GB machine can spare.
+// shape), or $HLFORMER_BENCH_VIDEOS (the PyTorch twin reads the same variable). At 128 videos the
+// single-graph step needs ≈ 22 GB here (≈ 170 MB of activations per video), more than a 24 GB machine
+// can spare; the chunked step (the default) holds one block's.
 func benchVideos() int {
 	if v, err := strconv.Atoi(os.Getenv("HLFORMER_BENCH_VIDEOS")); err == nil && v > 1 {
 		return v
@@ -186,11 +185,23 @@ func benchVideos() int {
 	return benchBatchVideos
 }
 
+// benchVideoChunk is the training step's block of videos: $HLFORMER_BENCH_VIDEO_CHUNK (-1: the single
+// graph), else DefaultVideoChunk, the default of Train.
+func benchVideoChunk() int {
+	if v, err := strconv.Atoi(os.Getenv("HLFORMER_BENCH_VIDEO_CHUNK")); err == nil && (v > 0 || v == SingleGraphStep) {
+		return v
+	}
+	return DefaultVideoChunk
+}
+
 // BenchmarkPairedHLFormerTrainStep is one BertAdam training step of the paper-sized HLFormer
 // (PaperConfig, official Charades losses and weights, dropout on, random triplet negatives) on a batch of
 // benchVideos() videos (32 clips and 128 padded frames of 1024-d features each) and 2.5 queries per video
-// (30 padded tokens of 1024-d), float32: forward, backward and update. Official code on this CPU, 128
-// videos: 33 s, 16.4 GB.
+// (30 padded tokens of 1024-d), float32: forward, backward and update, with NewStep's chunked step
+// (blocks of DefaultVideoChunk videos; benchVideoChunk). Official code on this CPU, 128 videos: 33 s,
+// 16.4 GB. Here (issue 11): 28.5 s, 5.1 GB (forward blocks 5.8 s, head 3.0 s, backward blocks 19.0 s,
+// update 0.07 s); blocks of 8: 30.5 s, 4.9 GB; of 32: 31.6 s, 6.8 GB; the single graph ≈ 25 s and
+// 21.6–23.3 GB (OOM-killed in one make bench run).
 func BenchmarkPairedHLFormerTrainStep(b *testing.B) {
 	nv := benchVideos()
 	s := benchSplit(nv, nv*5/2, 7)
@@ -200,10 +211,7 @@ func BenchmarkPairedHLFormerTrainStep(b *testing.B) {
 		b.Fatal(err)
 	}
 	store, _ := NewStore(1)
-	step, err := train.NewStep(backend.MustNew(), store, train.BertAdam(2e-4, 1000), func(scope *model.Scope, in []*graph.Node) []*graph.Node {
-		bt := Batch{Clips: in[0], Frames: in[1], FrameMask: in[2], Tokens: in[3], TokenMask: in[4], Labels: in[5]}
-		return m.Loss(scope, bt, in[6], CharadesLoss()).Outputs()
-	})
+	step, err := NewStep(backend.MustNew(), m, store, train.BertAdam(2e-4, 1000), CharadesLoss(), benchVideoChunk())
 	if err != nil {
 		b.Fatal(err)
 	}

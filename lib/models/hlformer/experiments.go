@@ -370,6 +370,7 @@ func (s Scale) Training() TrainConfig {
 	tc := CharadesTraining()
 	tc.Epochs, tc.BatchVideos, tc.LearningRate = s.Epochs, s.BatchVideos, s.LearningRate
 	tc.HardNegativeStart, tc.Patience = ScaledHardNegativeStart(s.Epochs)
+	tc.VideoChunk = SingleGraphStep // the step of every committed result (cached runs stay valid)
 	return tc
 }
 

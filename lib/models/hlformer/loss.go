@@ -74,6 +74,38 @@ var LossTermNames = []string{"total", "clip_nce", "clip_trip", "frame_nce", "fra
 // hard-negative curriculum switch of the triplet terms (on from the code's epoch 20). The triplet
 // negatives are drawn from the store's RNG.
 func (m *Model) Loss(scope *model.Scope, b Batch, hard *Node, lc LossConfig) LossTerms {
+	return m.loss(scope, b, nil, hard, lc)
+}
+
+// EncodedVideos are a batch's videos through the two video branches: Clips = EncodeClips [V, ClipLen, d]
+// and Frames = EncodeFrames [V, FrameLen, d] (nil for a switched-off branch).
+type EncodedVideos struct {
+	Clips, Frames *Node
+}
+
+// EncodeVideos runs the glance and gaze branches that c switches on (clips, then frames: the order in
+// which they draw their dropout masks from the store's RNG).
+func (m *Model) EncodeVideos(scope *model.Scope, clips, frames, frameMask *Node) EncodedVideos {
+	var v EncodedVideos
+	if m.Config.Glance {
+		v.Clips = m.EncodeClips(scope, clips)
+	}
+	if m.Config.Gaze {
+		v.Frames = m.EncodeFrames(scope, frames, frameMask)
+	}
+	return v
+}
+
+// LossOfEncoded is Loss on videos already encoded (EncodeVideos), e.g. in another executable: b needs
+// only Tokens, TokenMask and Labels. It is the head of the chunked training step (NewStep), where the
+// videos are encoded a block at a time.
+func (m *Model) LossOfEncoded(scope *model.Scope, b Batch, videos EncodedVideos, hard *Node, lc LossConfig) LossTerms {
+	return m.loss(scope, b, &videos, hard, lc)
+}
+
+// loss is Loss, with the videos encoded inside (encoded == nil; the queries first, then the clips and
+// frames, each branch just before its terms: the order of the single-graph step's RNG draws) or given.
+func (m *Model) loss(scope *model.Scope, b Batch, encoded *EncodedVideos, hard *Node, lc LossConfig) LossTerms {
 	c := m.Config
 	var t LossTerms
 	queries := m.EncodeQuery(scope, b.Tokens, b.TokenMask)
@@ -97,14 +129,23 @@ func (m *Model) Loss(scope *model.Scope, b Batch, hard *Node, lc LossConfig) Los
 		return Where(hard, hardest, random)
 	}
 	if c.Glance {
-		clips = m.ClipProposals(m.EncodeClips(scope, b.Clips))
+		if encoded != nil {
+			clips = encoded.Clips
+		} else {
+			clips = m.EncodeClips(scope, b.Clips)
+		}
+		clips = m.ClipProposals(clips)
 		t.ClipNCE = loss.MultiPositiveNCE(MaxOverTimeScores(queries, clips, false), b.Labels)
 		t.ClipTriplet = triplet(MaxOverTimeScores(queries, clips, true))
 		add(lc.ClipNCE, t.ClipNCE)
 		add(1, t.ClipTriplet)
 	}
 	if c.Gaze {
-		frames = m.EncodeFrames(scope, b.Frames, b.FrameMask)
+		if encoded != nil {
+			frames = encoded.Frames
+		} else {
+			frames = m.EncodeFrames(scope, b.Frames, b.FrameMask)
+		}
 		t.FrameNCE = loss.MultiPositiveNCE(MaxOverTimeScores(queries, frames, false), b.Labels)
 		t.FrameTriplet = triplet(MaxOverTimeScores(queries, frames, true))
 		add(lc.FrameNCE, t.FrameNCE)

@@ -16,7 +16,6 @@ import (
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
-	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/checkpoint"
@@ -42,6 +41,9 @@ type TrainConfig struct {
 	EpochsPerCall int
 	Seed          int64
 	DType         dtypes.DType // float32 by default
+	// VideoChunk is the number of videos the training step encodes at once (NewStep): 0 means
+	// DefaultVideoChunk, SingleGraphStep the whole batch in one executable.
+	VideoChunk int
 	// CheckpointDir, if set, receives a checkpoint after every epoch (and the best model in best/); a
 	// run started on a directory that holds one resumes from it.
 	CheckpointDir string
@@ -144,10 +146,11 @@ func Train(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig, tra
 		}
 	}
 	opt := train.BertAdam(tc.LearningRate, tc.Epochs*batches)
-	step, err := train.NewStep(backend, store, opt, func(scope *model.Scope, in []*Node) []*Node {
-		b := Batch{Clips: in[0], Frames: in[1], FrameMask: in[2], Tokens: in[3], TokenMask: in[4], Labels: in[5]}
-		return m.Loss(scope, b, in[6], lc).Outputs()
-	})
+	chunk := tc.VideoChunk
+	if chunk == 0 {
+		chunk = DefaultVideoChunk
+	}
+	step, err := NewStep(backend, m, store, opt, lc, chunk)
 	if err != nil {
 		return nil, err
 	}
