@@ -48,7 +48,22 @@ def timed(cmd, env=None, cwd=ROOT):
 SIZE_VARIANTS = {
     "HLFormerTrainStep": [("64 videos, single graph", {"HLFORMER_BENCH_VIDEOS": "64", "HLFORMER_BENCH_VIDEO_CHUNK": "-1"})],
     "GareTrainStep": [("single graph", {"GARE_BENCH_TEXT_CHUNK": "-1"})],
+    # Streaming evaluation as the corpus grows (the default row is 20,000 items).
+    "StreamEval": [(f"{n // 1000}k items", {"STREAM_EVAL_ITEMS": str(n)}) for n in (1000, 5000, 10000)],
 }
+
+
+def curve_lines(results):
+    """The streaming-evaluation curve (issue 11: constant memory as corpora grow), one line per side."""
+    points = [(1000, "StreamEval (1k items)"), (5000, "StreamEval (5k items)"), (10000, "StreamEval (10k items)"), (20000, "StreamEval")]
+    points = [(n, results[row]) for n, row in points if row in results]
+    if len(points) < 2:
+        return []
+    out = ["", "Streaming evaluation from embeddings as the corpus grows (StreamEval rows; items: time, peak RSS):"]
+    for label, key in [("geoalign", "simd"), ("PyTorch (official-style: full score matrix + argsort)", "torch")]:
+        cells = [f"{n // 1000}k: {fmt_time(r[key][0])}, {fmt_mb(r[key][1])}" for n, r in points if key in r]
+        out.append(f"- {label}: " + "; ".join(cells) + ".")
+    return out
 
 
 def outcome(parsed, rss, r):
@@ -139,7 +154,13 @@ def main():
     nan = (float("nan"), float("nan"), "")
     tm = lambda v: v[2] if v[2] else fmt_time(v[0])
     rows = []
-    for name in sorted(results):
+    def row_key(name):
+        """Rows by workload; a workload's default row first, then its variants in SIZE_VARIANTS order."""
+        base, _, size = name.partition(" (")
+        sizes = [s for s, _ in SIZE_VARIANTS.get(base, [])]
+        return (base, sizes.index(size[:-1]) + 1 if size[:-1] in sizes else 0)
+
+    for name in sorted(results, key=row_key):
         r = results[name]
         g, t, tp, ns = r.get("simd", nan), r.get("torch", nan), r.get("torch_passive", nan), r.get("nosimd", nan)
         ratio = t[0] / g[0] if g[0] == g[0] and t[0] == t[0] else float("nan")
@@ -175,7 +196,7 @@ def main():
         "Rows with a size in parentheses run the same workload smaller, or another variant of our step, on "
         "both sides (the PyTorch twin reads the sizes; the environment: " + "; ".join(f"{n} ({s}): {' '.join(f'{k}={v}' for k, v in e.items())}" for n, vs in SIZE_VARIANTS.items() for s, e in vs)
         + "); a time cell saying \"killed: out of memory\" is a run the kernel's OOM killer stopped, its RSS cell the peak reached.",
-    ]
+    ] + curve_lines(results)
     text = "\n".join(out) + "\n"
     dst = os.path.join(ROOT, args.out)
     os.makedirs(os.path.dirname(dst), exist_ok=True)
