@@ -80,20 +80,11 @@ func (o *Adam) UpdateGraph(scope *model.Scope, g *graph.Graph, loss *graph.Node)
 	if !loss.Shape().IsScalar() {
 		panic(fmt.Sprintf("train.Adam: the loss must be a scalar, got %s", loss.Shape()))
 	}
-	var vars []*model.Variable
-	for v := range scope.IterVariables() {
-		if v.Trainable && v.InUseByGraph(g) {
-			vars = append(vars, v)
-		}
-	}
+	vars := TrainableIn(scope.IterVariables(), g)
 	if len(vars) == 0 {
 		panic("train.Adam: no trainable variables are used by the loss")
 	}
-	nodes := make([]*graph.Node, len(vars))
-	for i, v := range vars {
-		nodes[i] = v.NodeValue(g)
-	}
-	grads := graph.Gradient(loss, nodes...)
+	grads := graph.Gradient(loss, VariableNodes(vars, g)...)
 	o.apply(scope, g, vars, grads)
 }
 

@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"iter"
 	"runtime"
 
 	"github.com/gomlx/compute"
@@ -9,6 +10,7 @@ import (
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // Helpers for a training step split into several executables that each handle a block of the batch
@@ -96,4 +98,25 @@ func FinalizeAll(lists ...[]*tensors.Tensor) {
 			}
 		}
 	}
+}
+
+// TrainableIn lists the trainable variables of vars (a scope's or store's IterVariables) that graph g
+// reads, in iteration order: the parameters a step built on g differentiates.
+func TrainableIn(vars iter.Seq[*model.Variable], g *graph.Graph) []*model.Variable {
+	var out []*model.Variable
+	for v := range vars {
+		if v.Trainable && v.InUseByGraph(g) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// VariableNodes returns the value nodes of vars in graph g.
+func VariableNodes(vars []*model.Variable, g *graph.Graph) []*graph.Node {
+	nodes := make([]*graph.Node, len(vars))
+	for i, v := range vars {
+		nodes[i] = v.NodeValue(g)
+	}
+	return nodes
 }

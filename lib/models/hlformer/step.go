@@ -107,25 +107,6 @@ func newChunkedStep(backend compute.Backend, m *Model, store *model.Store, opt *
 	return s, nil
 }
 
-// trainableIn lists the store's trainable variables that graph g reads, in the store's order.
-func trainableIn(store *model.Store, g *Graph) []*model.Variable {
-	var vars []*model.Variable
-	for v := range store.IterVariables() {
-		if v.Trainable && v.InUseByGraph(g) {
-			vars = append(vars, v)
-		}
-	}
-	return vars
-}
-
-func nodesOf(vars []*model.Variable, g *Graph) []*Node {
-	nodes := make([]*Node, len(vars))
-	for i, v := range vars {
-		nodes[i] = v.NodeValue(g)
-	}
-	return nodes
-}
-
 // branches is the number of encoded tensors per block (clips and/or frames).
 func (s *chunkedStep) branches() int {
 	n := 0
@@ -158,7 +139,7 @@ func (s *chunkedStep) buildForward(scope *model.Scope, in []*Node) []*Node {
 	g := in[0].Graph()
 	s.store.SetTraining(g, true)
 	out := s.encodeBlock(scope, in[0], in[1], in[2], in[3])
-	s.videoVars = trainableIn(s.store, g)
+	s.videoVars = train.TrainableIn(s.store.IterVariables(), g)
 	return out
 }
 
@@ -186,13 +167,13 @@ func (s *chunkedStep) buildHead(scope *model.Scope, in []*Node) []*Node {
 		v.Frames = take()
 	}
 	terms := s.m.LossOfEncoded(scope, b, v, in[3], s.lc)
-	s.headVars = trainableIn(s.store, g)
+	s.headVars = train.TrainableIn(s.store.IterVariables(), g)
 	for _, hv := range s.headVars {
 		if slices.Contains(s.videoVars, hv) {
 			panic(fmt.Sprintf("hlformer: %s is read by both the video encoders and the head", hv.Path()))
 		}
 	}
-	grads := Gradient(terms.Total, append(slices.Clone(encoded), nodesOf(s.headVars, g)...)...)
+	grads := Gradient(terms.Total, append(slices.Clone(encoded), train.VariableNodes(s.headVars, g)...)...)
 	return append(terms.Outputs(), grads...)
 }
 
@@ -208,11 +189,11 @@ func (s *chunkedStep) buildBackward(scope *model.Scope, in []*Node) []*Node {
 	for i := 1; i < len(enc); i++ {
 		sur = Add(sur, ReduceAllSum(Mul(enc[i], upstream[i])))
 	}
-	vars := trainableIn(s.store, g)
+	vars := train.TrainableIn(s.store.IterVariables(), g)
 	if !slices.Equal(vars, s.videoVars) {
 		panic("hlformer: the backward block reads other variables than the forward block")
 	}
-	return train.AddToSums(sums, Gradient(sur, nodesOf(vars, g)...))
+	return train.AddToSums(sums, Gradient(sur, train.VariableNodes(vars, g)...))
 }
 
 // buildUpdate is executable 4: inputs the gradients of headVars then videoVars; applies BertAdam and

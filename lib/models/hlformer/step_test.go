@@ -115,8 +115,8 @@ func TestChunkedStepGradientsMatchSingleGraph(t *testing.T) {
 				store.SetTraining(g, true)
 				b := Batch{Clips: in[0], Frames: in[1], FrameMask: in[2], Tokens: in[3], TokenMask: in[4], Labels: in[5]}
 				terms := m.Loss(scope, b, in[6], l).Outputs()
-				vars = trainableIn(store, g)
-				return append(terms, graph.Gradient(terms[0], nodesOf(vars, g)...)...)
+				vars = train.TrainableIn(store.IterVariables(), g)
+				return append(terms, graph.Gradient(terms[0], train.VariableNodes(vars, g)...)...)
 			}, append(append([]any{}, args...), hard)...)
 			nTerms := len(LossTermNames)
 			for _, chunk := range []int{1, 2, 4} {
