@@ -6,9 +6,11 @@ Go side: every `func BenchmarkPaired<Name>` in lib/**/*_test.go, each in its own
 lib/bench's reference workloads are also built and run without SIMD to show what SIMD buys.
 PyTorch side: lib/bench/torch/<Name>.py twins (Debian python3-torch + OpenBLAS), same thread
 count, run twice: default OpenMP settings and OMP_WAIT_POLICY=PASSIVE.
-Usage: run.py [--out figures/bench.md] [--filter REGEX] [--benchtime 3x] [--no-nosimd] [--no-passive]
+Usage: run.py [--out figures/bench.md] [--filter REGEX] [--benchtime 3x] [--no-nosimd] [--no-passive] [--render-only]
+The measurements of the run are kept beside the table (figures/bench.json); --render-only re-renders
+the table from them without measuring (after a change of the table's layout).
 """
-import argparse, datetime, os, platform, re, subprocess, sys, tempfile
+import argparse, datetime, json, os, platform, re, subprocess, sys, tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LINE = re.compile(r"^(BenchmarkPaired\w+?)(?:-\d+)?\s+(\d+)\s+([\d.]+) ns/op(.*)$")
@@ -51,6 +53,65 @@ SIZE_VARIANTS = {
     # Streaming evaluation as the corpus grows (the default row is 20,000 items).
     "StreamEval": [(f"{n // 1000}k items", {"STREAM_EVAL_ITEMS": str(n)}) for n in (1000, 5000, 10000)],
 }
+
+
+# Issue 11's reference: the papers' official PyTorch code timed on this machine kind (random inputs
+# at the papers' shapes, Debian torch 1.13 + OpenBLAS, 2 threads, steady-state medians), as the
+# issue gives them: (workload as the issue names it, our benchmark row, seconds, peak memory in GB or
+# None where the issue gives none). They are the issue's measurements, not ours, and are printed only
+# in columns labelled "official". The goal per row: less time and at most half the memory. GB is read
+# as 10^9 bytes (the stricter reading: half of it is fewer MiB than half of a GiB).
+OFFICIAL = [
+    ("HLFormer training step, 128 videos", "HLFormerTrainStep", 33.0, 16.4),
+    ("HLFormer evaluation, 1,334 videos + 3,720 queries", "HLFormerEval", 113.0, 3.5),
+    ("GARE training fwd+bwd, 128 × 128", "GareTrainStep", 6.2, 1.0),
+    ("GARE inference with Δ, 1,000 × 1,000", "GareInference1k", 161.0, 12.1),
+    ("ranks in a 20,000 × 20,000 score matrix", "Rank20k", 18.5, 6.2),
+    ("GRAM volume-contrastive loss, B = 256", "GramLoss", 0.32, 0.45),
+    ("GRAM volume matrix, B = 1024, forward", "GramVolumeMatrix1024", 0.17, None),
+]
+MIB_PER_GB = 1e9 / 2 ** 20
+
+
+def fmt_decimal(mib):
+    """MiB as decimal MB/GB (10⁶ / 10⁹ bytes), the units of issue 11's table."""
+    if mib != mib:
+        return "—"
+    b = mib * 2 ** 20
+    return f"{b / 1e6:.0f} MB" if b < 1e9 else f"{b / 1e9:.2f} GB"
+
+
+def official_lines(meta, results):
+    """Issue 11's table with our numbers from this run beside the official code's, ratios and the goal."""
+    out = ["", "## Against the official code (issue 11's table)", ""]
+    if meta.get("isa") and meta["isa"] != "AVX-512":
+        out += [f"**Not like for like:** this run's CPU has {meta['isa']} and no AVX-512, unlike the machine kind "
+                "the official times were measured on (Zen 4 with AVX-512, ../shared/research/toolchain.md); the "
+                "ratios below compare two machines. The PyTorch-twin columns above are the like-for-like comparison.", ""]
+    out += [
+           "The *official* columns are issue 11's measurements of the papers' official PyTorch code on this "
+           "machine kind (not this run); the geoalign columns are this run's default rows. "
+           "Goal: less time and at most half the memory. Memory in this table is in decimal units (1 GB = 10⁹ bytes; "
+           "the issue's GB read that way, the stricter reading), unlike the binary MB/GB of the table above.", "",
+           "| workload (issue 11) | official time | official peak memory | geoalign time | geoalign peak RSS "
+           "| speed-up vs official | memory ratio (ours/official) | goal met |",
+           "|---|---|---|---|---|---|---|---|"]
+    for label, row, secs, gb in OFFICIAL:
+        g = results.get(row, {}).get("simd")
+        ns, rss = (g[0], g[1]) if g else (float("nan"), float("nan"))
+        off_mb = gb * MIB_PER_GB if gb else float("nan")
+        speed = secs * 1e9 / ns if ns == ns else float("nan")
+        mem = rss / off_mb if rss == rss and off_mb == off_mb else float("nan")
+        if ns != ns:
+            goal = "no: " + (g[2] if g and g[2] else "not run")
+        else:
+            faster = speed > 1
+            halved = mem <= 0.5 if mem == mem else None
+            goal = ("yes" if faster and halved is not False else "no") + (
+                "" if halved is not None else " (time only: no official memory)")
+        out.append(f"| {label} | {fmt_time(secs * 1e9)} | {fmt_decimal(off_mb)} | {fmt_time(ns)} | {fmt_decimal(rss)} "
+                   f"| {'—' if speed != speed else f'{speed:.2f}×'} | {'—' if mem != mem else f'{mem:.2f}'} | {goal} |")
+    return out
 
 
 def curve_lines(results):
@@ -97,14 +158,9 @@ def fmt_mb(mb):
     return "—" if mb != mb else (f"{mb:.0f} MB" if mb < 1024 else f"{mb / 1024:.2f} GB")
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default="figures/bench.md")
-    ap.add_argument("--filter", default=".")
-    ap.add_argument("--benchtime", default=os.environ.get("BENCHTIME", "3x"))
-    ap.add_argument("--no-nosimd", action="store_true")
-    ap.add_argument("--no-passive", action="store_true")
-    args = ap.parse_args()
+def measure(args):
+    """Run every selected benchmark on both sides; return (meta, results), results[row][side] =
+    (ns per op, peak RSS MiB, note) with side simd / nosimd / torch / torch_passive."""
     threads = os.environ.get("BENCH_THREADS", "2")
     env = dict(os.environ, GOMAXPROCS=threads)
     results = {}  # name -> dict
@@ -145,6 +201,22 @@ def main():
                 parsed, rss, out = timed(["/usr/bin/python3", fn], env=dict(env, BENCH_THREADS=threads, **extra_env, **size_env), cwd=torch_dir)
                 results.setdefault(row, {})[label] = outcome(parsed, rss, out)
 
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
+    flags = next((l.split(":", 1)[1].split() for l in open("/proc/cpuinfo") if l.startswith("flags")), [])
+    isa = "AVX-512" if "avx512f" in flags else ("AVX2" if "avx2" in flags else "no AVX2")
+    meta = {
+        "date": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}",
+        "cpu": f"{cpu} ({isa})", "isa": isa, "cores": os.cpu_count(), "threads": threads,
+        "gomlx": next((l.split()[1] for l in open(os.path.join(ROOT, "go.mod")) if "github.com/gomlx/gomlx " in l), "?"),
+        "backend": os.environ.get("GOMLX_BACKEND", "?"),
+        "go": sh(["go", "version"], env=env, check=False).stdout.strip(),
+        "torch": torch_version, "benchtime": args.benchtime,
+    }
+    return meta, results
+
+
+def render(meta, results):
+    """figures/bench.md's text from one run's meta and results."""
     # The machine's measured matmul peak: the best GFLOP/s of the 1024³ matmul either side reached.
     peak = float("nan")
     if "MatMul1024" in results:
@@ -172,17 +244,14 @@ def main():
                     f"| {tm(tp)} | {'—' if ratio != ratio else f'{ratio:.2f}×'} | {'—' if ratio_p != ratio_p else f'{ratio_p:.2f}×'} "
                     f"| {'—' if mem != mem else f'{mem:.2f}'} | {frac} |")
 
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
-    gomlx = next((l.split()[1] for l in open(os.path.join(ROOT, "go.mod")) if "github.com/gomlx/gomlx " in l), "?")
-    gover = sh(["go", "version"], env=env, check=False).stdout.strip()
     out = [
         "# geoalign paired benchmarks",
         "",
-        f"Generated by `make bench` on {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}. "
-        f"Machine: {cpu}, {os.cpu_count()} cores; {threads} threads on both sides (GOMAXPROCS, torch.set_num_threads).",
-        f"geoalign: GoMLX {gomlx}, backend GOMLX_BACKEND={os.environ.get('GOMLX_BACKEND', '?')}, {gover}, "
+        f"Generated by `make bench` on {meta['date']}. "
+        f"Machine: {meta['cpu']}, {meta['cores']} cores; {meta['threads']} threads on both sides (GOMAXPROCS, torch.set_num_threads).",
+        f"geoalign: GoMLX {meta['gomlx']}, backend GOMLX_BACKEND={meta['backend']}, {meta['go']}, "
         f"GOEXPERIMENT=simd unless the column says otherwise; Go benchmark time = ns/op of `go test -bench` "
-        f"(-benchtime {args.benchtime}, after one compile/warm-up run). PyTorch {torch_version} (Debian) + OpenBLAS pthread; "
+        f"(-benchtime {meta['benchtime']}, after one compile/warm-up run). PyTorch {meta['torch']} (Debian) + OpenBLAS pthread; "
         f"median of its repetitions after warm-up. Peak RSS of the whole process from /usr/bin/time.",
         "Inputs are random (synthetic) at the shapes given in each benchmark's doc comment.",
         "",
@@ -196,10 +265,34 @@ def main():
         "Rows with a size in parentheses run the same workload smaller, or another variant of our step, on "
         "both sides (the PyTorch twin reads the sizes; the environment: " + "; ".join(f"{n} ({s}): {' '.join(f'{k}={v}' for k, v in e.items())}" for n, vs in SIZE_VARIANTS.items() for s, e in vs)
         + "); a time cell saying \"killed: out of memory\" is a run the kernel's OOM killer stopped, its RSS cell the peak reached.",
-    ] + curve_lines(results)
-    text = "\n".join(out) + "\n"
+    ] + curve_lines(results) + official_lines(meta, results)
+    if meta.get("provenance"):
+        out[2:2] = [meta["provenance"]]
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="figures/bench.md")
+    ap.add_argument("--filter", default=".")
+    ap.add_argument("--benchtime", default=os.environ.get("BENCHTIME", "3x"))
+    ap.add_argument("--no-nosimd", action="store_true")
+    ap.add_argument("--no-passive", action="store_true")
+    ap.add_argument("--render-only", action="store_true",
+                    help="re-render the table from the run stored beside --out (bench.json), measuring nothing")
+    args = ap.parse_args()
     dst = os.path.join(ROOT, args.out)
-    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    raw = os.path.splitext(dst)[0] + ".json"  # the run's measurements, so the table can be re-rendered
+    if args.render_only:
+        stored = json.load(open(raw))
+        meta, results = stored["meta"], {k: {side: tuple(v) if side != "extra" else v for side, v in r.items()}
+                                          for k, r in stored["results"].items()}
+    else:
+        meta, results = measure(args)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(raw, "w") as f:  # NaN (a run without a time) is written as JSON NaN, which json reads back
+            json.dump({"meta": meta, "results": results}, f, indent=1, sort_keys=True)
+    text = render(meta, results)
     open(dst, "w").write(text)
     print(text)
 
