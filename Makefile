@@ -3,7 +3,8 @@
 #   make setup              install everything on a fresh machine (idempotent)
 #   make test               go vet, go test, and every notebook executed headless
 #   make data               build the real data tracks into datasets/cache/
-#   make bench              paired benchmarks (geoalign vs PyTorch CPU) -> figures/bench.md
+#   make bench              paired benchmarks (geoalign vs PyTorch CPU, vs issue 11's official times) -> figures/bench.md
+#   make profile            CPU profiles of the heavy benchmarks by Go-backend op family -> figures/profile.md
 #   make reproduce-table1   Table 1 analogues of the four papers -> figures/tables/ (PAPER=gram|hypergram|gare|hlformer)
 #   make figures            regenerate every committed figure and table
 #
@@ -30,7 +31,7 @@ NOTEBOOK_TIMEOUT ?= 1200
 export FULL ?=
 PAPER ?= all
 
-.PHONY: setup test vet gotest notebooks notebooks-inplace data bench reproduce-table1 figures fuzz clean env
+.PHONY: setup test vet gotest notebooks notebooks-inplace data bench profile reproduce-table1 figures fuzz clean env
 
 setup:
 	bash kernel/setup.sh
@@ -53,6 +54,9 @@ data:
 
 bench:
 	/usr/bin/python3 lib/bench/run.py --out figures/bench.md
+
+profile:
+	/usr/bin/python3 lib/bench/profile.py --out figures/profile.md
 
 reproduce-table1:
 	go run ./lib/cmd/geoalign reproduce --paper $(PAPER) --out figures/tables

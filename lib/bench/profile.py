@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+"""make profile: where the time of the heavy paired benchmarks goes, by GoMLX Go-backend op.
+
+Each workload's benchmark binary (the same `go test -c` build as make bench, GOEXPERIMENT=simd) runs
+once under the Go CPU profiler; every sample's stack is attributed to the first frame from the leaf
+that names an op family of the Go backend (matmul micro-kernels, matmul packing, transposes,
+element-wise ops, …), or to the Go collector, or to work outside the backend (data generation, graph
+building and compilation: the warm-up run compiles). Shares are given of the time inside the backend's
+executions, so the compile of the warm-up run does not dilute them (the warm-up and the timed run
+execute the same graphs). The table goes to figures/profile.md with the machine it ran on; CPU time
+is summed over both cores.
+
+Usage: profile.py [--out figures/profile.md] [--filter REGEX]
+"""
+import argparse, collections, datetime, os, re, subprocess, sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+# (row label, package, benchmark, environment): sizes are reduced where the full workload takes
+# minutes on 2 cores; the op mix of these models does not depend on the batch size beyond the
+# attention's quadratic terms (reported shapes are in the benchmarks' doc comments).
+WORKLOADS = [
+    ("GareTrainStep (chunked, 128 × 128)", "./lib/models/gare", "BenchmarkPairedGareTrainStep", {}),
+    ("GareTrainStep (single graph, 128 × 128)", "./lib/models/gare", "BenchmarkPairedGareTrainStep", {"GARE_BENCH_TEXT_CHUNK": "-1"}),
+    ("GareInference1k", "./lib/models/gare", "BenchmarkPairedGareInference1k", {}),
+    ("HLFormerTrainStep (chunked, 32 videos)", "./lib/models/hlformer", "BenchmarkPairedHLFormerTrainStep", {"HLFORMER_BENCH_VIDEOS": "32"}),
+    ("HLFormerEval (256 videos, 713 queries)", "./lib/models/hlformer", "BenchmarkPairedHLFormerEval", {"HLFORMER_BENCH_EVAL_VIDEOS": "256"}),
+    ("TransformerBlock", "./lib/bench", "BenchmarkPairedTransformerBlock", {}),
+]
+
+# Op families, matched against each frame from the leaf upwards; the first match names the sample.
+FAMILIES = [
+    (r"gobackend/dot/matmul.*[Pp]ack", "matmul packing"),
+    (r"gobackend/dot/matmul/.*(Kernel|Large|Small|Tile).*(Asm|Float)", "matmul micro-kernels"),
+    (r"gobackend/dot", "DotGeneral other (layout, epilogue)"),
+    (r"fusedops/dense", "FusedDense / FusedDenseVJP (bias, transposes)"),
+    (r"fusedops.*[Ss]oftmax", "softmax (fused)"),
+    (r"fusedops.*LayerNorm", "layer norm (fused)"),
+    (r"fusedops|activations", "other fused ops and activations"),
+    (r"gobackend/ops\.(execTranspose|transpose|\(\*TransposeIterator\))", "Transpose"),
+    (r"gobackend/ops[/\w]*\.(exec)?[Rr]educe|ArgMinMax", "reductions"),
+    (r"gobackend/ops\.exec(Gather|Scatter)|gobackend/ops\.(gather|scatter)", "Gather / Scatter"),
+    (r"RNGBitGenerator", "RNG (dropout masks)"),
+    (r"gobackend/ops\.exec(Add|Sub|Mul|Div|Max|Min|Pow|Rem)|gobackend/ops.*[Bb]inary|gobackend/ops[/\w]*\.simd\w*(Add|Sub|Mul|Div|Max|Min)",
+     "element-wise binary"),
+    (r"gobackend/ops\.exec(Logistic|Exp|Log|Neg|Abs|Sqrt|Rsqrt|Tanh|Erf|Sign|Cos|Sin|Floor|Ceil|Round)|simdUnary|simdmath",
+     "element-wise unary"),
+    (r"gobackend/ops[/\w]*\.(exec)?(BroadcastInDim|[Bb]roadcast|[Rr]eshape|Concatenate|[Ss]lice|Pad|[Ww]here|ConvertDType|"
+     r"Iota|Less|Greater|Equal|NotEqual|Reverse|Identity|Clamp)", "broadcast, reshape, slice, concat, select, convert"),
+]
+# A sample none of whose frames names an op family but which runs inside the backend: the executor's
+# scheduling, worker pool, buffer pool.
+BACKEND = re.compile(r"gobackend")
+GC = re.compile(r"runtime\.(gcBgMarkWorker|GC$|gcDrain|bgsweep|gcStart)")
+IN_EXEC = re.compile(r"gobackend\.\(\*FunctionExecutable\)|gobackend/workerspool")
+COMPILED = [(re.compile(p), name) for p, name in FAMILIES]
+
+
+def parse_traces(text):
+    """Yield (seconds, frames leaf-first) from `go tool pprof -traces`."""
+    units = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+    for block in text.split("-----------+-------------------------------------------------------")[1:]:
+        lines = [l for l in block.split("\n") if l.strip()]
+        if not lines:
+            continue
+        m = re.match(r"\s*([\d.]+)(s|ms|us|µs|ns)\s+(.*)$", lines[0])
+        if not m:
+            continue
+        yield float(m.group(1)) * units[m.group(2)], [m.group(3).strip()] + [l.strip() for l in lines[1:]]
+
+
+def classify(frames):
+    """(family, inside an execution?) of one sample's stack: the op family named by the frame nearest
+    the leaf (a memclr under GetBuffer under execWhere is execWhere's), else the backend's own
+    machinery, the Go collector, or work outside the backend."""
+    for f in frames:
+        for rx, name in COMPILED:
+            if rx.search(f):
+                return name, True
+    if any(BACKEND.search(f) for f in frames):
+        return "backend scheduling and buffers", True
+    if any(GC.search(f) for f in frames):
+        return "Go collector", False
+    return "outside the backend (data, graph build, compile, glue)", False
+
+
+def profile_one(label, pkg, bench, env_extra, work):
+    bin_path = os.path.join(ROOT, "build", "bench", "simd", pkg.strip("./").replace("/", "_") + ".test")
+    env = dict(os.environ, GOMAXPROCS=os.environ.get("BENCH_THREADS", "2"), **env_extra)
+    if not os.path.exists(bin_path) or os.environ.get("PROFILE_REBUILD", "1") == "1":
+        os.makedirs(os.path.dirname(bin_path), exist_ok=True)
+        subprocess.run(["go", "test", "-c", "-o", bin_path, pkg], cwd=ROOT, env=dict(env, GOEXPERIMENT="simd"), check=True)
+    prof = os.path.join(work, re.sub(r"\W+", "_", label) + ".cpu")
+    r = subprocess.run([bin_path, "-test.run", "^$", "-test.bench", f"^{bench}$", "-test.benchtime", "1x",
+                        "-test.cpuprofile", prof], cwd=os.path.join(ROOT, pkg), env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"profile: {label} failed:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
+    ns = next((float(m.group(1)) for m in re.finditer(r"\s(\d+) ns/op", r.stdout)), float("nan"))
+    traces = subprocess.run(["go", "tool", "pprof", "-traces", bin_path, prof], cwd=ROOT, env=env,
+                            capture_output=True, text=True, check=True).stdout
+    fam, exec_total, total = collections.Counter(), 0.0, 0.0
+    for secs, frames in parse_traces(traces):
+        name, inside = classify(frames)
+        fam[name] += secs
+        total += secs
+        exec_total += secs if inside else 0
+    return ns, fam, exec_total, total
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="figures/profile.md")
+    ap.add_argument("--filter", default=".")
+    args = ap.parse_args()
+    work = os.path.join(ROOT, "build", "profile")
+    os.makedirs(work, exist_ok=True)
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    flags = next((l.split(":", 1)[1].split() for l in open("/proc/cpuinfo") if l.startswith("flags")), [])
+    isa = "AVX-512" if "avx512f" in flags else ("AVX2" if "avx2" in flags else "no AVX2")
+    fam_cols = [name for _, name in FAMILIES] + ["backend scheduling and buffers"]
+    out = ["# Where the time goes: CPU profiles of the heavy benchmarks by Go-backend op family", "",
+           f"Generated by `make profile` on {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}. "
+           f"Machine: {cpu} ({isa}), {os.cpu_count()} cores, GOMAXPROCS={os.environ.get('BENCH_THREADS', '2')}; "
+           f"GOEXPERIMENT=simd, GOMLX_BACKEND={os.environ.get('GOMLX_BACKEND', '?')}. Random inputs at the benchmarks' shapes.",
+           "",
+           "Each benchmark ran once under the Go CPU profiler (warm-up run, which compiles, plus one timed run). "
+           "A sample is attributed to the first frame from the leaf that names an op family of GoMLX's Go backend; "
+           "shares are of the CPU time inside the backend's executions (both cores summed), so compilation "
+           "does not dilute them. Profiling costs a few per cent of speed; the times are the timed run's.", ""]
+    for label, pkg, bench, env_extra in WORKLOADS:
+        if not re.search(args.filter, label):
+            continue
+        print(f"== profile {label}", flush=True)
+        ns, fam, exec_total, total = profile_one(label, pkg, bench, env_extra, work)
+        out += [f"## {label}", "",
+                f"Timed run: {ns / 1e9:.2f} s. Profile: {total:.1f} CPU-s in all, {exec_total:.1f} CPU-s inside executions; "
+                f"Go collector {fam['Go collector']:.1f} CPU-s; outside the backend "
+                f"{fam['outside the backend (data, graph build, compile, glue)']:.1f} CPU-s.", "",
+                "| op family | share of execution time | CPU-s |", "|---|---|---|"]
+        for name in sorted(fam_cols, key=lambda n: -fam[n]):
+            if fam[name] > 0 and exec_total > 0 and fam[name] / exec_total >= 0.005:
+                out.append(f"| {name} | {100 * fam[name] / exec_total:.1f}% | {fam[name]:.2f} |")
+        out.append("")
+    text = "\n".join(out)
+    dst = os.path.join(ROOT, args.out)
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    open(dst, "w").write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
