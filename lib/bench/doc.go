@@ -23,20 +23,22 @@
 //
 // # What the profiles show (figures/profile.md, 2026-11-23, an AVX2-only EPYC host)
 //
-//   - Every heavy workload is matmul-bound: the matmul micro-kernels take 53–75 % of the execution
-//     time (HLFormer evaluation 75 %, GARE 60–65 %, HLFormer training step 53 %) and packing another
+//   - Every heavy workload is matmul-bound: the matmul micro-kernels take 51–74 % of the execution
+//     time (HLFormer evaluation 74 %, GARE 57–64 %, HLFormer training step 52 %) and packing another
 //     4–7 %. Their speed is the Go backend's DotGeneral speed. With AVX-512 (the Zen 4 of make bench,
-//     figures/bench.md) the 1024³ matmul reached 72 % of the measured peak (167 of 230 GFLOP/s); on an
-//     AVX2-only host the float32 kernel is 4 rows × 16 columns (8 accumulator registers) and reaches
-//     about 57 % of OpenBLAS (34 vs 60 GFLOP/s on 2 cores). Upstream change: a 6 × 16 AVX2 float32
-//     micro-kernel (12 accumulators, as BLIS/OpenBLAS use on Haswell/Zen).
-//   - Transposes are the next cost: 23 % of the reference transformer step, 9–14 % of GARE. The Go
+//     figures/bench.md) the 1024³ matmul reached 72 % of the measured peak (167 of 230 GFLOP/s). On the
+//     AVX2-only host of figures/bench-avx2.md the float32 kernel is 4 rows × 16 columns (8 accumulator
+//     registers) and gives 34 GFLOP/s on one thread against OpenBLAS's 68; a second thread adds
+//     nothing to either (Go 33, OpenBLAS 63 GFLOP/s: that host's two vCPUs share one core's FMA
+//     units), so every matmul-bound row runs at about half PyTorch's speed there. Upstream change: a
+//     6 × 16 AVX2 float32 micro-kernel (12 accumulators, as BLIS and OpenBLAS use on Haswell and Zen).
+//   - Transposes are the next cost: 25 % of the reference transformer step, 9–15 % of GARE. The Go
 //     backend's DotGeneral wants its operands as [batch, cross, contracting] and materialises a
 //     transposed copy otherwise (ops.execTranspose), and FusedDenseVJP transposes its 2-D weight on
 //     every call (dense.transpose2D). Upstream change: read strided operands in the matmul's packing
 //     step, which copies every panel anyway, so the transpose would cost nothing. In our graphs the
 //     workaround is to keep tensors in the layout the next contraction wants.
-//   - The HLFormer training step spends 6 % on dropout masks: the Go backend's RNGBitGenerator fills
+//   - The HLFormer training step spends 7 % on dropout masks: the Go backend's RNGBitGenerator fills
 //     its output one byte at a time from one PCG stream on one core. Upstream change: write whole
 //     64-bit words and split the buffer over the worker pool with a counter-based generator (Philox,
 //     as XLA does). It spends 9 % on element-wise binary ops, partly on the backend's generic

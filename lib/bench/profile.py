@@ -98,13 +98,16 @@ def profile_one(label, pkg, bench, env_extra, work):
     ns = next((float(m.group(1)) for m in re.finditer(r"\s(\d+) ns/op", r.stdout)), float("nan"))
     traces = subprocess.run(["go", "tool", "pprof", "-traces", bin_path, prof], cwd=ROOT, env=env,
                             capture_output=True, text=True, check=True).stdout
+    # "Duration: 106.45s, Total samples = 116.56s (109.49%)": samples per wall second = cores busy.
+    m = re.search(r"Total samples = [\d.]+\w+ \(([\d.]+)%\)", traces)
+    busy = float(m.group(1)) / 100 if m else float("nan")
     fam, exec_total, total = collections.Counter(), 0.0, 0.0
     for secs, frames in parse_traces(traces):
         name, inside = classify(frames)
         fam[name] += secs
         total += secs
         exec_total += secs if inside else 0
-    return ns, fam, exec_total, total
+    return ns, fam, exec_total, total, busy
 
 
 def main():
@@ -131,9 +134,10 @@ def main():
         if not re.search(args.filter, label):
             continue
         print(f"== profile {label}", flush=True)
-        ns, fam, exec_total, total = profile_one(label, pkg, bench, env_extra, work)
+        ns, fam, exec_total, total, busy = profile_one(label, pkg, bench, env_extra, work)
         out += [f"## {label}", "",
-                f"Timed run: {ns / 1e9:.2f} s. Profile: {total:.1f} CPU-s in all, {exec_total:.1f} CPU-s inside executions; "
+                f"Timed run: {ns / 1e9:.2f} s. Cores busy on average over the process: {busy:.2f} of "
+                f"{os.environ.get('BENCH_THREADS', '2')}. Profile: {total:.1f} CPU-s in all, {exec_total:.1f} CPU-s inside executions; "
                 f"Go collector {fam['Go collector']:.1f} CPU-s; outside the backend "
                 f"{fam['outside the backend (data, graph build, compile, glue)']:.1f} CPU-s.", "",
                 "| op family | share of execution time | CPU-s |", "|---|---|---|"]
