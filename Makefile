@@ -56,7 +56,7 @@ bench:
 	/usr/bin/python3 lib/bench/run.py --out figures/bench.md
 
 profile:
-	/usr/bin/python3 lib/bench/profile.py --out figures/profile.md
+	/usr/bin/python3 lib/bench/profile_ops.py --out figures/profile.md
 
 reproduce-table1:
 	go run ./lib/cmd/geoalign reproduce --paper $(PAPER) --out figures/tables

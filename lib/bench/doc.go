@@ -16,7 +16,7 @@
 // memory) is met. The run's measurements are kept in figures/bench.json; `run.py --render-only`
 // re-renders the table from them without measuring.
 //
-// `make profile` (profile.py) runs the heavy benchmarks once under the Go CPU profiler and writes
+// `make profile` (profile_ops.py) runs the heavy benchmarks once under the Go CPU profiler and writes
 // figures/profile.md: for each, the share of the backend's execution time per op family of GoMLX's
 // Go backend (matmul micro-kernels, packing, transposes, element-wise ops, fused dense, RNG, ...),
 // plus the Go collector and the time outside the backend.

@@ -158,6 +158,22 @@ def fmt_mb(mb):
     return "—" if mb != mb else (f"{mb:.0f} MB" if mb < 1024 else f"{mb / 1024:.2f} GB")
 
 
+def machine():
+    """(CPU model, widest vector ISA the Go backend's kernels use) of this machine, from /proc/cpuinfo."""
+    info = open("/proc/cpuinfo").read().splitlines()
+    cpu = next((l.split(":", 1)[1].strip() for l in info if l.startswith("model name")), platform.processor())
+    flags = next((l.split(":", 1)[1].split() for l in info if l.startswith("flags")), [])
+    return cpu, "AVX-512" if "avx512f" in flags else ("AVX2" if "avx2" in flags else "no AVX2")
+
+
+def test_binary(pkg, label, env):
+    """Build pkg's test binary (`go test -c`) with env under build/bench/<label>/ and return its path."""
+    bin_path = os.path.join(ROOT, "build", "bench", label, pkg.strip("./").replace("/", "_") + ".test")
+    os.makedirs(os.path.dirname(bin_path), exist_ok=True)
+    sh(["go", "test", "-c", "-o", bin_path, pkg], env=env)
+    return bin_path
+
+
 def measure(args):
     """Run every selected benchmark on both sides; return (meta, results), results[row][side] =
     (ns per op, peak RSS MiB, note) with side simd / nosimd / torch / torch_passive."""
@@ -171,10 +187,8 @@ def measure(args):
         if pkg == "./lib/bench" and not args.no_nosimd:
             variants.append(("nosimd", ""))
         for label, experiment in variants:
-            bin_path = os.path.join(ROOT, "build", "bench", label, pkg.strip("./").replace("/", "_") + ".test")
-            os.makedirs(os.path.dirname(bin_path), exist_ok=True)
             print(f"== build {pkg} ({label})", flush=True)
-            sh(["go", "test", "-c", "-o", bin_path, pkg], env=dict(env, GOEXPERIMENT=experiment))
+            bin_path = test_binary(pkg, label, dict(env, GOEXPERIMENT=experiment))
             for name in names:
                 short = name[len("BenchmarkPaired"):]
                 sizes = [("", {})] + (SIZE_VARIANTS.get(short, []) if label == "simd" else [])
@@ -201,9 +215,7 @@ def measure(args):
                 parsed, rss, out = timed(["/usr/bin/python3", fn], env=dict(env, BENCH_THREADS=threads, **extra_env, **size_env), cwd=torch_dir)
                 results.setdefault(row, {})[label] = outcome(parsed, rss, out)
 
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
-    flags = next((l.split(":", 1)[1].split() for l in open("/proc/cpuinfo") if l.startswith("flags")), [])
-    isa = "AVX-512" if "avx512f" in flags else ("AVX2" if "avx2" in flags else "no AVX2")
+    cpu, isa = machine()
     meta = {
         "date": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}",
         "cpu": f"{cpu} ({isa})", "isa": isa, "cores": os.cpu_count(), "threads": threads,
