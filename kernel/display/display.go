@@ -83,6 +83,7 @@ func Figure(fig report.Figure, name string) error {
 		protocol.MIMETextHTML: "<div>" + string(fig.SVG) + "</div>",
 		protocol.MIMEImagePNG: fig.PNG,
 	}})
+	gonbui.Sync()
 	return nil
 }
 
@@ -103,6 +104,7 @@ func Table(t *report.Table, name string) error {
 		return nil
 	}
 	gonbui.DisplayHTML(h)
+	gonbui.Sync()
 	return nil
 }
 
@@ -113,7 +115,13 @@ func Markdown(md string) {
 		return
 	}
 	gonbui.DisplayMarkdown(md)
+	gonbui.Sync()
 }
+
+// Every display waits (gonbui.Sync) until GoNB has taken its output from the pipe. GoNB stops
+// reading a cell's pipe as soon as the cell's program exits, so output still in the pipe when a
+// cell ends is lost: a figure shown by a cell's last statement went missing at random in headless
+// runs (make test; a 2 MB PNG+SVG figure is more than the pipe holds).
 
 // notebookSink shows lib/progress bars as one updating HTML line per bar.
 type notebookSink struct{}
