@@ -83,7 +83,7 @@ func Figure(fig report.Figure, name string) error {
 		protocol.MIMETextHTML: "<div>" + string(fig.SVG) + "</div>",
 		protocol.MIMEImagePNG: fig.PNG,
 	}})
-	gonbui.Sync()
+	flush()
 	return nil
 }
 
@@ -104,7 +104,7 @@ func Table(t *report.Table, name string) error {
 		return nil
 	}
 	gonbui.DisplayHTML(h)
-	gonbui.Sync()
+	flush()
 	return nil
 }
 
@@ -115,13 +115,14 @@ func Markdown(md string) {
 		return
 	}
 	gonbui.DisplayMarkdown(md)
-	gonbui.Sync()
+	flush()
 }
 
-// Every display waits (gonbui.Sync) until GoNB has taken its output from the pipe. GoNB stops
-// reading a cell's pipe as soon as the cell's program exits, so output still in the pipe when a
-// cell ends is lost: a figure shown by a cell's last statement went missing at random in headless
-// runs (make test; a 2 MB PNG+SVG figure is more than the pipe holds).
+// flush waits until GoNB has taken every display sent so far from the pipe (gonbui.Sync). GoNB
+// stops reading a cell's pipe as soon as the cell's program exits, so output still in the pipe
+// when a cell ends is lost: a figure shown by a cell's last statement went missing at random in
+// headless runs (make test; a PNG+SVG figure is more than the pipe holds).
+func flush() { gonbui.Sync() }
 
 // notebookSink shows lib/progress bars as one updating HTML line per bar.
 type notebookSink struct{}
