@@ -4,12 +4,12 @@ import (
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/backend"
-	garestudy "github.com/geoalign/geoalign/lib/models/gare/study"
+	garestudy "github.com/geoalign/geoalign/lib/studies/garestudy"
 	"github.com/geoalign/geoalign/lib/report"
 )
 
 // GARE (NeurIPS 2025) on the Charades descriptions ↔ videos track (real text, label-derived video
-// features) and the synthetic false-negative benchmark, through lib/models/gare/garestudy.
+// features) and the synthetic false-negative benchmark, through lib/studies/garestudy.
 // Notebook: notebooks/12-gare.ipynb.
 func init() {
 	Register(Experiment{Paper: "gare", Table1: gareTable1, Figures: gareFigures})

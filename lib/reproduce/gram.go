@@ -6,27 +6,27 @@ import (
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/models/gram"
-	"github.com/geoalign/geoalign/lib/models/gram/study"
+	"github.com/geoalign/geoalign/lib/studies/gramstudy"
 	"github.com/geoalign/geoalign/lib/report"
 	"gonum.org/v1/plot"
 )
 
 // GRAM (ICLR 2025) on the tri-modal sets available here: FSDD digits (the largest real set,
 // class-level), Tux Paint stamps (real, instance-level) and the synthetic concept hierarchy with 30 %
-// uninformative audio (lib/models/gram/study). Notebook: notebooks/10-gram.ipynb.
+// uninformative audio (lib/studies/gramstudy). Notebook: notebooks/10-gram.ipynb.
 func init() {
 	Register(Experiment{Paper: "gram", Table1: gramTable1, Figures: gramFigures})
 }
 
 // studyOptions maps the reproduction options to the studies'. GEOALIGN_RUN_CACHE, when set, is a
 // run cache shared with the notebooks (build/notebook-cache/gram): finished runs with the same data,
-// configuration, seed and study.CacheVersion are reloaded instead of retrained.
-func studyOptions(opts Options) study.Options {
-	return study.Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: os.Getenv("GEOALIGN_RUN_CACHE")}
+// configuration, seed and gramstudy.CacheVersion are reloaded instead of retrained.
+func studyOptions(opts Options) gramstudy.Options {
+	return gramstudy.Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: os.Getenv("GEOALIGN_RUN_CACHE")}
 }
 
 // gramSets loads the three tri-modal sets of the GRAM and HyperGRAM reproductions.
-func gramSets(o study.Options) ([]*gram.Dataset, error) {
+func gramSets(o gramstudy.Options) ([]*gram.Dataset, error) {
 	digits, err := o.Digits()
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func gramSets(o study.Options) ([]*gram.Dataset, error) {
 }
 
 // withVerdicts appends the verdict lines to a table's provenance notes.
-func withVerdicts(t *report.Table, vs []study.Verdict) *report.Table {
+func withVerdicts(t *report.Table, vs []gramstudy.Verdict) *report.Table {
 	for _, v := range vs {
 		t.Provenance.Notes = append(t.Provenance.Notes, "Verdict: "+v.Statement)
 	}
@@ -58,7 +58,7 @@ func gramTable1(opts Options) ([]*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, vs, err := o.Table1(study.Runs{}, sets, 0)
+	t, vs, err := o.Table1(gramstudy.Runs{}, sets, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func gramTable1(opts Options) ([]*report.Table, error) {
 }
 
 // claimsOf converts study verdicts into report claims.
-func claimsOf(paper string, vs []study.Verdict) []Claim {
+func claimsOf(paper string, vs []gramstudy.Verdict) []Claim {
 	var out []Claim
 	for _, v := range vs {
 		c := Claim{Paper: paper, Claim: v.Claim, PaperFigure: v.Paper, Ours: v.Ours, Data: v.Data, Verdict: DoesNotHold}
@@ -86,7 +86,7 @@ func claimsOf(paper string, vs []study.Verdict) []Claim {
 // figureSaver writes tables and plots under <out>/<paper>/.
 type figureSaver struct{ dir string }
 
-func (s figureSaver) table(name string, t *report.Table, vs []study.Verdict) error {
+func (s figureSaver) table(name string, t *report.Table, vs []gramstudy.Verdict) error {
 	Stamp(t)
 	return withVerdicts(t, vs).Save(filepath.Join(s.dir, name))
 }
@@ -102,9 +102,9 @@ func (s figureSaver) plot(name string, p *plot.Plot) error {
 func gramFigures(opts Options) error {
 	o := studyOptions(opts)
 	save := figureSaver{filepath.Join(opts.Out, "gram")}
-	var verdicts []study.Verdict
+	var verdicts []gramstudy.Verdict
 
-	p, maxErr, err := study.VolumeIntuition(o)
+	p, maxErr, err := gramstudy.VolumeIntuition(o)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func gramFigures(opts Options) error {
 	if err := save.plot("volume-intuition", p); err != nil {
 		return err
 	}
-	tg, err := study.InitialGradients(o, 64, gram.DefaultConfig().ContraDim)
+	tg, err := gramstudy.InitialGradients(o, 64, gram.DefaultConfig().ContraDim)
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func gramFigures(opts Options) error {
 		return err
 	}
 	tux := sets[1]
-	runs := study.Runs{}
+	runs := gramstudy.Runs{}
 	// Tux Paint first, with per-epoch evaluations (learning curves, Fig. 3); the second call reuses
 	// those runs and trains the other sets without them.
 	if _, _, err := o.Table1(runs, []*gram.Dataset{tux}, 1); err != nil {
@@ -140,19 +140,19 @@ func gramFigures(opts Options) error {
 	if err := save.table("table1", t1, vs); err != nil {
 		return err
 	}
-	groups := map[string][]*study.Run{
-		study.Pairwise.Label:       runs.Get(tux, study.Pairwise.Label),
-		study.GRAM.Label:           runs.Get(tux, study.GRAM.Label),
-		study.GRAMFromCosine.Label: runs.Get(tux, study.GRAMFromCosine.Label),
+	groups := map[string][]*gramstudy.Run{
+		gramstudy.Pairwise.Label:       runs.Get(tux, gramstudy.Pairwise.Label),
+		gramstudy.GRAM.Label:           runs.Get(tux, gramstudy.GRAM.Label),
+		gramstudy.GRAMFromCosine.Label: runs.Get(tux, gramstudy.GRAMFromCosine.Label),
 	}
-	lc, err := study.LearningCurves("Tux Paint: test T→V+A R@1 by epoch (mean over seeds)", groups)
+	lc, err := gramstudy.LearningCurves("Tux Paint: test T→V+A R@1 by epoch (mean over seeds)", groups)
 	if err != nil {
 		return err
 	}
 	if err := save.plot("learning-curves", lc); err != nil {
 		return err
 	}
-	fig3, t3, v3, err := study.ScoreVsRecall(o, "Tux Paint: GRAM alignment score vs R@1 (every epoch, every seed)", groups)
+	fig3, t3, v3, err := gramstudy.ScoreVsRecall(o, "Tux Paint: GRAM alignment score vs R@1 (every epoch, every seed)", groups)
 	if err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func gramFigures(opts Options) error {
 	if err := save.plot("fig3-score-vs-recall", fig3); err != nil {
 		return err
 	}
-	if err := save.table("fig3-score-vs-recall", t3, []study.Verdict{v3}); err != nil {
+	if err := save.table("fig3-score-vs-recall", t3, []gramstudy.Verdict{v3}); err != nil {
 		return err
 	}
 	t4, vs, err := o.Modalities(runs, tux)
@@ -179,7 +179,7 @@ func gramFigures(opts Options) error {
 	if err := save.table("table6-loss-ablation", t6, vs); err != nil {
 		return err
 	}
-	t7, vs := study.ModalityGap(o, runs.Get(tux, study.Pairwise.Label), runs.Get(tux, study.GRAM.Label))
+	t7, vs := gramstudy.ModalityGap(o, runs.Get(tux, gramstudy.Pairwise.Label), runs.Get(tux, gramstudy.GRAM.Label))
 	verdicts = append(verdicts, vs...)
 	if err := save.table("table7-modality-gap", t7, vs); err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
+
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
@@ -16,12 +18,12 @@ import (
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/models/gare"
-	garestudy "github.com/geoalign/geoalign/lib/models/gare/study"
 	"github.com/geoalign/geoalign/lib/models/gram"
-	gramstudy "github.com/geoalign/geoalign/lib/models/gram/study"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	garestudy "github.com/geoalign/geoalign/lib/studies/garestudy"
+	gramstudy "github.com/geoalign/geoalign/lib/studies/gramstudy"
 )
 
 // The cross-paper similarity grid (issue 9): every similarity of the four papers — cosine, GRAM's
@@ -77,8 +79,8 @@ type GridSize struct {
 	// GARE is the GARE scale (model size, two-stage protocol epochs); its Seeds are replaced.
 	GARE garestudy.Scale
 	// PRVR loads the PRVR benchmark; HLFormer is its scale (its Seeds are replaced).
-	PRVR     func() (*hlformer.Setup, error)
-	HLFormer hlformer.Scale
+	PRVR     func() (*hlformerstudy.Setup, error)
+	HLFormer hlformerstudy.Scale
 	// Log receives progress lines (nil: silent).
 	Log io.Writer
 }
@@ -94,9 +96,9 @@ func DefaultGridSize(opts Options) GridSize {
 		seeds = []int64{1, 2, 3}
 	}
 	gs := garestudy.CIScale()
-	hs := hlformer.CIScale
+	hs := hlformerstudy.CIScale
 	if opts.Full {
-		gs, hs = garestudy.FullScale(), hlformer.AblationScale
+		gs, hs = garestudy.FullScale(), hlformerstudy.AblationScale
 	}
 	cache := opts.DataCache
 	if cache == "" {
@@ -114,7 +116,7 @@ func DefaultGridSize(opts Options) GridSize {
 			return garestudy.CharadesData(cache, "", gs.CharadesTrain, gs.CharadesTest)
 		},
 		GARE: gs,
-		PRVR: func() (*hlformer.Setup, error) {
+		PRVR: func() (*hlformerstudy.Setup, error) {
 			return hlformerSetup(Options{DataCache: opts.DataCache}, hs)
 		},
 		HLFormer: hs,
@@ -263,7 +265,7 @@ func RunGrid(b compute.Backend, size GridSize) (*report.Table, error) {
 	}
 	hs := size.HLFormer
 	base := hs.Config(setup.Train.Dim, setup.Train.QueryDim)
-	hruns, err := hlformer.RunVariant(b, setup, base, hlformer.CharadesLoss(), hs.Training(), hlformer.HybridVariant, size.Seeds, size.Log)
+	hruns, err := hlformerstudy.RunVariant(b, setup, base, hlformer.CharadesLoss(), hs.Training(), hlformerstudy.HybridVariant, size.Seeds, size.Log)
 	if err != nil {
 		return nil, fmt.Errorf("PRVR HLFormer: %w", err)
 	}
@@ -286,7 +288,7 @@ func RunGrid(b compute.Backend, size GridSize) (*report.Table, error) {
 		}
 	}
 	notes = append(notes, fmt.Sprintf("[PRVR] data: %s (%s; %d train / %d test videos, %d / %d queries). Model: lib/models/hlformer %q at the %q scale (%s), trained once per seed with its own similarity: S = %.1f·max_clips cos + %.1f·max_frames cos, the cosine row; metrics of the best epoch on the test split, as HLFormer's code selects it. The test-time cosine recomputed from the stored embeddings reproduces the model's SumR to within %.2g.",
-		setup.Name, setup.Kind, setup.Train.NumVideos(), setup.Test.NumVideos(), setup.Train.NumQueries(), setup.Test.NumQueries(), hlformer.HybridVariant.Name, hs.Name, hs.Describe(), base.ClipScoreWeight, base.FrameScoreWeight, maxCosineGap))
+		setup.Name, setup.Kind, setup.Train.NumVideos(), setup.Test.NumVideos(), setup.Train.NumQueries(), setup.Test.NumQueries(), hlformerstudy.HybridVariant.Name, hs.Name, hs.Describe(), base.ClipScoreWeight, base.FrameScoreWeight, maxCosineGap))
 
 	t := report.NewTable("Cross-paper similarity grid: every similarity × every task that admits it", report.Provenance{
 		Data:     fmt.Sprintf("tri-modal: %s [%s]; text–video: %s [%s]; PRVR: %s [%s]", tri.Name, tri.Kind, tvTest.Name, tvTest.Kind, setup.Name, setup.Kind),
@@ -490,7 +492,7 @@ func prvrSwap(b compute.Backend, em *hlformer.Embeddings, c hlformer.Config, tes
 func TinyGridSize(seeds []int64) GridSize {
 	gs := garestudy.SmallScale()
 	gs.Dim, gs.TemporalHeads, gs.Batch, gs.PretrainEpochs, gs.Epochs = 16, 2, 32, 1, 1
-	hs := hlformer.CIScale
+	hs := hlformerstudy.CIScale
 	hs.Name, hs.TrainVideos, hs.TestVideos, hs.Dim, hs.LorentzDim, hs.FrameLen, hs.QueryLen, hs.Epochs, hs.BatchVideos = "tiny", 0, 0, 16, 7, 16, 8, 1, 16
 	return GridSize{
 		Name:  "tiny",
@@ -505,7 +507,7 @@ func TinyGridSize(seeds []int64) GridSize {
 			return garestudy.SyntheticData(256, 192, 0, 1)
 		},
 		GARE:     gs,
-		PRVR:     func() (*hlformer.Setup, error) { return hlformer.SyntheticSetup(7, 64) },
+		PRVR:     func() (*hlformerstudy.Setup, error) { return hlformerstudy.SyntheticSetup(7, 64) },
 		HLFormer: hs,
 	}
 }

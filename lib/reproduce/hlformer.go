@@ -5,8 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
+
 	"github.com/geoalign/geoalign/lib/backend"
-	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
 	"gonum.org/v1/plot"
 )
@@ -21,15 +22,15 @@ func init() {
 
 // hlformerScales: the CI-sized default runs Table 1 in about two minutes; Full is the full Charades-STA
 // training run for Table 1 and the ablation scale for Table 2 and the sweeps.
-func hlformerScales(opts Options) (main, ablation hlformer.Scale) {
+func hlformerScales(opts Options) (main, ablation hlformerstudy.Scale) {
 	if opts.Full {
-		return hlformer.FullScale, hlformer.AblationScale
+		return hlformerstudy.FullScale, hlformerstudy.AblationScale
 	}
-	return hlformer.CIScale, hlformer.CIScale
+	return hlformerstudy.CIScale, hlformerstudy.CIScale
 }
 
 // hlformerSetup loads Charades-STA (falling back to synthetic data) at the scale's subset.
-func hlformerSetup(opts Options, sc hlformer.Scale) (*hlformer.Setup, error) {
+func hlformerSetup(opts Options, sc hlformerstudy.Scale) (*hlformerstudy.Setup, error) {
 	cache := opts.DataCache
 	if cache == "" {
 		cache = filepath.Join("datasets", "cache")
@@ -38,10 +39,10 @@ func hlformerSetup(opts Options, sc hlformer.Scale) (*hlformer.Setup, error) {
 	if shared == "" {
 		shared = filepath.Join("..", "shared", "data")
 	}
-	setup, err := hlformer.LoadCharadesSTA(cache, shared)
+	setup, err := hlformerstudy.LoadCharadesSTA(cache, shared)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "hlformer: %v\nhlformer: using the synthetic PRVR benchmark instead\n", err)
-		if setup, err = hlformer.SyntheticSetup(7, 1024); err != nil {
+		if setup, err = hlformerstudy.SyntheticSetup(7, 1024); err != nil {
 			return nil, err
 		}
 	}
@@ -57,13 +58,13 @@ func hlformerTable1(opts Options) ([]*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := hlformer.NewStudy(backend.MustNew(), setup, sc, opts.Seeds, os.Stderr)
+	st := hlformerstudy.NewStudy(backend.MustNew(), setup, sc, opts.Seeds, os.Stderr)
 	st.CacheDir = hlformerCacheDir(opts)
 	t, err := st.Table1()
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := st.Compare(hlformer.HybridVariant, hlformer.EuclideanOnlyVariant)
+	cmp, err := st.Compare(hlformerstudy.HybridVariant, hlformerstudy.EuclideanOnlyVariant)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +99,7 @@ func hlformerFigures(opts Options) error {
 	if err != nil {
 		return err
 	}
-	st := hlformer.NewStudy(be, setup, mainScale, opts.Seeds, os.Stderr)
+	st := hlformerstudy.NewStudy(be, setup, mainScale, opts.Seeds, os.Stderr)
 	st.CacheDir = hlformerCacheDir(opts)
 	abl := st
 	if ablScale.Name != mainScale.Name {
@@ -106,10 +107,10 @@ func hlformerFigures(opts Options) error {
 		if err != nil {
 			return err
 		}
-		abl = hlformer.NewStudy(be, as, ablScale, opts.Seeds, os.Stderr)
+		abl = hlformerstudy.NewStudy(be, as, ablScale, opts.Seeds, os.Stderr)
 		abl.CacheDir = st.CacheDir
 	}
-	save := func(t *report.Table, name string, findings ...hlformer.Finding) error {
+	save := func(t *report.Table, name string, findings ...hlformerstudy.Finding) error {
 		for _, f := range findings {
 			t.Provenance.Notes = append(t.Provenance.Notes, fmt.Sprintf("Claim: %s — %s: %s.", f.Claim, f.Verdict, f.Why))
 		}
@@ -121,7 +122,7 @@ func hlformerFigures(opts Options) error {
 		return err
 	}
 	var claims []Claim
-	claim := func(s *hlformer.Study, f hlformer.Finding) {
+	claim := func(s *hlformerstudy.Study, f hlformerstudy.Finding) {
 		v := map[string]Verdict{"holds": Holds, "does not hold": DoesNotHold, "not testable here": NotTestable}[f.Verdict]
 		if v == "" {
 			v = Inconclusive
@@ -131,12 +132,12 @@ func hlformerFigures(opts Options) error {
 	}
 
 	// table1 saves a study's Table 1 with its hybrid-vs-Euclidean-only verdict.
-	table1 := func(s *hlformer.Study, name, claimText, paperRef string) error {
+	table1 := func(s *hlformerstudy.Study, name, claimText, paperRef string) error {
 		t, err := s.Table1()
 		if err != nil {
 			return err
 		}
-		cmp, err := s.Compare(hlformer.HybridVariant, hlformer.EuclideanOnlyVariant)
+		cmp, err := s.Compare(hlformerstudy.HybridVariant, hlformerstudy.EuclideanOnlyVariant)
 		if err != nil {
 			return err
 		}
@@ -150,16 +151,16 @@ func hlformerFigures(opts Options) error {
 	}
 	// The synthetic partial-relevance benchmark (lib/data/synth): Table 1 and the hybrid-vs-Euclidean
 	// comparison on a world of untrimmed videos made of moments of hierarchical concepts.
-	synVideos, synScale := 384, hlformer.CIScale
+	synVideos, synScale := 384, hlformerstudy.CIScale
 	synScale.TrainVideos, synScale.TestVideos, synScale.QueryLen = 0, 0, 8
 	if opts.Full {
-		synVideos, synScale = 1024, hlformer.SyntheticScale
+		synVideos, synScale = 1024, hlformerstudy.SyntheticScale
 	}
-	syn, err := hlformer.SyntheticSetup(7, synVideos)
+	syn, err := hlformerstudy.SyntheticSetup(7, synVideos)
 	if err != nil {
 		return err
 	}
-	sst := hlformer.NewStudy(be, syn, synScale, opts.Seeds, os.Stderr)
+	sst := hlformerstudy.NewStudy(be, syn, synScale, opts.Seeds, os.Stderr)
 	sst.CacheDir = st.CacheDir
 	if err := table1(sst, "table1-synthetic", "Hybrid Euclidean + Lorentz attention beats Euclidean-only attention on synthetic partial-relevance data",
 		"Table 1, Fig. 3"); err != nil {
@@ -200,7 +201,7 @@ func hlformerFigures(opts Options) error {
 	if err != nil {
 		return err
 	}
-	var f2 []hlformer.Finding
+	var f2 []hlformerstudy.Finding
 	for _, c := range cmps {
 		f := c.Finding("The full HLFormer beats the ablation \""+c.B+"\" (Table 2)", "Table 2, Charades")
 		f2 = append(f2, f)

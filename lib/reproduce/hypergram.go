@@ -3,7 +3,7 @@ package reproduce
 import (
 	"path/filepath"
 
-	"github.com/geoalign/geoalign/lib/models/gram/study"
+	"github.com/geoalign/geoalign/lib/studies/gramstudy"
 	"github.com/geoalign/geoalign/lib/report"
 )
 
@@ -21,7 +21,7 @@ func hypergramTable1(opts Options) ([]*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, vs, err := o.Geometries(study.Runs{}, sets)
+	t, vs, err := o.Geometries(gramstudy.Runs{}, sets)
 	if err != nil {
 		return nil, err
 	}
@@ -40,10 +40,10 @@ func hypergramFigures(opts Options) error {
 		return err
 	}
 	tux := sets[1]
-	runs := study.Runs{}
-	var verdicts []study.Verdict
+	runs := gramstudy.Runs{}
+	var verdicts []gramstudy.Verdict
 
-	tr, err := study.RandomUnitVolumesTable(o, 16, 128, 512)
+	tr, err := gramstudy.RandomUnitVolumesTable(o, 16, 128, 512)
 	if err != nil {
 		return err
 	}
@@ -68,24 +68,24 @@ func hypergramFigures(opts Options) error {
 		return err
 	}
 
-	groups := map[string][]*study.Run{}
+	groups := map[string][]*gramstudy.Run{}
 	for _, d := range sets {
-		groups[study.ShortName(d)+", α₀ = 0.5"] = runs.Get(d, study.HyperGRAM.Label)
+		groups[gramstudy.ShortName(d)+", α₀ = 0.5"] = runs.Get(d, gramstudy.HyperGRAM.Label)
 	}
 	for _, a := range []struct {
 		label string
 		value float64
 	}{{"0.2", 0.2}, {"0.8", 0.8}} {
-		v := study.HyperGRAM
+		v := gramstudy.HyperGRAM
 		v.Label = "HyperGRAM α₀ = " + a.label
 		v.Config.AlphaInit = a.value
 		rs, err := o.TrainSeeds(tux, v, 0)
 		if err != nil {
 			return err
 		}
-		groups[study.ShortName(tux)+", α₀ = "+a.label] = rs
+		groups[gramstudy.ShortName(tux)+", α₀ = "+a.label] = rs
 	}
-	pa, ta, va, err := study.AlphaTrajectory(o, groups)
+	pa, ta, va, err := gramstudy.AlphaTrajectory(o, groups)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func hypergramFigures(opts Options) error {
 	if err := save.plot("alpha-trajectory", pa); err != nil {
 		return err
 	}
-	if err := save.table("alpha-final", ta, []study.Verdict{va}); err != nil {
+	if err := save.table("alpha-final", ta, []gramstudy.Verdict{va}); err != nil {
 		return err
 	}
 
@@ -101,7 +101,7 @@ func hypergramFigures(opts Options) error {
 	if err != nil {
 		return err
 	}
-	rs, err := o.TrainSeeds(rich, study.HyperGRAM, 0)
+	rs, err := o.TrainSeeds(rich, gramstudy.HyperGRAM, 0)
 	if err != nil {
 		return err
 	}
@@ -110,25 +110,25 @@ func hypergramFigures(opts Options) error {
 		return err
 	}
 	verdicts = append(verdicts, vsr)
-	if err := save.table("semantic-role", ts, []study.Verdict{vsr}); err != nil {
+	if err := save.table("semantic-role", ts, []gramstudy.Verdict{vsr}); err != nil {
 		return err
 	}
-	tl, vl, err := o.TextLengthCorrelation(runs.Get(tux, study.HyperGRAM.Label))
+	tl, vl, err := o.TextLengthCorrelation(runs.Get(tux, gramstudy.HyperGRAM.Label))
 	if err != nil {
 		return err
 	}
 	verdicts = append(verdicts, vl)
-	if err := save.table("text-length", tl, []study.Verdict{vl}); err != nil {
+	if err := save.table("text-length", tl, []gramstudy.Verdict{vl}); err != nil {
 		return err
 	}
-	traw, err := o.RawLift(tux, runs.Get(tux, study.HyperGRAM.Label))
+	traw, err := o.RawLift(tux, runs.Get(tux, gramstudy.HyperGRAM.Label))
 	if err != nil {
 		return err
 	}
 	if err := save.table("raw-lift", traw, nil); err != nil {
 		return err
 	}
-	tp, _, vp, err := study.LowPrecision(o)
+	tp, _, vp, err := gramstudy.LowPrecision(o)
 	if err != nil {
 		return err
 	}

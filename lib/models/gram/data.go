@@ -5,16 +5,16 @@ import (
 	"math"
 	"slices"
 
-	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/data"
 )
 
 // Dataset is a multimodal retrieval set as GRAM trains on it: every sample is a tuple with one
 // feature vector per modality. Modality 0 is the anchor (text in GRAM: the query of T→V+A
 // retrieval); the others are the data modalities whose tuple forms the retrieved item.
 type Dataset struct {
-	Name       string          // e.g. "FSDD digits (spoken ↔ handwritten ↔ word)"
-	Kind       report.DataKind // real / label-derived / synthetic
-	Modalities []string        // modality names, anchor first, e.g. ["text", "image", "audio"]
+	Name       string    // e.g. "FSDD digits (spoken ↔ handwritten ↔ word)"
+	Kind       data.Kind // real / label-derived / synthetic
+	Modalities []string  // modality names, anchor first, e.g. ["text", "image", "audio"]
 	Train      *Split
 	Test       *Split
 	Notes      []string // provenance notes carried into every table built on the set

@@ -1,4 +1,4 @@
-package hlformer
+package hlformerstudy
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/geoalign/geoalign/lib/models/hlformer"
 
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/gomlx/compute"
@@ -50,7 +52,7 @@ func (s *Study) Run(v Variant) (*Runs, error) {
 	if s.CacheDir != "" {
 		tc.CheckpointDir = filepath.Join(s.CacheDir, s.Setup.Name+"-"+s.Scale.Name)
 	}
-	r, err := RunVariant(s.Backend, s.Setup, base, CharadesLoss(), tc, v, s.Seeds, s.Log)
+	r, err := RunVariant(s.Backend, s.Setup, base, hlformer.CharadesLoss(), tc, v, s.Seeds, s.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +196,7 @@ func branchVariant(nE, nL int) Variant {
 	widths := func(n int) []float64 {
 		var w []float64
 		for i := 0; i < n; i++ {
-			w = append(w, PaperWidths[i%len(PaperWidths)])
+			w = append(w, hlformer.PaperWidths[i%len(hlformer.PaperWidths)])
 		}
 		return w
 	}
@@ -202,11 +204,11 @@ func branchVariant(nE, nL int) Variant {
 	case nE == 4 && nL == 4:
 		return HybridVariant
 	case nE == 0 && nL == 8:
-		return Variant{Name: "Lorentz-only (8 Lorentz branches)", Config: func(c Config) Config { return c.LorentzOnly() }}
+		return Variant{Name: "Lorentz-only (8 Lorentz branches)", Config: func(c hlformer.Config) hlformer.Config { return c.LorentzOnly() }}
 	case nE == 8 && nL == 0:
 		return EuclideanOnlyVariant
 	}
-	return Variant{Name: fmt.Sprintf("N_E = %d, N_L = %d", nE, nL), Config: func(c Config) Config {
+	return Variant{Name: fmt.Sprintf("N_E = %d, N_L = %d", nE, nL), Config: func(c hlformer.Config) hlformer.Config {
 		c.EuclideanWidths, c.LorentzWidths = widths(nE), widths(nL)
 		return c
 	}}
@@ -324,7 +326,7 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, Finding, error) {
 	var bestVariant Variant
 	for _, w := range SigmaSweep {
 		w := w
-		v := Variant{Name: fmt.Sprintf("uniform width %g", w), Config: func(c Config) Config {
+		v := Variant{Name: fmt.Sprintf("uniform width %g", w), Config: func(c hlformer.Config) hlformer.Config {
 			c.EuclideanWidths, c.LorentzWidths = []float64{w, w, w, w}, []float64{w, w, w, w}
 			return c
 		}}

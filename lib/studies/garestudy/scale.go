@@ -1,4 +1,4 @@
-package study
+package garestudy
 
 import (
 	"github.com/geoalign/geoalign/lib/models/gare"

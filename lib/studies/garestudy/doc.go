@@ -1,4 +1,4 @@
-// Package study reproduces GARE's tables and figures (../shared/papers/gare.txt) with
+// Package garestudy reproduces GARE's tables and figures (../shared/papers/gare.txt) with
 // lib/models/gare on the data available here, for notebooks/12-gare.ipynb and
 // `make figures` / `make reproduce-table1 PAPER=gare` (lib/reproduce/gare.go):
 //
@@ -12,4 +12,4 @@
 //     the two-stage coverage curve) and a Verdict per claim, computed from the runs;
 //   - Scales: SmallScale (CI notebook), CIScale (Table 1 in ≤ 2 minutes), FullScale (committed
 //     figures).
-package study
+package garestudy

@@ -1,4 +1,4 @@
-// Package study rebuilds the evidence of the GRAM (ICLR 2025) and HyperGRAM (CVPR 2026) papers on
+// Package gramstudy rebuilds the evidence of the GRAM (ICLR 2025) and HyperGRAM (CVPR 2026) papers on
 // the data available here (the real tri-modal sets FSDD digits and Tux Paint, and the synthetic
 // concept hierarchy of lib/data/synth), with lib/models/gram. Notebooks 10-gram and 11-hypergram and
 // `make reproduce-table1 PAPER=gram|hypergram` call these functions; nothing here re-implements a
@@ -19,4 +19,4 @@
 //
 // Options.Full switches every study from the CI-sized configuration (3 seeds, few epochs) to the
 // full one (5 seeds, more epochs, larger synthetic sets).
-package study
+package gramstudy

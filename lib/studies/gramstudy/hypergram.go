@@ -1,4 +1,4 @@
-package study
+package gramstudy
 
 import (
 	"fmt"

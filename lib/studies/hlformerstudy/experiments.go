@@ -1,4 +1,4 @@
-package hlformer
+package hlformerstudy
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/geoalign/geoalign/lib/models/hlformer"
 
 	"github.com/geoalign/geoalign/lib/data/charades"
 	"github.com/geoalign/geoalign/lib/data/glove"
@@ -74,7 +76,7 @@ func SyntheticSetup(seed uint64, videos int) (*Setup, error) {
 		idx[i] = i
 	}
 	cut := videos * 3 / 4
-	return &Setup{Name: "synthetic", Train: SubsetVideos(s, idx[:cut], "train"), Test: SubsetVideos(s, idx[cut:], "test"),
+	return &Setup{Name: "synthetic", Train: hlformer.SubsetVideos(s, idx[:cut], "train"), Test: hlformer.SubsetVideos(s, idx[cut:], "test"),
 		Data: SyntheticData, Kind: report.Synthetic}, nil
 }
 
@@ -87,7 +89,7 @@ func (s *Setup) Subset(trainVideos, testVideos int, seed uint64) *Setup {
 		}
 		idx := rand.New(rand.NewPCG(seed, stream)).Perm(sp.NumVideos())[:n]
 		sort.Ints(idx)
-		return SubsetVideos(sp, idx, sp.Name)
+		return hlformer.SubsetVideos(sp, idx, sp.Name)
 	}
 	out := *s
 	out.Train, out.Test = pick(s.Train, trainVideos, 1), pick(s.Test, testVideos, 2)
@@ -109,7 +111,7 @@ func (s *Setup) ComputeFloors() error {
 	if err != nil {
 		return err
 	}
-	res, err := EvaluateScores(scores, s.Test)
+	res, err := hlformer.EvaluateScores(scores, s.Test)
 	if err != nil {
 		return err
 	}
@@ -125,7 +127,7 @@ func (s *Setup) ComputeFloors() error {
 	if scores, err = tracks.ZeroShotContentWords(s.Test, classes, g); err != nil {
 		return err
 	}
-	if res, err = EvaluateScores(scores, s.Test); err != nil {
+	if res, err = hlformer.EvaluateScores(scores, s.Test); err != nil {
 		return err
 	}
 	s.Floors["zero-training floor: GloVe content words, max over clips"] = res.T2V
@@ -135,12 +137,12 @@ func (s *Setup) ComputeFloors() error {
 // Variant is a named model/objective change relative to the base configuration.
 type Variant struct {
 	Name   string
-	Config func(Config) Config         // nil: unchanged
-	Loss   func(LossConfig) LossConfig // nil: unchanged
+	Config func(hlformer.Config) hlformer.Config         // nil: unchanged
+	Loss   func(hlformer.LossConfig) hlformer.LossConfig // nil: unchanged
 }
 
 // Apply returns the variant's configuration and objective.
-func (v Variant) Apply(c Config, lc LossConfig) (Config, LossConfig) {
+func (v Variant) Apply(c hlformer.Config, lc hlformer.LossConfig) (hlformer.Config, hlformer.LossConfig) {
 	if v.Config != nil {
 		c = v.Config(c)
 	}
@@ -154,18 +156,18 @@ func (v Variant) Apply(c Config, lc LossConfig) (Config, LossConfig) {
 var (
 	HybridVariant        = Variant{Name: "HLFormer (4 Euclidean + 4 Lorentz, MAIM, L_div, L_pop)"}
 	EuclideanOnlyVariant = Variant{Name: "Euclidean-only, GMMFormer-like (8 Euclidean Gaussian branches)",
-		Config: func(c Config) Config { return c.EuclideanOnly() }}
+		Config: func(c hlformer.Config) hlformer.Config { return c.EuclideanOnly() }}
 	MSSLVariant = Variant{Name: "MS-SL-like (plain Transformer, multi-scale windows, NCE + triplet)",
-		Config: func(c Config) Config { c.Encoder = MSSLEncoder; return c },
-		Loss:   func(l LossConfig) LossConfig { l.Diversity, l.POP = 0, 0; return l }}
+		Config: func(c hlformer.Config) hlformer.Config { c.Encoder = hlformer.MSSLEncoder; return c },
+		Loss:   func(l hlformer.LossConfig) hlformer.LossConfig { l.Diversity, l.POP = 0, 0; return l }}
 
-	NoGazeVariant   = Variant{Name: "w/o gaze branch", Config: func(c Config) Config { c.Gaze = false; return c }}
-	NoGlanceVariant = Variant{Name: "w/o glance branch", Config: func(c Config) Config { c.Glance = false; return c }}
-	SimOnlyVariant  = Variant{Name: "L_sim only", Loss: func(l LossConfig) LossConfig { l.Diversity, l.POP = 0, 0; return l }}
-	NoDivVariant    = Variant{Name: "w/o L_div", Loss: func(l LossConfig) LossConfig { l.Diversity = 0; return l }}
-	NoPOPVariant    = Variant{Name: "w/o L_pop", Loss: func(l LossConfig) LossConfig { l.POP = 0; return l }}
-	MPVariant       = Variant{Name: "w/ MP (mean pooling)", Config: func(c Config) Config { c.Aggregation = MeanPooling; return c }}
-	CLVariant       = Variant{Name: "w/ CL (concat + linear)", Config: func(c Config) Config { c.Aggregation = ConcatLinear; return c }}
+	NoGazeVariant   = Variant{Name: "w/o gaze branch", Config: func(c hlformer.Config) hlformer.Config { c.Gaze = false; return c }}
+	NoGlanceVariant = Variant{Name: "w/o glance branch", Config: func(c hlformer.Config) hlformer.Config { c.Glance = false; return c }}
+	SimOnlyVariant  = Variant{Name: "L_sim only", Loss: func(l hlformer.LossConfig) hlformer.LossConfig { l.Diversity, l.POP = 0, 0; return l }}
+	NoDivVariant    = Variant{Name: "w/o L_div", Loss: func(l hlformer.LossConfig) hlformer.LossConfig { l.Diversity = 0; return l }}
+	NoPOPVariant    = Variant{Name: "w/o L_pop", Loss: func(l hlformer.LossConfig) hlformer.LossConfig { l.POP = 0; return l }}
+	MPVariant       = Variant{Name: "w/ MP (mean pooling)", Config: func(c hlformer.Config) hlformer.Config { c.Aggregation = hlformer.MeanPooling; return c }}
+	CLVariant       = Variant{Name: "w/ CL (concat + linear)", Config: func(c hlformer.Config) hlformer.Config { c.Aggregation = hlformer.ConcatLinear; return c }}
 )
 
 // Table2Variants are the ablations of HLFormer Table 2, in its order (row 0 is the full model).
@@ -174,18 +176,18 @@ var Table2Variants = []Variant{HybridVariant, NoGazeVariant, NoGlanceVariant, Si
 // Runs are the results of one variant over several seeds.
 type Runs struct {
 	Variant Variant
-	Config  Config
-	Loss    LossConfig
+	Config  hlformer.Config
+	Loss    hlformer.LossConfig
 	Seeds   []int64
-	Results []*Result
+	Results []*hlformer.Result
 }
 
 // RunVariant trains variant v (from base and lc) once per seed on setup and evaluates on its test split.
 // With tc.CheckpointDir set, each seed checkpoints into <dir>/<variant>/seed<N>, so that an interrupted
 // study resumes and a finished run is only re-evaluated.
-func RunVariant(be compute.Backend, setup *Setup, base Config, lc LossConfig, tc TrainConfig, v Variant, seeds []int64, log io.Writer) (*Runs, error) {
+func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlformer.LossConfig, tc hlformer.TrainConfig, v Variant, seeds []int64, log io.Writer) (*Runs, error) {
 	c, l := v.Apply(base, lc)
-	m, err := New(c)
+	m, err := hlformer.New(c)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.Name, err)
 	}
@@ -197,7 +199,7 @@ func RunVariant(be compute.Backend, setup *Setup, base Config, lc LossConfig, tc
 			tc.CheckpointDir = filepath.Join(tc.CheckpointDir, slug(v.Name), fmt.Sprintf("seed%d", seed))
 		}
 		start := time.Now()
-		res, err := Train(be, m, l, tc, setup.Train, setup.Test)
+		res, err := hlformer.Train(be, m, l, tc, setup.Train, setup.Test)
 		if err != nil {
 			return nil, fmt.Errorf("%s, seed %d: %w", v.Name, seed, err)
 		}
@@ -358,25 +360,25 @@ var SyntheticScale = Scale{Name: "synthetic", Dim: 32, LorentzDim: 15, FrameLen:
 	Epochs: 3, BatchVideos: 64, LearningRate: 1e-3, Seeds: []int64{0, 1, 2}}
 
 // Config is the scale's model on inputs of the given sizes.
-func (s Scale) Config(videoDim, queryDim int) Config {
-	c := PaperConfig(videoDim, queryDim)
+func (s Scale) Config(videoDim, queryDim int) hlformer.Config {
+	c := hlformer.PaperConfig(videoDim, queryDim)
 	c.Dim, c.LorentzDim, c.FrameLen, c.QueryLen = s.Dim, s.LorentzDim, s.FrameLen, s.QueryLen
 	return c
 }
 
 // Training is the scale's schedule: BertAdam with warmup_linear over Epochs, hard negatives from
 // round(0.2·Epochs) and patience max(2, round(0.1·Epochs)) (the code's 20 and 10 of 100 epochs).
-func (s Scale) Training() TrainConfig {
-	tc := CharadesTraining()
+func (s Scale) Training() hlformer.TrainConfig {
+	tc := hlformer.CharadesTraining()
 	tc.Epochs, tc.BatchVideos, tc.LearningRate = s.Epochs, s.BatchVideos, s.LearningRate
-	tc.HardNegativeStart, tc.Patience = ScaledHardNegativeStart(s.Epochs)
-	tc.VideoChunk = SingleGraphStep // the step of every committed result (cached runs stay valid)
+	tc.HardNegativeStart, tc.Patience = hlformer.ScaledHardNegativeStart(s.Epochs)
+	tc.VideoChunk = hlformer.SingleGraphStep // the step of every committed result (cached runs stay valid)
 	return tc
 }
 
 // Describe states the scale's deviations from the official configuration, for table provenance.
 func (s Scale) Describe() string {
-	start, patience := ScaledHardNegativeStart(s.Epochs)
+	start, patience := hlformer.ScaledHardNegativeStart(s.Epochs)
 	return fmt.Sprintf("%s scale: d = %d (paper 384), Lorentz L^%d (paper L^127), frames padded/down-sampled to %d (paper 128), "+
 		"tokens padded to %d (paper 30; no Charades query is longer), batches of %d videos (paper 128) with queries rounded down to a "+
 		"multiple of 32, %d epochs (paper 100) at lr %g (paper 2e-4) with warmup_linear, hard negatives from epoch %d and early-stopping "+

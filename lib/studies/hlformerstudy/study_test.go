@@ -1,10 +1,11 @@
-package hlformer
+package hlformerstudy
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/models/hlformer"
 )
 
 // The study pipeline end to end on a tiny synthetic world: Table 1 (three variants × two seeds), the
@@ -41,11 +42,11 @@ func TestStudyTable1AndFigure5(t *testing.T) {
 	if len(t5.Rows) != 2 || f5.Verdict == "" {
 		t.Fatalf("fig 5 table rows %v", t5.Rows)
 	}
-	d, err := POPDistances(st.Backend, &Model{Config: st.runs[HybridVariant.Name].Config}, st.runs[HybridVariant.Name].Results[0].Store, setup.Test, 5, 7)
+	d, err := hlformer.POPDistances(st.Backend, &hlformer.Model{Config: st.runs[HybridVariant.Name].Config}, st.runs[HybridVariant.Name].Results[0].Store, setup.Test, 5, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Queries) != 7 || len(d.Clips) != 5*32 || d.C < CurvatureMin || d.C > CurvatureMax {
+	if len(d.Queries) != 7 || len(d.Clips) != 5*32 || d.C < hlformer.CurvatureMin || d.C > hlformer.CurvatureMax {
 		t.Fatalf("distances: %d queries, %d clips, c = %g", len(d.Queries), len(d.Clips), d.C)
 	}
 	for _, x := range append(append(d.Queries, d.Clips...), d.Frames...) {
