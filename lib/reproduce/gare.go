@@ -101,13 +101,13 @@ func gareClaim(v garestudy.Verdict) Claim {
 	c := Claim{Paper: "gare", Claim: v.Claim, PaperFigure: v.Paper, Ours: v.Ours, Data: v.Data}
 	switch v.Result {
 	case garestudy.Holds:
-		c.Verdict = Holds
+		c.Outcome = Holds
 	case garestudy.DoesNotHold:
-		c.Verdict, c.Why = DoesNotHold, "measured: the condition fails (or the opposite difference exceeds one standard error)"
+		c.Outcome, c.Reason = DoesNotHold, "measured: the condition fails (or the opposite difference exceeds one standard error)"
 	case garestudy.NotTestable:
-		c.Verdict = NotTestable
+		c.Outcome = NotTestable
 	default:
-		c.Verdict, c.Why = Inconclusive, "the seed-paired difference is within one standard error"
+		c.Outcome, c.Reason = Inconclusive, "the seed-paired difference is within one standard error"
 	}
 	return c
 }

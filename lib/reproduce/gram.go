@@ -69,14 +69,14 @@ func gramTable1(opts Options) ([]*report.Table, error) {
 func claimsOf(paper string, vs []gramstudy.Verdict) []Claim {
 	var out []Claim
 	for _, v := range vs {
-		c := Claim{Paper: paper, Claim: v.Claim, PaperFigure: v.Paper, Ours: v.Ours, Data: v.Data, Verdict: DoesNotHold}
+		c := Claim{Paper: paper, Claim: v.Claim, PaperFigure: v.Paper, Ours: v.Ours, Data: v.Data, Outcome: DoesNotHold}
 		switch {
 		case v.NotTestable:
-			c.Verdict = NotTestable
+			c.Outcome = NotTestable
 		case v.Holds:
-			c.Verdict = Holds
+			c.Outcome = Holds
 		default:
-			c.Why = v.Why
+			c.Reason = v.Why
 		}
 		out = append(out, c)
 	}

@@ -123,12 +123,12 @@ func hlformerFigures(opts Options) error {
 	}
 	var claims []Claim
 	claim := func(s *hlformerstudy.Study, f hlformerstudy.Finding) {
-		v := map[string]Verdict{"holds": Holds, "does not hold": DoesNotHold, "not testable here": NotTestable}[f.Verdict]
+		v := map[string]Outcome{"holds": Holds, "does not hold": DoesNotHold, "not testable here": NotTestable}[f.Verdict]
 		if v == "" {
 			v = Inconclusive
 		}
 		claims = append(claims, Claim{Paper: "hlformer", Claim: f.Claim, PaperFigure: f.Paper, Ours: f.Why,
-			Data: fmt.Sprintf("%s, %s scale (%s)", s.Setup.Name, s.Scale.Name, s.Setup.Kind), Verdict: v, Why: f.Why})
+			Data: fmt.Sprintf("%s, %s scale (%s)", s.Setup.Name, s.Scale.Name, s.Setup.Kind), Outcome: v, Reason: f.Why})
 	}
 
 	// table1 saves a study's Table 1 with its hybrid-vs-Euclidean-only verdict.

@@ -5,6 +5,16 @@
 // hlformer.go, wordnet.go): a Table1 function producing the paper's Table 1 analogue on the
 // data available here, and optionally a Figures function producing the committed figures.
 // Every table carries its provenance (lib/report) and every number in it is computed in the run.
+//
+// # The claim rule
+//
+// One rule decides every paper's claims (rule.go; RuleText states it). A study declares each claim
+// as a Comparison — variant A, variant B, the metric and its direction, the per-seed values, and
+// the zero-training floor where one applies — and Decide returns the Claims: validity gates first
+// (ceiling, collapse, floor: "not testable"), fewer than MinSeeds seeds "inconclusive", then the
+// paired t-test of B − A (lib/stats) Holm-adjusted within each paper at Level: "holds",
+// "contradicted" or "inconclusive". Describe and Untestable make the rows no test can decide.
+// SaveClaims writes a paper's claims.json; WriteReport renders figures/REPORT.md from all of them.
 package reproduce
 
 import (
