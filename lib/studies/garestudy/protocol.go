@@ -28,6 +28,11 @@ import (
 //     transformer and Base.ProjectionLearningRate (1e-3 × that, as the code treats CLIP) for the
 //     projections. The baseline row is stage 2 without Δ, so every row gets the same steps.
 //
+// No run selects anything: each stage trains its fixed number of epochs and Run evaluates the model
+// after the last step, once, on the test split (the official code instead keeps the checkpoint with
+// the best test R@1, spec §4.4; the tables' notes say so). So no validation split is needed, and
+// no Result has a best epoch.
+//
 // Our stage-2 learning rate (1e-3) is 10× the code's 1e-4 because we train ~200 steps where the
 // code trains ~7,000 (5 epochs of 180k MSR-VTT pairs at batch 128); with 1e-4 ψ barely moves in
 // our budget and Δ stays a random perturbation (measured: R@1 8.5 vs 11.1 for the baseline).
