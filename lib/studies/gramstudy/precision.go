@@ -8,6 +8,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/support/exceptions"
@@ -45,9 +46,10 @@ func (c PrecisionCell) String() string {
 // against the float64 closed form cosh d = cosh²r − sinh²r·cos φ. Each cell: median relative error,
 // fraction of non-finite distances, fraction of pairs with a non-finite gradient. A final pair of rows
 // does the same for HyperGRAM's hyperbolic volume of lifted unit triplets (r is then ignored).
-// The verdicts compare, per low-precision dtype, the fraction of non-finite distances or gradients of
-// the two models over all radii: "the Lorentz model is more stable than the Poincaré ball".
-func LowPrecision(o Options) (*report.Table, map[string]PrecisionCell, []Verdict, error) {
+// The findings compare, per low-precision dtype, the fraction of non-finite distances or gradients of
+// the two models over all radii ("the Lorentz model is more stable than the Poincaré ball"): one set
+// of random points, so they are descriptive under the claim rule.
+func LowPrecision(o Options) (*report.Table, map[string]PrecisionCell, []reproduce.Claim, error) {
 	dts := []dtypes.DType{dtypes.Float32, dtypes.Float16, dtypes.BFloat16}
 	cols := []string{"geometry", "dtype"}
 	for _, r := range PrecisionRadii {
@@ -84,7 +86,7 @@ func LowPrecision(o Options) (*report.Table, map[string]PrecisionCell, []Verdict
 		}
 		t.AddRow(row...)
 	}
-	var verdicts []Verdict
+	var findings []reproduce.Claim
 	for _, dt := range dts[1:] {
 		bad := map[string]float64{}
 		first := map[string]string{}
@@ -104,20 +106,14 @@ func LowPrecision(o Options) (*report.Table, map[string]PrecisionCell, []Verdict
 				first[geo] = "never"
 			}
 		}
-		claim := fmt.Sprintf("the Lorentz model is numerically more stable than the Poincaré ball in %s", dt)
-		v := Verdict{Claim: claim, Holds: bad["Lorentz"] < bad["Poincaré"], Data: "random point pairs (synthetic)",
-			Ours: fmt.Sprintf("non-finite distance or gradient over r ∈ %v: Lorentz %.0f%%, Poincaré %.0f%% (first failure: Lorentz %s, Poincaré %s)",
-				PrecisionRadii, 100*bad["Lorentz"], 100*bad["Poincaré"], first["Lorentz"], first["Poincaré"]),
-			Paper: "HyperGRAM summary: Lorentz chosen because the Poincaré ball's (1 − c‖p‖²)⁻¹ is unstable in FP16 (no numbers)"}
-		if v.Holds {
-			v.Statement = "**holds**: " + claim + " — " + v.Ours
-		} else {
-			v.Why = "the Lorentz distances fail at least as often as the Poincaré ones"
-			v.Statement = "**does not hold**: " + claim + " — " + v.Ours
-		}
-		verdicts = append(verdicts, v)
+		findings = append(findings, reproduce.Describe(PaperHyperGRAM,
+			fmt.Sprintf("the Lorentz model is numerically more stable than the Poincaré ball in %s", dt),
+			"HyperGRAM summary: Lorentz chosen because the Poincaré ball's (1 − c‖p‖²)⁻¹ is unstable in FP16 (no numbers)",
+			"random point pairs (synthetic)",
+			fmt.Sprintf("non-finite distance or gradient over r ∈ %v: Lorentz %.0f%%, Poincaré %.0f%% (first failure: Lorentz %s, Poincaré %s)",
+				PrecisionRadii, 100*bad["Lorentz"], 100*bad["Poincaré"], first["Lorentz"], first["Poincaré"])))
 	}
-	return t, cells, verdicts, nil
+	return t, cells, findings, nil
 }
 
 // pairsAtRadius returns n pairs of unit directions (u, v) in R^dim and cos φ = u·v.

@@ -43,14 +43,6 @@ func gramSets(o Options) ([]*gram.Dataset, error) {
 	return []*gram.Dataset{digits, tux, syn}, nil
 }
 
-// withVerdicts appends the verdict lines to a table's provenance notes.
-func withVerdicts(t *report.Table, vs []Verdict) *report.Table {
-	for _, v := range vs {
-		t.Provenance.Notes = append(t.Provenance.Notes, "Verdict: "+v.Statement)
-	}
-	return t
-}
-
 // gramTable1: text → image+audio retrieval, GRAM vs pairwise cosine (and GRAM's cosine → volume
 // recipe) on the three sets. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
 func gramTable1(opts reproduce.Options) ([]*report.Table, error) {
@@ -59,37 +51,28 @@ func gramTable1(opts reproduce.Options) ([]*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, vs, err := o.Table1(Runs{}, sets, 0)
+	t, _, err := o.Table1(Runs{}, sets, 0)
 	if err != nil {
 		return nil, err
 	}
-	return []*report.Table{withVerdicts(t, vs)}, nil
-}
-
-// claimsOf converts study verdicts into report claims.
-func claimsOf(paper string, vs []Verdict) []reproduce.Claim {
-	var out []reproduce.Claim
-	for _, v := range vs {
-		c := reproduce.Claim{Paper: paper, Claim: v.Claim, PaperFigure: v.Paper, Ours: v.Ours, Data: v.Data, Outcome: reproduce.DoesNotHold}
-		switch {
-		case v.NotTestable:
-			c.Outcome = reproduce.NotTestable
-		case v.Holds:
-			c.Outcome = reproduce.Holds
-		default:
-			c.Reason = v.Why
-		}
-		out = append(out, c)
-	}
-	return out
+	return []*report.Table{t}, nil
 }
 
 // figureSaver writes tables and plots under <out>/<paper>/.
 type figureSaver struct{ dir string }
 
-func (s figureSaver) table(name string, t *report.Table, vs []Verdict) error {
+func (s figureSaver) table(name string, t *report.Table) error {
 	reproduce.Stamp(t)
-	return withVerdicts(t, vs).Save(filepath.Join(s.dir, name))
+	return t.Save(filepath.Join(s.dir, name))
+}
+
+// claims decides a paper's evidence under the one claim rule and writes <dir>/claims.json.
+func (s figureSaver) claims(e *reproduce.Evidence) error {
+	cs, err := e.Decide()
+	if err != nil {
+		return err
+	}
+	return reproduce.SaveClaims(s.dir, cs)
 }
 
 func (s figureSaver) plot(name string, p *plot.Plot) error {
@@ -103,7 +86,7 @@ func (s figureSaver) plot(name string, p *plot.Plot) error {
 func gramFigures(opts reproduce.Options) error {
 	o := studyOptions(opts)
 	save := figureSaver{filepath.Join(opts.Out, "gram")}
-	var verdicts []Verdict
+	var evidence reproduce.Evidence
 
 	p, maxErr, err := VolumeIntuition(o)
 	if err != nil {
@@ -119,7 +102,7 @@ func gramFigures(opts reproduce.Options) error {
 	if err != nil {
 		return err
 	}
-	if err := save.table("initial-gradients", tg, nil); err != nil {
+	if err := save.table("initial-gradients", tg); err != nil {
 		return err
 	}
 	sets, err := gramSets(o)
@@ -133,12 +116,12 @@ func gramFigures(opts reproduce.Options) error {
 	if _, _, err := o.Table1(runs, []*gram.Dataset{tux}, 1); err != nil {
 		return err
 	}
-	t1, vs, err := o.Table1(runs, sets, 0)
+	t1, cs, err := o.Table1(runs, sets, 0)
 	if err != nil {
 		return err
 	}
-	verdicts = append(verdicts, vs...)
-	if err := save.table("table1", t1, vs); err != nil {
+	evidence.Compare(cs...)
+	if err := save.table("table1", t1); err != nil {
 		return err
 	}
 	groups := map[string][]*Run{
@@ -157,33 +140,33 @@ func gramFigures(opts reproduce.Options) error {
 	if err != nil {
 		return err
 	}
-	verdicts = append(verdicts, v3)
+	evidence.Add(v3)
 	if err := save.plot("fig3-score-vs-recall", fig3); err != nil {
 		return err
 	}
-	if err := save.table("fig3-score-vs-recall", t3, []Verdict{v3}); err != nil {
+	if err := save.table("fig3-score-vs-recall", t3); err != nil {
 		return err
 	}
-	t4, vs, err := o.Modalities(runs, tux)
+	t4, cs, err := o.Modalities(runs, tux)
 	if err != nil {
 		return err
 	}
-	verdicts = append(verdicts, vs...)
-	if err := save.table("table4-modalities", t4, vs); err != nil {
+	evidence.Compare(cs...)
+	if err := save.table("table4-modalities", t4); err != nil {
 		return err
 	}
-	t6, vs, err := o.LossAblation(runs, tux)
+	t6, cs, err := o.LossAblation(runs, tux)
 	if err != nil {
 		return err
 	}
-	verdicts = append(verdicts, vs...)
-	if err := save.table("table6-loss-ablation", t6, vs); err != nil {
+	evidence.Compare(cs...)
+	if err := save.table("table6-loss-ablation", t6); err != nil {
 		return err
 	}
-	t7, vs := ModalityGap(o, runs.Get(tux, Pairwise.Label), runs.Get(tux, GRAM.Label))
-	verdicts = append(verdicts, vs...)
-	if err := save.table("table7-modality-gap", t7, vs); err != nil {
+	t7, cs := ModalityGap(o, runs.Get(tux, Pairwise.Label), runs.Get(tux, GRAM.Label))
+	evidence.Compare(cs...)
+	if err := save.table("table7-modality-gap", t7); err != nil {
 		return err
 	}
-	return reproduce.SaveClaims(save.dir, claimsOf("GRAM (ICLR 2025)", verdicts))
+	return save.claims(&evidence)
 }

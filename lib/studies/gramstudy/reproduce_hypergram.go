@@ -22,11 +22,11 @@ func hypergramTable1(opts reproduce.Options) ([]*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, vs, err := o.Geometries(Runs{}, sets)
+	t, _, err := o.Geometries(Runs{}, sets)
 	if err != nil {
 		return nil, err
 	}
-	return []*report.Table{withVerdicts(t, vs)}, nil
+	return []*report.Table{t}, nil
 }
 
 // hypergramFigures regenerates figures/hypergram/: the main comparison, the volume statistics, the α
@@ -42,30 +42,31 @@ func hypergramFigures(opts reproduce.Options) error {
 	}
 	tux := sets[1]
 	runs := Runs{}
-	var verdicts []Verdict
+	var evidence reproduce.Evidence
 
 	tr, err := RandomUnitVolumesTable(o, 16, 128, 512)
 	if err != nil {
 		return err
 	}
-	if err := save.table("random-unit-volumes", tr, nil); err != nil {
+	if err := save.table("random-unit-volumes", tr); err != nil {
 		return err
 	}
 
-	tg, vs, err := o.Geometries(runs, sets)
+	tg, cs, err := o.Geometries(runs, sets)
 	if err != nil {
 		return err
 	}
-	verdicts = append(verdicts, vs...)
-	if err := save.table("geometries", tg, vs); err != nil {
+	evidence.Compare(cs...)
+	if err := save.table("geometries", tg); err != nil {
 		return err
 	}
-	tv, vs, err := o.VolumeCollapse(runs, sets)
+	tv, cs, random, err := o.VolumeCollapse(runs, sets)
 	if err != nil {
 		return err
 	}
-	verdicts = append(verdicts, vs...)
-	if err := save.table("volume-statistics", tv, vs); err != nil {
+	evidence.Compare(cs...)
+	evidence.Add(random)
+	if err := save.table("volume-statistics", tv); err != nil {
 		return err
 	}
 
@@ -90,11 +91,11 @@ func hypergramFigures(opts reproduce.Options) error {
 	if err != nil {
 		return err
 	}
-	verdicts = append(verdicts, va)
+	evidence.Add(va)
 	if err := save.plot("alpha-trajectory", pa); err != nil {
 		return err
 	}
-	if err := save.table("alpha-final", ta, []Verdict{va}); err != nil {
+	if err := save.table("alpha-final", ta); err != nil {
 		return err
 	}
 
@@ -110,32 +111,32 @@ func hypergramFigures(opts reproduce.Options) error {
 	if err != nil {
 		return err
 	}
-	verdicts = append(verdicts, vsr)
-	if err := save.table("semantic-role", ts, []Verdict{vsr}); err != nil {
+	evidence.Add(vsr)
+	if err := save.table("semantic-role", ts); err != nil {
 		return err
 	}
 	tl, vl, err := o.TextLengthCorrelation(runs.Get(tux, HyperGRAM.Label))
 	if err != nil {
 		return err
 	}
-	verdicts = append(verdicts, vl)
-	if err := save.table("text-length", tl, []Verdict{vl}); err != nil {
+	evidence.Add(vl)
+	if err := save.table("text-length", tl); err != nil {
 		return err
 	}
 	traw, err := o.RawLift(tux, runs.Get(tux, HyperGRAM.Label))
 	if err != nil {
 		return err
 	}
-	if err := save.table("raw-lift", traw, nil); err != nil {
+	if err := save.table("raw-lift", traw); err != nil {
 		return err
 	}
 	tp, _, vp, err := LowPrecision(o)
 	if err != nil {
 		return err
 	}
-	verdicts = append(verdicts, vp...)
-	if err := save.table("low-precision", tp, vp); err != nil {
+	evidence.Add(vp...)
+	if err := save.table("low-precision", tp); err != nil {
 		return err
 	}
-	return reproduce.SaveClaims(save.dir, claimsOf("HyperGRAM (CVPR 2026)", verdicts))
+	return save.claims(&evidence)
 }
