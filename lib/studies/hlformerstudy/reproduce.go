@@ -64,11 +64,6 @@ func hlformerTable1(opts reproduce.Options) ([]*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := st.Compare(HybridVariant, EuclideanOnlyVariant)
-	if err != nil {
-		return nil, err
-	}
-	t.Provenance.Notes = append(t.Provenance.Notes, "Claim: hybrid Euclidean + Lorentz attention beats Euclidean-only — "+cmp.Verdict+": "+cmp.Reason+".")
 	return []*report.Table{t}, nil
 }
 
@@ -110,10 +105,7 @@ func hlformerFigures(opts reproduce.Options) error {
 		abl = NewStudy(be, as, ablScale, opts.Seeds, os.Stderr)
 		abl.CacheDir = st.CacheDir
 	}
-	save := func(t *report.Table, name string, findings ...Finding) error {
-		for _, f := range findings {
-			t.Provenance.Notes = append(t.Provenance.Notes, fmt.Sprintf("Claim: %s — %s: %s.", f.Claim, f.Verdict, f.Why))
-		}
+	save := func(t *report.Table, name string) error {
 		reproduce.Stamp(t)
 		return t.Save(filepath.Join(out, name+suffix))
 	}
@@ -121,29 +113,36 @@ func hlformerFigures(opts reproduce.Options) error {
 		_, err := report.SavePlot(p, filepath.Join(out, name+suffix))
 		return err
 	}
-	var claims []reproduce.Claim
-	claim := func(s *Study, f Finding) {
-		v := map[string]reproduce.Outcome{"holds": reproduce.Holds, "does not hold": reproduce.DoesNotHold, "not testable here": reproduce.NotTestable}[f.Verdict]
-		if v == "" {
-			v = reproduce.Inconclusive
-		}
-		claims = append(claims, reproduce.Claim{Paper: "hlformer", Claim: f.Claim, PaperFigure: f.Paper, Ours: f.Why,
-			Data: fmt.Sprintf("%s, %s scale (%s)", s.Setup.Name, s.Scale.Name, s.Setup.Kind), Outcome: v, Reason: f.Why})
-	}
+	var evidence reproduce.Evidence
 
-	// table1 saves a study's Table 1 with its hybrid-vs-Euclidean-only verdict.
+	// table1 saves a study's Table 1 and declares its claims: hybrid beats Euclidean-only and the
+	// MS-SL-like baseline, and, where the split has a zero-training floor, both learned attentions
+	// beat it (issue 19).
 	table1 := func(s *Study, name, claimText, paperRef string) error {
 		t, err := s.Table1()
 		if err != nil {
 			return err
 		}
-		cmp, err := s.Compare(HybridVariant, EuclideanOnlyVariant)
+		cmp, err := s.Compare(claimText, paperRef, EuclideanOnlyVariant, HybridVariant)
 		if err != nil {
 			return err
 		}
-		f := cmp.Finding(claimText, paperRef)
-		claim(s, f)
-		return save(t, name, f)
+		evidence.Compare(cmp)
+		if cmp, err = s.Compare("HLFormer beats the MS-SL-like baseline (plain Transformer, multi-scale windows)",
+			"Charades SumR 78.7 (HLFormer) vs 68.4 (MS-SL), Table 1", MSSLVariant, HybridVariant); err != nil {
+			return err
+		}
+		evidence.Compare(cmp)
+		if s.Floor() != nil {
+			for _, v := range []Variant{HybridVariant, EuclideanOnlyVariant} {
+				cmp, err := s.BeatsFloor(v, "— (the paper reports no zero-training baseline)")
+				if err != nil {
+					return err
+				}
+				evidence.Compare(cmp)
+			}
+		}
+		return save(t, name)
 	}
 	if err := table1(st, "table1", "Hybrid Euclidean + Lorentz attention beats Euclidean-only (GMMFormer-like) attention (Table 1, Fig. 3)",
 		"Charades SumR 78.7 (HLFormer) vs 72.9 (GMMFormer), Table 1"); err != nil {
@@ -171,14 +170,14 @@ func hlformerFigures(opts reproduce.Options) error {
 	if err != nil {
 		return err
 	}
-	claim(abl, f5)
+	evidence.Compare(f5...)
 	if err := savePlot(p5a, "fig5-with-pop"); err != nil {
 		return err
 	}
 	if err := savePlot(p5b, "fig5-without-pop"); err != nil {
 		return err
 	}
-	if err := save(t5, "fig5", f5); err != nil {
+	if err := save(t5, "fig5"); err != nil {
 		return err
 	}
 	if setup.Kind == report.LabelDerived {
@@ -186,14 +185,14 @@ func hlformerFigures(opts reproduce.Options) error {
 		if err != nil {
 			return err
 		}
-		claim(st, f4)
+		evidence.Compare(f4)
 		if err := savePlot(p4a, "fig4-euclidean"); err != nil {
 			return err
 		}
 		if err := savePlot(p4b, "fig4-hybrid"); err != nil {
 			return err
 		}
-		if err := save(t4, "fig4", f4); err != nil {
+		if err := save(t4, "fig4"); err != nil {
 			return err
 		}
 	}
@@ -201,40 +200,37 @@ func hlformerFigures(opts reproduce.Options) error {
 	if err != nil {
 		return err
 	}
-	var f2 []Finding
-	for _, c := range cmps {
-		f := c.Finding("The full HLFormer beats the ablation \""+c.B+"\" (Table 2)", "Table 2, Charades")
-		f2 = append(f2, f)
-		claim(abl, f)
-	}
-	if err := save(t2, "table2", f2...); err != nil {
+	evidence.Compare(cmps...)
+	if err := save(t2, "table2"); err != nil {
 		return err
 	}
 	p3a, p3b, t3, f3, err := abl.Figure3()
 	if err != nil {
 		return err
 	}
-	for _, f := range f3 {
-		claim(abl, f)
-	}
+	evidence.Compare(f3...)
 	if err := savePlot(p3a, "fig3-branches"); err != nil {
 		return err
 	}
 	if err := savePlot(p3b, "fig3-ratio"); err != nil {
 		return err
 	}
-	if err := save(t3, "fig3", f3...); err != nil {
+	if err := save(t3, "fig3"); err != nil {
 		return err
 	}
 	p6, t6, f6, err := abl.Figure6()
 	if err != nil {
 		return err
 	}
-	claim(abl, f6)
+	evidence.Compare(f6)
 	if err := savePlot(p6, "fig6"); err != nil {
 		return err
 	}
-	if err := save(t6, "fig6", f6); err != nil {
+	if err := save(t6, "fig6"); err != nil {
+		return err
+	}
+	claims, err := evidence.Decide()
+	if err != nil {
 		return err
 	}
 	return reproduce.SaveClaims(out, claims)
