@@ -58,7 +58,7 @@ func LowPrecision(o Options) (*report.Table, map[string]PrecisionCell, []reprodu
 	t := report.NewTable("Lorentz vs Poincaré in low precision: distance error · non-finite distances · non-finite gradients",
 		report.Provenance{Data: fmt.Sprintf("%d random point pairs per radius, directions uniform in R^%d, seed 1", precisionPairs, precisionDim),
 			Kind: report.Synthetic, Seeds: []int64{1},
-			Behavior: "lib/geom formulas evaluated in the given dtype end to end (inputs rounded from float64)",
+			Behavior: "inputs rounded from float64 to the dtype; lib/geom computes float16/bfloat16 in float32 and rounds values and gradients back to the dtype (MERU's autocast practice; see go doc ./lib/geom, Low precision)",
 			Notes: []string{
 				"cell: median relative error of the finite distances · % of pairs with a NaN/∞ distance · % of pairs with a NaN/∞ gradient",
 				"float16 has max 65504 and 11-bit significands; bfloat16 has float32's range and 8-bit significands",
@@ -106,12 +106,18 @@ func LowPrecision(o Options) (*report.Table, map[string]PrecisionCell, []reprodu
 				first[geo] = "never"
 			}
 		}
+		worst := map[string]float64{} // largest median relative error over the radii
+		for _, geo := range []string{"Lorentz", "Poincaré"} {
+			for _, r := range PrecisionRadii {
+				worst[geo] = math.Max(worst[geo], cells[fmt.Sprintf("%s/%s/%g", geo, dt, r)].MedianRelErr)
+			}
+		}
 		findings = append(findings, reproduce.Describe(PaperHyperGRAM,
 			fmt.Sprintf("the Lorentz model is numerically more stable than the Poincaré ball in %s", dt),
 			"HyperGRAM summary: Lorentz chosen because the Poincaré ball's (1 − c‖p‖²)⁻¹ is unstable in FP16 (no numbers)",
 			"random point pairs (synthetic)",
-			fmt.Sprintf("non-finite distance or gradient over r ∈ %v: Lorentz %.0f%%, Poincaré %.0f%% (first failure: Lorentz %s, Poincaré %s)",
-				PrecisionRadii, 100*bad["Lorentz"], 100*bad["Poincaré"], first["Lorentz"], first["Poincaré"])))
+			fmt.Sprintf("over r ∈ %v: non-finite distance or gradient Lorentz %.0f%%, Poincaré %.0f%% (first failure: Lorentz %s, Poincaré %s); largest median relative error Lorentz %.1e, Poincaré %.1e",
+				PrecisionRadii, 100*bad["Lorentz"], 100*bad["Poincaré"], first["Lorentz"], first["Poincaré"], worst["Lorentz"], worst["Poincaré"])))
 	}
 	return t, cells, findings, nil
 }

@@ -88,7 +88,8 @@ func TestVolumeIntuitionMatchesClosedForm(t *testing.T) {
 }
 
 // TestLowPrecisionSanity: float32 Lorentz and Poincaré distances at r = 1 are accurate to 1e-4 with
-// no non-finite value; float16 Lorentz overflows (sinh(8)² > 65504) at r = 8.
+// no non-finite value; float16 Lorentz at r = 8 (sinh(8)² > 65504 if computed in float16) stays finite
+// and accurate, because lib/geom computes low precision in float32.
 func TestLowPrecisionSanity(t *testing.T) {
 	_, cells, _, err := LowPrecision(Options{})
 	if err != nil {
@@ -100,8 +101,8 @@ func TestLowPrecisionSanity(t *testing.T) {
 			t.Errorf("%s: %+v", k, c)
 		}
 	}
-	if c := cells["Lorentz/"+dtypes.Float16.String()+"/8"]; c.Unsupported == "" && c.NonFinite == 0 {
-		t.Errorf("float16 Lorentz at r = 8 should overflow: %+v", c)
+	if c := cells["Lorentz/"+dtypes.Float16.String()+"/8"]; c.Unsupported == "" && (c.NonFinite > 0 || c.NonFiniteGrad > 0 || c.MedianRelErr > 1e-3) {
+		t.Errorf("float16 Lorentz at r = 8: %+v", c)
 	}
 }
 
