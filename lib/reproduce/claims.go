@@ -144,7 +144,8 @@ func LoadClaims(root string) ([]Claim, error) {
 
 // WriteReport renders <root>/REPORT.md (atomically) from the claims: the preamble
 // <root>/REPORT.head.md, the claim rule stated once (RuleText), one table per paper, and the
-// "cannot be tested" section <root>/REPORT.limits.md (both prose, no numbers; optional).
+// "claims not testable here" (every Untestable claim, by paper, with its reason), and the "cannot be
+// tested" section <root>/REPORT.limits.md (both prose files: no numbers; optional).
 func WriteReport(root string, claims []Claim) error {
 	var b strings.Builder
 	if head, err := os.ReadFile(filepath.Join(root, "REPORT.head.md")); err == nil {
@@ -155,9 +156,14 @@ func WriteReport(root string, claims []Claim) error {
 	b.WriteString("\n")
 	byPaper := map[string][]Claim{}
 	var papers []string
+	var untestable []Claim // not testable here at all (Untestable), as opposed to gated
 	for _, c := range claims {
 		if _, ok := byPaper[c.Paper]; !ok {
 			papers = append(papers, c.Paper)
+		}
+		if c.Outcome == NotTestable && c.Gate == "" {
+			untestable = append(untestable, c)
+			continue
 		}
 		byPaper[c.Paper] = append(byPaper[c.Paper], c)
 	}
@@ -180,6 +186,13 @@ func WriteReport(root string, claims []Claim) error {
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(c.Claim), cell(c.PaperFigure), cell(c.Ours),
 				n, diff, pv, cell(floor), cell(c.Data), cell(c.Verdict()))
+		}
+		b.WriteString("\n")
+	}
+	if len(untestable) > 0 {
+		b.WriteString("## Claims not testable here\n\nEach claim of the papers that no experiment here can test, with the reason.\n\n| paper | claim | paper's evidence | reason |\n|---|---|---|---|\n")
+		for _, c := range untestable {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(c.Paper), cell(c.Claim), cell(c.PaperFigure), cell(c.Reason))
 		}
 		b.WriteString("\n")
 	}

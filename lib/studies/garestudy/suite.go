@@ -6,6 +6,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/gomlx/compute"
 )
 
@@ -191,18 +192,18 @@ func describeSynth() string {
 // Comparisons: GARE's claim that Δ absorbs false-negative noise predicts a gain over the baseline
 // at every false-negative rate, and a gain that grows with the rate: the seed-paired gain at the
 // highest rate against the gain at the lowest (same model seeds, different data).
-func (st *SyntheticStudy) Comparisons() []Comparison {
-	var out []Comparison
+func (st *SyntheticStudy) Comparisons() []reproduce.Comparison {
+	var out []reproduce.Comparison
 	for i, r := range st.Runs {
 		out = append(out, r.Compare(fmt.Sprintf("GARE beats the baseline at false-negative rate %.2f", st.Rates[i]),
 			"Δ absorbs the repulsion of false negatives (Sec. 1, Fig. 1b; no number)", 0, 1, R1))
 	}
 	if n := len(st.Runs); n > 1 {
-		gain := func(i int) Sample {
-			return Sample{Name: fmt.Sprintf("GARE − baseline R@1 at rate %.2f", st.Rates[i]), Seeds: seedsInt64(st.Runs[i].Seeds),
+		gain := func(i int) reproduce.Sample {
+			return reproduce.Sample{Name: fmt.Sprintf("GARE − baseline R@1 at rate %.2f", st.Rates[i]), Seeds: seedsInt64(st.Runs[i].Seeds),
 				Values: st.Runs[i].Differences(0, 1, R1)}
 		}
-		out = append(out, Comparison{Paper: Paper, Claim: "GARE's gain over the baseline grows with the false-negative rate",
+		out = append(out, reproduce.Comparison{Paper: Paper, Claim: "GARE's gain over the baseline grows with the false-negative rate",
 			PaperFigure: "implied by Sec. 1 and Fig. 6 (no number)", Data: "synthetic false-negative pairs (one data set per rate, data seed 7)",
 			Metric: "GARE − baseline R@1 (paired by seed)", Higher: true, A: gain(0), B: gain(n - 1)})
 	}

@@ -1,0 +1,95 @@
+package garestudy
+
+import (
+	"path/filepath"
+
+	"github.com/geoalign/geoalign/lib/reproduce"
+
+	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/report"
+)
+
+// GARE (NeurIPS 2025) on the Charades descriptions ↔ videos track (real text, label-derived video
+// features) and the synthetic false-negative benchmark. Notebook: notebooks/12-gare.ipynb.
+func init() {
+	reproduce.Register(reproduce.Experiment{Paper: "gare", Table1: gareTable1, Figures: gareFigures})
+}
+
+func gareScale(opts reproduce.Options, full Scale) Scale {
+	s := CIScale()
+	if opts.Full {
+		s = full
+	}
+	if len(opts.Seeds) > 0 {
+		s.Seeds = nil
+		for _, seed := range opts.Seeds {
+			s.Seeds = append(s.Seeds, uint64(seed))
+		}
+	}
+	return s
+}
+
+func gareCache(opts reproduce.Options) string {
+	if opts.DataCache != "" {
+		return opts.DataCache
+	}
+	return DefaultCache()
+}
+
+// gareTable1: baseline vs GARE, text→video and video→text, with the zero-training floor.
+// CI-sized: 2,048 training pairs, D = 64, 3 seeds (≈ 1–2 minutes on 2 cores); opts.Full: the whole
+// split at D = 128, 5 seeds. Its claims are decided with all of GARE's by `make figures`.
+func gareTable1(opts reproduce.Options) ([]*report.Table, error) {
+	scale := gareScale(opts, FullScale())
+	suite, err := NewSuite(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name))
+	if err != nil {
+		return nil, err
+	}
+	sec, _, err := suite.Table1()
+	if err != nil {
+		return nil, err
+	}
+	return []*report.Table{sec.Artifacts[0].Table}, nil
+}
+
+// gareFigures regenerates figures/gare/: every table and figure of the notebook at the full scale
+// (the whole Charades split, D = 128, 5 seeds) and claims.json, every claim decided by the one rule
+// in one Holm family (Claims). Without opts.Full it runs the notebook's small scale into the same
+// files (a smoke run; do not commit its output). Runs are cached in build/gare-<scale>/, so an
+// interrupted run resumes where it stopped and the notebook (FULL=1) reuses them.
+func gareFigures(opts reproduce.Options) error {
+	scale := SmallScale()
+	if opts.Full {
+		scale = FullScale()
+	}
+	scale = gareScale(reproduce.Options{Full: true, Seeds: opts.Seeds}, scale)
+	suite, err := NewSuite(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name))
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(opts.Out, "gare")
+	t1, _, err := suite.Table1()
+	if err != nil {
+		return err
+	}
+	sections, err := suite.All()
+	if err != nil {
+		return err
+	}
+	sections = append([]*Section{t1}, sections...)
+	for _, sec := range sections {
+		for _, a := range sec.Artifacts {
+			if a.Table != nil {
+				reproduce.Stamp(a.Table)
+			}
+		}
+	}
+	claims, err := Claims(sections)
+	if err != nil {
+		return err
+	}
+	if err := SaveAll(dir, sections); err != nil {
+		return err
+	}
+	return reproduce.SaveClaims(dir, claims)
+}
