@@ -1,6 +1,7 @@
 package garestudy_test
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ func TestDeclaredComparisonsDecidedByTheRule(t *testing.T) {
 		low.Compare("b lowers the mean rank", "3 → 2", 0, 1, garestudy.MnR),
 	}}
 	c := sec.Comparisons[0]
-	if c.Paper != garestudy.Paper || c.Floor == nil || c.Floor.Values[0] != 20 || c.Random != 100.0/500 || !c.Higher || c.Best != 100 ||
+	if c.Paper != garestudy.Paper || c.Floor == nil || c.Floor.Values[0] != 20 || math.Abs(c.Random-100.0/500) > 1e-12 || !c.Higher || c.Best != 100 ||
 		!c.A.Learned || !slices.Equal(c.B.Seeds, []int64{1, 2, 3, 4, 5}) {
 		t.Fatalf("declared comparison %+v", c)
 	}

@@ -91,26 +91,25 @@ type Metric struct {
 	Random func(texts, videos int) float64
 }
 
-// The metrics of GARE's tables (text→video unless named v2t). Random ranking puts the one
-// ground truth at a uniform rank among n items: E[R@K] = 100·K/n, E[rank] = (n + 1)/2.
+// The metrics of GARE's tables (text→video unless named v2t), with their levels under random
+// ranking (retrieval.RandomRecall, RandomMeanRank: one ground truth per query in a paired split).
 var (
 	R1    = recall("R@1", 1, func(r retrieval.Report) retrieval.Metrics { return r.T2V }, false)
 	R5    = recall("R@5", 5, func(r retrieval.Report) retrieval.Metrics { return r.T2V }, false)
 	R10   = recall("R@10", 10, func(r retrieval.Report) retrieval.Metrics { return r.T2V }, false)
 	V2TR1 = recall("v2t R@1", 1, func(r retrieval.Report) retrieval.Metrics { return *r.V2T }, true)
 	MnR   = Metric{Name: "MnR", Of: func(r retrieval.Report) float64 { return r.T2V.MnR }, Decimals: 1, Best: 1,
-		Random: func(_, videos int) float64 { return float64(videos+1) / 2 }}
+		Random: func(_, videos int) float64 { return retrieval.RandomMeanRank(videos) }}
 )
 
 // recall is R@k of one direction (v2t: the texts are the items).
 func recall(name string, k int, dir func(retrieval.Report) retrieval.Metrics, v2t bool) Metric {
 	return Metric{Name: name, Of: func(r retrieval.Report) float64 { return dir(r).R(k) }, Decimals: 1, Higher: true, Best: 100,
 		Random: func(texts, videos int) float64 {
-			n := videos
 			if v2t {
-				n = texts
+				return retrieval.RandomRecall(k, texts, 1)
 			}
-			return 100 * float64(min(k, n)) / float64(n)
+			return retrieval.RandomRecall(k, videos, 1)
 		}}
 }
 
