@@ -121,6 +121,20 @@ func (r *Runs) Compare(claim, paperFigure string, a, b int, m Metric) reproduce.
 	return c
 }
 
+// BeatsFloor declares the claim "variant v beats the zero-training floor of the same split" on
+// metric m (issue 19: a trained model must beat what the features give without training). The floor
+// is one deterministic value, repeated over the seeds as sample A, so the paired test is the
+// one-sample test against it; the runs must have a floor.
+func (r *Runs) BeatsFloor(v int, m Metric) reproduce.Comparison {
+	c := r.Compare(r.Variants[v].Name+" beats the zero-training floor of the same split",
+		"— (not a claim of the paper: a trained model must beat it)", v, v, m)
+	c.A, c.Floor = reproduce.Sample{Name: r.Floor.Name, Seeds: c.B.Seeds}, nil // the claim is the floor test itself
+	for range c.B.Seeds {
+		c.A.Values = append(c.A.Values, m.Of(r.Floor.Report))
+	}
+	return c
+}
+
 // dataOf says on which data runs r were trained and tested.
 func dataOf(r *Runs) string {
 	return fmt.Sprintf("%s: trained on %s (%d pairs), tested on %s (%d texts × %d videos)",

@@ -36,8 +36,9 @@ func floorOf(r1 float64) *garestudy.ZeroFloor {
 }
 
 // TestDeclaredComparisonsDecidedByTheRule: a declared comparison whose floor is above both samples
-// is "not testable: floor"; the same comparison with the floor below both holds; the rule sees
-// the floor, the seeds, the metric's direction and its random level.
+// is "not testable: floor"; the same comparison with the floor below both holds; "b beats the
+// floor" holds against the low floor and is contradicted by the high one; the rule sees the floor,
+// the seeds, the metric's direction and its random level.
 func TestDeclaredComparisonsDecidedByTheRule(t *testing.T) {
 	seeds := []uint64{1, 2, 3, 4, 5}
 	a := []float64{10, 12, 11, 10.5, 11.5}
@@ -48,6 +49,8 @@ func TestDeclaredComparisonsDecidedByTheRule(t *testing.T) {
 		high.Compare("b beats a above a high floor", "1 → 2", 0, 1, garestudy.R1),
 		low.Compare("b beats a above a low floor", "1 → 2", 0, 1, garestudy.R1),
 		low.Compare("b lowers the mean rank", "3 → 2", 0, 1, garestudy.MnR),
+		low.BeatsFloor(1, garestudy.R1),
+		high.BeatsFloor(1, garestudy.R1),
 	}}
 	c := sec.Comparisons[0]
 	if c.Paper != garestudy.Paper || c.Floor == nil || c.Floor.Values[0] != 20 || math.Abs(c.Random-100.0/500) > 1e-12 || !c.Higher || c.Best != 100 ||
@@ -65,10 +68,13 @@ func TestDeclaredComparisonsDecidedByTheRule(t *testing.T) {
 		!strings.HasPrefix(c.Verdict(), "not testable: floor — a ") || !strings.Contains(c.Floor, "zero-training 20") {
 		t.Errorf("floor above both samples: %s (gate %q)", c, c.Gate)
 	}
-	for _, c := range claims[1:3] {
-		if c.Outcome != reproduce.Holds || c.P == nil || c.P.Family != 2 || c.N != 5 {
-			t.Errorf("%s: want holds in a Holm family of the 2 tested claims", c)
+	for i, want := range []reproduce.Outcome{reproduce.Holds, reproduce.Holds, reproduce.Holds, reproduce.Contradicted} {
+		if c := claims[1+i]; c.Outcome != want || c.P == nil || c.P.Family != 4 || c.N != 5 {
+			t.Errorf("%s: want %s in a Holm family of the 4 tested claims", c, want)
 		}
+	}
+	if f := sec.Comparisons[3]; f.Floor != nil || !slices.Equal(f.A.Values, []float64{2, 2, 2, 2, 2}) || f.A.Learned || f.B.Name != "b" {
+		t.Errorf("beats-the-floor comparison %+v: A is the floor over the seeds, no floor gate", f)
 	}
 }
 
@@ -134,7 +140,7 @@ func TestTinyStudyClaimsFollowTheRule(t *testing.T) {
 			t.Errorf("%s: outcome %q, which two seeds cannot give", c, c.Outcome)
 		}
 		if strings.HasPrefix(c.Metric, "R@") || strings.HasPrefix(c.Metric, "v2t") || c.Metric == "MnR" {
-			if c.Floor == "" || !strings.Contains(c.Floor, "zero-training floor") {
+			if !strings.Contains(c.Floor, "zero-training floor") && !strings.Contains(c.Claim, "beats the zero-training floor") {
 				t.Errorf("%s: a retrieval claim without its floor", c)
 			}
 		}
