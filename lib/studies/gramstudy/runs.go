@@ -264,6 +264,15 @@ var (
 	// stage), then the volume loss from those encoders.
 	GRAMFromCosine = Variant{Label: "GRAM (cosine → volume)", Config: gram.DefaultConfig(), WarmStart: ptr(gram.PairwiseConfig())}
 	HyperGRAM      = Variant{Label: "HyperGRAM", Config: gram.HyperGRAMConfig()}
+	// FixedAlphaHyperGRAM is HyperGRAM's mixture with α held at its initial 0.5 (not learned).
+	FixedAlphaHyperGRAM = Variant{Label: "HyperGRAM, α fixed at 0.5", Config: func() gram.Config {
+		c := gram.HyperGRAMConfig()
+		c.FixedAlpha = true
+		return c
+	}()}
+	// Ensemble is not trained: the average of the GRAM and pure hyperbolic models' −volume scores
+	// (Options.Geometries builds its runs).
+	Ensemble       = Variant{Label: "ensemble of GRAM and pure hyperbolic (scores averaged)"}
 	PureHyperbolic = Variant{Label: "pure hyperbolic", Config: func() gram.Config {
 		c := gram.DefaultConfig()
 		c.Geometry = gram.Hyperbolic
