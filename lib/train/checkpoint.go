@@ -44,8 +44,6 @@ var checkpointName = regexp.MustCompile(`^checkpoint-n(\d+)-`)
 // Checkpoints saves a store's checkpoints atomically into directories (the run directory and its
 // BestDir). Create it with OpenCheckpoints.
 type Checkpoints struct {
-	store   *model.Store
-	dir     string
 	staging *checkpoint.Handler
 	// Notes lists what opening the directory repaired (checkpoints moved aside, interrupted saves
 	// removed), for the caller's log.
@@ -60,7 +58,7 @@ func OpenCheckpoints(store *model.Store, dir string) (c *Checkpoints, loaded boo
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, false, fmt.Errorf("train: checkpoint directory: %w", err)
 	}
-	c = &Checkpoints{store: store, dir: dir}
+	c = &Checkpoints{}
 	if err := c.removeInterrupted(dir); err != nil {
 		return nil, false, err
 	}
@@ -77,9 +75,6 @@ func OpenCheckpoints(store *model.Store, dir string) (c *Checkpoints, loaded boo
 	}
 	return c, loaded, nil
 }
-
-// Dir is the directory checkpoints are loaded from and saved to.
-func (c *Checkpoints) Dir() string { return c.dir }
 
 // removeInterrupted deletes the .bin files without a .json in dir: a save killed between its two
 // renames (the .json never arrived, so the checkpoint never existed).
@@ -149,8 +144,8 @@ func (c *Checkpoints) loadNewest(store *model.Store, dir string) (bool, error) {
 	}
 }
 
-// Save writes the store as a new checkpoint of dir (c.Dir() or a subdirectory such as BestDir,
-// created if missing), named for step, and then deletes the oldest checkpoints of dir beyond keep
+// Save writes the store as a new checkpoint of dir (the opened directory or a subdirectory such as
+// BestDir, created if missing), named for step, and then deletes the oldest checkpoints of dir beyond keep
 // (keep ≤ 0 keeps all). The checkpoint appears only once complete (see the package notes above).
 func (c *Checkpoints) Save(dir string, step int, keep int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -81,7 +82,8 @@ type Config struct {
 	// Label names the progress bar (e.g. "GRAM on FSDD, seed 1"); Quiet turns it off.
 	Label string
 	Quiet bool
-	// Log, when set, receives one line per record and the notes of opening Dir.
+	// Log, when set, receives one line per record and the notes of opening Dir (which go to
+	// stderr without a Log unless Quiet).
 	Log io.Writer
 }
 
@@ -209,8 +211,13 @@ func NewLoop[B any](task Task[B], cfg Config) (*Loop[B], error) {
 			}
 		}
 	}
-	for _, n := range l.notes {
-		l.logf("%s", n)
+	if w := l.cfg.Log; w != nil || !l.cfg.Quiet { // repairs are never silent
+		if w == nil {
+			w = os.Stderr
+		}
+		for _, n := range l.notes {
+			fmt.Fprintf(w, "%s\n", n)
+		}
 	}
 	return l, nil
 }
