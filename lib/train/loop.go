@@ -209,6 +209,10 @@ func NewLoop[B any](task Task[B], cfg Config) (*Loop[B], error) {
 			if err := l.restore(); err != nil {
 				return nil, err
 			}
+			// A kill between a checkpoint and the history files leaves them one record behind.
+			if err := writeHistory(cfg.Dir, l.st.Records, task.Terms); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if w := l.cfg.Log; w != nil || !l.cfg.Quiet { // repairs are never silent
