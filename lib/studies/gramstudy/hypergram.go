@@ -191,6 +191,11 @@ func (o Options) VolumeCollapse(runs Runs, sets []*gram.Dataset) (*report.Table,
 	return t, claims, rv, nil
 }
 
+// AlphaMobileLR is the multiplier of α's learning rate in the identifiability runs of the α
+// trajectory: at the shared lr = 1e-3 an Adam step moves α by at most ≈ 1e-3, so a few hundred steps
+// cannot take it across [0, 1]; × 30 can (gram.Config.AlphaLRMultiplier).
+const AlphaMobileLR = 30.0
+
 // AlphaTrajectory plots α after every optimizer step of each group's runs (one line per seed) and
 // tabulates the final α, against the summary's "α converges to ≈ 0.5 (0.48–0.52)". The finding is
 // descriptive: from α₀ = 0.5 a run that ends near 0.5 cannot tell "α converges to 0.5" from "α does
