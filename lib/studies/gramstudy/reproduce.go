@@ -21,7 +21,7 @@ func init() {
 
 // studyOptions maps the reproduction options to the studies'. GEOALIGN_RUN_CACHE, when set, is a
 // run cache shared with the notebooks (build/notebook-cache/gram): finished runs with the same data,
-// configuration, seed and CacheVersion are reloaded instead of retrained.
+// configuration, data, seed and model code (lib/runcache) are reloaded instead of retrained.
 func studyOptions(opts reproduce.Options) Options {
 	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: os.Getenv("GEOALIGN_RUN_CACHE")}
 }

@@ -1,6 +1,7 @@
 package gramstudy
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -86,6 +87,18 @@ func hypergramFigures(opts reproduce.Options) error {
 			return err
 		}
 		groups[ShortName(tux)+", α₀ = "+a.label] = rs
+	}
+	// α's identifiability: with the shared learning rate α can only move a few tenths over a run, so
+	// the same three starts again with α's learning rate × AlphaMobileLR, at which it can cross [0, 1].
+	for _, a := range []float64{0.2, 0.5, 0.8} {
+		v := HyperGRAM
+		v.Label = fmt.Sprintf("HyperGRAM α₀ = %g, α lr × %g", a, AlphaMobileLR)
+		v.Config.AlphaInit, v.Config.AlphaLRMultiplier = a, AlphaMobileLR
+		rs, err := o.TrainSeeds(tux, v, 0)
+		if err != nil {
+			return err
+		}
+		groups[fmt.Sprintf("%s, α₀ = %g, α lr × %g", ShortName(tux), a, AlphaMobileLR)] = rs
 	}
 	pa, ta, va, err := AlphaTrajectory(o, groups)
 	if err != nil {
