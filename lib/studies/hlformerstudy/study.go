@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/models/hlformer"
+	"github.com/geoalign/geoalign/lib/retrieval"
 
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -106,7 +107,7 @@ const PaperHLFormer = "HLFormer (ICCV 2025)"
 func sumRRandom(n int) float64 {
 	total := 0.0
 	for _, k := range []int{1, 5, 10, 100} {
-		total += 100 * float64(min(k, n)) / float64(n)
+		total += retrieval.RandomRecall(k, n, 1)
 	}
 	return total
 }
