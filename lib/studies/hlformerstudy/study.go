@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -30,7 +29,8 @@ type Study struct {
 	Scale   Scale
 	Seeds   []int64
 	Log     io.Writer
-	// CacheDir, if set, holds a checkpoint per variant and seed (<CacheDir>/<scale>/<variant>/seed<N>):
+	// CacheDir, if set, holds a checkpoint per run under lib/runcache's key (configuration, data, seed,
+	// model and training code; <CacheDir>/hlformer/<key>/ with spec.json):
 	// an interrupted study resumes, and finished runs are only re-evaluated.
 	CacheDir string
 	runs     map[string]*Runs
@@ -52,7 +52,7 @@ func (s *Study) Run(v Variant) (*Runs, error) {
 	base := s.Scale.Config(s.Setup.Train.Dim, s.Setup.Train.QueryDim)
 	tc := s.Scale.Training()
 	if s.CacheDir != "" {
-		tc.CheckpointDir = filepath.Join(s.CacheDir, s.Setup.Name+"-"+s.Scale.Name)
+		tc.CheckpointDir = s.CacheDir
 	}
 	r, err := RunVariant(s.Backend, s.Setup, base, hlformer.CharadesLoss(), tc, v, s.Seeds, s.Log)
 	if err != nil {
