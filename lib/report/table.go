@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
 )
 
 // DataKind says what kind of data a result was computed on.
@@ -207,7 +209,8 @@ func (t *Table) CSV() (string, error) {
 }
 
 // Save writes <base>.md, <base>.csv and <base>.json (table plus full provenance),
-// creating directories as needed. base has no extension, e.g. "figures/tables/gram".
+// creating directories as needed. base has no extension, e.g. "figures/tables/gram". Each file
+// is written atomically (lib/atomicfile): an interrupted Save leaves complete files, old or new.
 func (t *Table) Save(base string) error {
 	md, err := t.Markdown()
 	if err != nil {
@@ -225,7 +228,7 @@ func (t *Table) Save(base string) error {
 		return err
 	}
 	for ext, content := range map[string][]byte{".md": []byte(md), ".csv": []byte(c), ".json": append(js, '\n')} {
-		if err := os.WriteFile(base+ext, content, 0o644); err != nil {
+		if err := atomicfile.WriteFile(base+ext, content); err != nil {
 			return err
 		}
 	}

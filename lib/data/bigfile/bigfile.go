@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
 )
 
 // File names inside a BigFile directory (HLF:src/Utils/basic_utils.py).
@@ -191,7 +193,7 @@ func Write(dir string, ids []string, dim int, rows []float32) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("bigfile: %w", err)
 	}
-	if err := writeAtomically(filepath.Join(dir, FeatureFileName), func(w io.Writer) error {
+	if err := atomicfile.Write(filepath.Join(dir, FeatureFileName), func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		var b [bytesPerValue]byte
 		for _, v := range rows {
@@ -204,38 +206,14 @@ func Write(dir string, ids []string, dim int, rows []float32) error {
 	}); err != nil {
 		return err
 	}
-	if err := writeAtomically(filepath.Join(dir, IDFileName), func(w io.Writer) error {
+	if err := atomicfile.Write(filepath.Join(dir, IDFileName), func(w io.Writer) error {
 		_, err := io.WriteString(w, strings.Join(ids, " ")+"\n")
 		return err
 	}); err != nil {
 		return err
 	}
-	return writeAtomically(filepath.Join(dir, ShapeFileName), func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(dir, ShapeFileName), func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "%d %d\n", len(ids), dim)
 		return err
 	})
-}
-
-// writeAtomically writes path through a temporary file in the same directory and renames it.
-func writeAtomically(path string, fill func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("bigfile: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = fill(tmp); err != nil {
-		return fmt.Errorf("bigfile: writing %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("bigfile: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("bigfile: %w", err)
-	}
-	return nil
 }

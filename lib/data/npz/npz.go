@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/npy"
 )
 
@@ -90,7 +90,7 @@ type Array struct {
 	Data  any // []float32, []float64, []int32 or []int64
 }
 
-// Write writes arrays to path as an uncompressed .npz (np.savez layout).
+// Write writes arrays to path as an uncompressed .npz (np.savez layout), atomically.
 func Write(path string, arrays []Array) error {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -118,5 +118,5 @@ func Write(path string, arrays []Array) error {
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("npz: %s: %w", path, err)
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return atomicfile.WriteFile(path, buf.Bytes())
 }

@@ -2,12 +2,13 @@ package tracks
 
 import (
 	"fmt"
-	"github.com/geoalign/geoalign/lib/data/glove"
 	"io"
 	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/geoalign/geoalign/lib/data/glove"
 )
 
 // builder is one track: the words its texts need from GloVe, and its build.

@@ -2,11 +2,13 @@ package tracks
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data/bigfile"
 	"github.com/geoalign/geoalign/lib/data/captions"
 	"github.com/geoalign/geoalign/lib/data/charades"
@@ -247,17 +249,7 @@ func writeCollectionText(l prvr.Layout, g *glove.Vectors, splits map[string][]ca
 	noTok := 0
 	for _, split := range []string{"train", "val", "test"} {
 		caps := splits[split]
-		f, err := os.Create(l.CaptionFile(split))
-		if err != nil {
-			w.Abort()
-			return 0, err
-		}
-		if err := captions.Write(f, caps); err != nil {
-			f.Close()
-			w.Abort()
-			return 0, err
-		}
-		if err := f.Close(); err != nil {
+		if err := atomicfile.Write(l.CaptionFile(split), func(f io.Writer) error { return captions.Write(f, caps) }); err != nil {
 			w.Abort()
 			return 0, err
 		}
@@ -286,13 +278,5 @@ func writeCollectionText(l prvr.Layout, g *glove.Vectors, splits map[string][]ca
 }
 
 func writeVideo2Frames(path string, v bigfile.Video2Frames) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := bigfile.WriteVideo2Frames(f, v); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.Write(path, func(w io.Writer) error { return bigfile.WriteVideo2Frames(w, v) })
 }

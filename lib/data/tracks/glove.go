@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data/glove"
 )
 
@@ -101,5 +102,5 @@ func writeIfChanged(path, content string) error {
 	if old, err := os.ReadFile(path); err == nil && string(old) == content {
 		return nil
 	}
-	return os.WriteFile(path, []byte(content), 0o644)
+	return atomicfile.WriteFile(path, []byte(content))
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data/audio"
 	"github.com/geoalign/geoalign/lib/data/glove"
 	"github.com/geoalign/geoalign/lib/npy"
@@ -245,7 +246,7 @@ func BuildTuxPaint(env Env, g *glove.Vectors, gloveSubset string) (*Manifest, er
 			outputs = append(outputs, relTo(env.Cache, p))
 		}
 		p := filepath.Join(dir, "meta_"+split+".tsv")
-		if err := os.WriteFile(p, []byte("id\tcategory\tcaption\n"+strings.Join(meta[k], "\n")+"\n"), 0o644); err != nil {
+		if err := atomicfile.WriteFile(p, []byte("id\tcategory\tcaption\n"+strings.Join(meta[k], "\n")+"\n")); err != nil {
 			return nil, err
 		}
 		outputs = append(outputs, relTo(env.Cache, p))

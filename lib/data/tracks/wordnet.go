@@ -1,11 +1,10 @@
 package tracks
 
 import (
-	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data/glove"
 	"github.com/geoalign/geoalign/lib/data/wordnet"
 )
@@ -70,18 +69,5 @@ func BuildWordNet(env Env, _ *glove.Vectors, _ string) (*Manifest, error) {
 }
 
 func writeClosure(path string, c *wordnet.Closure) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	if err := c.WriteTSV(w); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.Write(path, c.WriteTSV) // WriteTSV buffers and flushes
 }

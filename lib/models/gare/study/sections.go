@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/retrieval"
@@ -51,17 +52,16 @@ func (s *Section) Save(dir string) error {
 	if len(s.Verdicts) == 0 {
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "verdicts.md"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
+	path := filepath.Join(dir, "verdicts.md")
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	defer f.Close()
 	var lines []string
 	for _, v := range s.Verdicts {
 		lines = append(lines, "- "+v.Markdown())
 	}
-	_, err = fmt.Fprintf(f, "## %s\n\n%s\n\n", s.Title, strings.Join(lines, "\n"))
-	return err
+	return atomicfile.WriteFile(path, fmt.Appendf(old, "## %s\n\n%s\n\n", s.Title, strings.Join(lines, "\n")))
 }
 
 // SaveAll saves every section under dir (see Save) with a fresh verdicts.md, so that saving the same
