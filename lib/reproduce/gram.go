@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/models/gram/study"
 	"github.com/geoalign/geoalign/lib/report"
@@ -25,19 +26,20 @@ func studyOptions(opts Options) study.Options {
 	return study.Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: os.Getenv("GEOALIGN_RUN_CACHE")}
 }
 
-// gramSets loads the three tri-modal sets of the GRAM and HyperGRAM reproductions.
-func gramSets(o study.Options) ([]*gram.Dataset, error) {
+// gramSets loads the three tri-modal sets of the GRAM and HyperGRAM reproductions (the synthetic
+// one alone with synthetic). A missing or corrupt real set is a data.BadInput error.
+func gramSets(o study.Options, synthetic bool) ([]*gram.Dataset, error) {
+	syn, err := o.Synthetic(0, 0.3)
+	if err != nil || synthetic {
+		return []*gram.Dataset{syn}, err
+	}
 	digits, err := o.Digits()
 	if err != nil {
-		return nil, err
+		return nil, data.BadInput(err)
 	}
 	tux, err := o.TuxPaint()
 	if err != nil {
-		return nil, err
-	}
-	syn, err := o.Synthetic(0, 0.3)
-	if err != nil {
-		return nil, err
+		return nil, data.BadInput(err)
 	}
 	return []*gram.Dataset{digits, tux, syn}, nil
 }
@@ -54,7 +56,7 @@ func withVerdicts(t *report.Table, vs []study.Verdict) *report.Table {
 // recipe) on the three sets. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
 func gramTable1(opts Options) ([]*report.Table, error) {
 	o := studyOptions(opts)
-	sets, err := gramSets(o)
+	sets, err := gramSets(o, opts.Synthetic)
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +102,9 @@ func (s figureSaver) plot(name string, p *plot.Plot) error {
 // with learning curves and the alignment-score/R@1 correlation (Fig. 3) on Tux Paint, the modality
 // and loss ablations (Tables 4 and 6) and the modality gap (Table 7) on Tux Paint, and claims.json.
 func gramFigures(opts Options) error {
+	if err := needsRealData("gram", opts); err != nil {
+		return err
+	}
 	o := studyOptions(opts)
 	save := figureSaver{filepath.Join(opts.Out, "gram")}
 	var verdicts []study.Verdict
@@ -121,7 +126,7 @@ func gramFigures(opts Options) error {
 	if err := save.table("initial-gradients", tg, nil); err != nil {
 		return err
 	}
-	sets, err := gramSets(o)
+	sets, err := gramSets(o, false)
 	if err != nil {
 		return err
 	}

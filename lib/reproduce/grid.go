@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/models/gare"
@@ -107,11 +108,13 @@ func DefaultGridSize(opts Options) GridSize {
 		Seeds: seeds,
 		TriModal: func(o gramstudy.Options) (*gram.Dataset, error) {
 			o.DataCache = opts.DataCache
-			return o.TuxPaint()
+			d, err := o.TuxPaint()
+			return d, data.BadInput(err)
 		},
 		GramFull: opts.Full,
 		TextVideo: func() (*gare.Dataset, *gare.Dataset, error) {
-			return garestudy.CharadesData(cache, "", gs.CharadesTrain, gs.CharadesTest)
+			tr, te, err := garestudy.CharadesData(cache, "", gs.CharadesTrain, gs.CharadesTest)
+			return tr, te, data.BadInput(err)
 		},
 		GARE: gs,
 		PRVR: func() (*hlformer.Setup, error) {
@@ -124,6 +127,9 @@ func DefaultGridSize(opts Options) GridSize {
 
 // gridFigures runs the grid at the default (or full) size and saves figures/grid/grid.*.
 func gridFigures(opts Options) error {
+	if err := needsRealData("grid", opts); err != nil {
+		return err
+	}
 	start := time.Now()
 	t, err := RunGrid(backend.MustNew(), DefaultGridSize(opts))
 	if err != nil {

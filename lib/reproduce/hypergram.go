@@ -17,7 +17,7 @@ func init() {
 // three sets. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
 func hypergramTable1(opts Options) ([]*report.Table, error) {
 	o := studyOptions(opts)
-	sets, err := gramSets(o)
+	sets, err := gramSets(o, opts.Synthetic)
 	if err != nil {
 		return nil, err
 	}
@@ -33,9 +33,12 @@ func hypergramTable1(opts Options) ([]*report.Table, error) {
 // test on the synthetic hierarchy with varying text richness, the volume–text-length correlation on
 // Tux Paint, the Lorentz vs Poincaré low-precision check, and claims.json.
 func hypergramFigures(opts Options) error {
+	if err := needsRealData("hypergram", opts); err != nil {
+		return err
+	}
 	o := studyOptions(opts)
 	save := figureSaver{dir: filepath.Join(opts.Out, "hypergram")}
-	sets, err := gramSets(o)
+	sets, err := gramSets(o, false)
 	if err != nil {
 		return err
 	}
