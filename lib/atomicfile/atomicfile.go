@@ -1,31 +1,28 @@
 package atomicfile
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 )
 
-// Mode is the permission of every file this package writes. It is set explicitly (os.CreateTemp
-// creates 0600), so the umask does not apply.
+// Mode is the permission of the files Create and Write make. It is set explicitly
+// (os.CreateTemp creates 0600), so the umask does not apply.
 const Mode os.FileMode = 0o644
 
-// File is a file being written atomically: write to it (it is an *os.File, so WriteAt and
-// Seek work too), then Commit to put it in place, or Abort to discard it.
+// File is a file being written atomically: write to it (it is an *os.File, so WriteAt and Seek
+// work too), then Commit to put it in place, or Abort to discard it.
 type File struct {
 	*os.File
 	path string
 	done bool
 }
 
-// Create starts writing path. Nothing appears at path until Commit.
+// Create starts writing path with permissions Mode. Nothing appears at path until Commit.
 func Create(path string) (*File, error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("atomicfile: %w", err)
 	}
@@ -40,7 +37,7 @@ func Create(path string) (*File, error) {
 // Path is the final path of the file (Name is the temporary one).
 func (f *File) Path() string { return f.path }
 
-// Commit flushes the file to stable storage, closes it and renames it over Path. On error the
+// Commit syncs the file, closes it, renames it over Path and syncs the directory. On error the
 // temporary file is removed and Path is left as it was.
 func (f *File) Commit() error {
 	if f.done {
@@ -58,8 +55,7 @@ func (f *File) Commit() error {
 		os.Remove(f.File.Name())
 		return fmt.Errorf("atomicfile: writing %s: %w", f.path, err)
 	}
-	syncDir(filepath.Dir(f.path))
-	return nil
+	return SyncDir(filepath.Dir(f.path))
 }
 
 // Abort discards the file; Path is left as it was. It is a no-op after Commit, so it can be
@@ -73,17 +69,8 @@ func (f *File) Abort() {
 	os.Remove(f.File.Name())
 }
 
-// syncDir makes a rename in dir durable. Its error is ignored: some file systems refuse to
-// fsync a directory, and the rename is atomic (only its durability is at stake).
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
-
-// Write creates path with the content fill writes. If fill (or the write) fails, path is left
-// as it was and the error is returned.
+// Write creates path (permissions Mode) with the content fill writes. If fill or the write
+// fails, path is left as it was and the error is returned.
 func Write(path string, fill func(w io.Writer) error) error {
 	f, err := Create(path)
 	if err != nil {
@@ -96,10 +83,41 @@ func Write(path string, fill func(w io.Writer) error) error {
 	return f.Commit()
 }
 
-// WriteFile writes data to path: the atomic os.WriteFile.
-func WriteFile(path string, data []byte) error {
-	return Write(path, func(w io.Writer) error {
-		_, err := w.Write(data)
+// WriteFile writes data to path atomically with permissions perm: the atomic os.WriteFile.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	f, err := Create(path)
+	if err != nil {
 		return err
-	})
+	}
+	defer f.Abort()
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("atomicfile: writing %s: %w", path, err)
+	}
+	if err := f.Chmod(perm); err != nil {
+		return fmt.Errorf("atomicfile: writing %s: %w", path, err)
+	}
+	return f.Commit()
+}
+
+// WriteJSON writes v as indented JSON (with a final newline) to path atomically.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("atomicfile: encoding %s: %w", path, err)
+	}
+	return WriteFile(path, append(b, '\n'), Mode)
+}
+
+// SyncDir flushes a directory's entries (renames, creations) to stable storage. File systems
+// that cannot sync a directory (EINVAL) are not an error: there is nothing more to do.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("atomicfile: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !isUnsupported(err) {
+		return fmt.Errorf("atomicfile: syncing %s: %w", dir, err)
+	}
+	return nil
 }

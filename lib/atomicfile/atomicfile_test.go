@@ -24,27 +24,41 @@ func entries(t *testing.T, dir string) []string {
 	return names
 }
 
-func TestWriteFileCreatesAndReplaces(t *testing.T) {
+func TestWriteFileReplacesAndLeavesNoTemp(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "table.md")
-	for _, content := range []string{"first\n", "second, longer\n", ""} {
-		if err := WriteFile(p, []byte(content)); err != nil {
+	path := filepath.Join(dir, "history.json")
+	for _, content := range []string{"first", "second, longer"} {
+		if err := WriteFile(path, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		got, err := os.ReadFile(p)
+		got, err := os.ReadFile(path)
 		if err != nil || string(got) != content {
 			t.Fatalf("read %q, %v; want %q", got, err, content)
 		}
 	}
-	st, err := os.Stat(p)
-	if err != nil {
+	if got := entries(t, dir); len(got) != 1 {
+		t.Fatalf("directory holds %v, want only the target", got)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, want 0600", fi.Mode().Perm())
+	}
+}
+
+func TestWriteFileMissingDirectoryNamesIt(t *testing.T) {
+	err := WriteFile(filepath.Join(t.TempDir(), "no", "such", "f"), []byte("x"), 0o644)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join("no", "such")) {
+		t.Fatalf("error %v, want one naming the missing directory", err)
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spec.json")
+	if err := WriteJSON(path, map[string]int{"b": 2, "a": 1}); err != nil {
 		t.Fatal(err)
 	}
-	if st.Mode().Perm() != Mode {
-		t.Errorf("mode %v, want %v", st.Mode().Perm(), Mode)
-	}
-	if got := entries(t, dir); len(got) != 1 || got[0] != "table.md" {
-		t.Errorf("directory holds %v, want only table.md", got)
+	got, _ := os.ReadFile(path)
+	if string(got) != "{\n  \"a\": 1,\n  \"b\": 2\n}\n" {
+		t.Fatalf("got %q", got)
 	}
 }
 
@@ -52,7 +66,7 @@ func TestWriteFileCreatesAndReplaces(t *testing.T) {
 func TestFailedWriteKeepsOldContent(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "claims.json")
-	if err := WriteFile(p, []byte("old")); err != nil {
+	if err := WriteFile(p, []byte("old"), Mode); err != nil {
 		t.Fatal(err)
 	}
 	boom := errors.New("disk on fire")
@@ -71,7 +85,8 @@ func TestFailedWriteKeepsOldContent(t *testing.T) {
 	}
 }
 
-// A file that is never committed never appears; WriteAt works before Commit; Commit is once.
+// A file that is never committed never appears; WriteAt works before Commit; Commit is once;
+// the file gets Mode.
 func TestCreateCommitAbort(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "x.h5")
@@ -95,6 +110,9 @@ func TestCreateCommitAbort(t *testing.T) {
 	if got, _ := os.ReadFile(p); string(got) != "HEADbody" {
 		t.Errorf("content %q, want HEADbody", got)
 	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != Mode {
+		t.Errorf("mode %v, want %v", fi.Mode().Perm(), Mode)
+	}
 	if err := f.Commit(); err == nil {
 		t.Error("second Commit succeeded")
 	}
@@ -107,13 +125,5 @@ func TestCreateCommitAbort(t *testing.T) {
 	g.Abort()
 	if got := entries(t, dir); len(got) != 1 || got[0] != "x.h5" {
 		t.Errorf("directory holds %v after Abort, want only x.h5", got)
-	}
-}
-
-func TestCreateInMissingDirectoryNamesIt(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "no", "such", "dir", "f.csv")
-	err := WriteFile(p, []byte("x"))
-	if err == nil || !strings.Contains(err.Error(), filepath.Join("no", "such", "dir")) {
-		t.Fatalf("error %v, want one naming the missing directory", err)
 	}
 }

@@ -15,7 +15,7 @@ func Example() {
 	path := filepath.Join(dir, "results.csv")
 
 	// Bytes in memory:
-	if err := atomicfile.WriteFile(path, []byte("name,value\n")); err != nil {
+	if err := atomicfile.WriteFile(path, []byte("name,value\n"), 0o644); err != nil {
 		fmt.Println(err)
 	}
 	// A streaming writer; if it fails, results.csv keeps its previous content.

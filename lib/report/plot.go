@@ -56,10 +56,10 @@ func (f Figure) Save(base string) error {
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(base+".png", f.PNG); err != nil {
+	if err := atomicfile.WriteFile(base+".png", f.PNG, 0o644); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(base+".svg", f.SVG)
+	return atomicfile.WriteFile(base+".svg", f.SVG, 0o644)
 }
 
 // SavePlot renders p at the default size and saves it as <base>.png and <base>.svg.

@@ -12,15 +12,17 @@ import (
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
+	"github.com/geoalign/geoalign/lib/data"
 )
 
-// DataKind says what kind of data a result was computed on.
-type DataKind string
+// DataKind says what kind of data a result was computed on (lib/data.Kind, named here for tables).
+type DataKind = data.Kind
 
+// The kinds of data, as lib/data defines them.
 const (
-	Real         DataKind = "real"
-	LabelDerived DataKind = "label-derived" // real annotations turned into features (e.g. Charades action labels)
-	Synthetic    DataKind = "synthetic"
+	Real         = data.Real
+	LabelDerived = data.LabelDerived
+	Synthetic    = data.Synthetic
 )
 
 // Provenance records what a table was computed from. Every rendered table states it.
@@ -228,7 +230,7 @@ func (t *Table) Save(base string) error {
 		return err
 	}
 	for ext, content := range map[string][]byte{".md": []byte(md), ".csv": []byte(c), ".json": append(js, '\n')} {
-		if err := atomicfile.WriteFile(base+ext, content); err != nil {
+		if err := atomicfile.WriteFile(base+ext, content, 0o644); err != nil {
 			return err
 		}
 	}

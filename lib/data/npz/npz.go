@@ -137,5 +137,5 @@ func Write(path string, arrays []Array) error {
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("npz: %s: %w", path, err)
 	}
-	return atomicfile.WriteFile(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes(), 0o644)
 }

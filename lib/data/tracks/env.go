@@ -123,7 +123,7 @@ func finish(dir, cache string, m Manifest, outputs []string) (*Manifest, error) 
 		m.Outputs = append(m.Outputs, Artifact{Path: rel, Bytes: n, SHA256: sum})
 	}
 	raw, _ := json.MarshalIndent(m, "", "  ")
-	if err := atomicfile.WriteFile(filepath.Join(dir, ManifestName), append(raw, '\n')); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, ManifestName), append(raw, '\n'), 0o644); err != nil {
 		return nil, err
 	}
 	return &m, nil

@@ -102,5 +102,5 @@ func writeIfChanged(path, content string) error {
 	if old, err := os.ReadFile(path); err == nil && string(old) == content {
 		return nil
 	}
-	return atomicfile.WriteFile(path, []byte(content))
+	return atomicfile.WriteFile(path, []byte(content), 0o644)
 }

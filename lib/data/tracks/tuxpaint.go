@@ -246,7 +246,7 @@ func BuildTuxPaint(env Env, g *glove.Vectors, gloveSubset string) (*Manifest, er
 			outputs = append(outputs, relTo(env.Cache, p))
 		}
 		p := filepath.Join(dir, "meta_"+split+".tsv")
-		if err := atomicfile.WriteFile(p, []byte("id\tcategory\tcaption\n"+strings.Join(meta[k], "\n")+"\n")); err != nil {
+		if err := atomicfile.WriteFile(p, []byte("id\tcategory\tcaption\n"+strings.Join(meta[k], "\n")+"\n"), 0o644); err != nil {
 			return nil, err
 		}
 		outputs = append(outputs, relTo(env.Cache, p))
