@@ -71,7 +71,7 @@ func runDataBuild(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	start := time.Now()
-	ms, err := tracks.BuildAll(tracks.Env{Shared: *shared, Cache: *cache, Log: stderr}, names)
+	ms, err := tracks.BuildAll(tracks.Env{Shared: *shared, Cache: *cache, Log: stderr, Staged: tracks.StagedSHA256}, names)
 	if len(ms) > 0 {
 		tracks.PrintSummary(stdout, ms)
 	}

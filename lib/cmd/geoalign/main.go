@@ -10,8 +10,9 @@
 //
 //	0  success, and help (geoalign -h, geoalign <command> -h)
 //	1  failure while running (training, writing results)
-//	2  bad usage (unknown command, flag or value) or bad input: missing, truncated or corrupt
-//	   data, with a message naming the file and field (lib/data.InputError); nothing is written
+//	2  bad usage (unknown command, flag or value; GOMLX_BACKEND unset or unusable) or bad input:
+//	   missing, truncated or corrupt data, with a message naming the file and field
+//	   (lib/data.InputError); nothing is written
 package main
 
 import (
@@ -22,6 +23,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
 )
 
@@ -95,6 +97,17 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "geoalign %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return exitUsage, false
+	}
+	return exitOK, true
+}
+
+// checkBackend makes sure GOMLX_BACKEND names a usable backend before a command starts work (the
+// backend is shared by the whole process, so this costs nothing later): an unset or unusable one
+// is bad usage, exit 2, rather than a panic deep inside a run.
+func checkBackend(stderr io.Writer, name string) (code int, ok bool) {
+	if _, err := backend.New(); err != nil {
+		fmt.Fprintf(stderr, "geoalign %s: %v\n", name, err)
 		return exitUsage, false
 	}
 	return exitOK, true

@@ -88,6 +88,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "geoalign reproduce:", err)
 		return exitUsage
 	}
+	if code, ok := checkBackend(stderr, "reproduce"); !ok {
+		return code
+	}
 	saved, err := reproduce.RunTable1(papers, *opts)
 	for _, s := range saved {
 		fmt.Fprintln(stdout, "wrote", s+".{md,csv,json}")
@@ -117,6 +120,8 @@ func runFigures(args []string, stdout, stderr io.Writer) int {
 	}
 	if *reportOnly {
 		papers = nil
+	} else if code, ok := checkBackend(stderr, "figures"); !ok {
+		return code
 	} else if !opts.Full {
 		// The committed figures are the full configuration; a CI-sized smoke run goes to <out>/ci
 		// so that it never overwrites them (and its REPORT.md is <out>/ci/REPORT.md).

@@ -21,7 +21,8 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	}
 	info, err := backend.Describe()
 	if err != nil {
-		return fail(stderr, "version", err)
+		fmt.Fprintln(stderr, "geoalign version:", err)
+		return exitUsage // GOMLX_BACKEND unset or unusable
 	}
 	if *asJSON {
 		out, _ := json.MarshalIndent(info, "", "  ")

@@ -119,7 +119,7 @@ func wordnetMain(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, description)
 	b, err := backend.New()
 	if err != nil {
-		return die(exitFailure, "%v", err)
+		return die(exitUsage, "%v", err) // GOMLX_BACKEND unset or unusable
 	}
 	res, err := wordnetbench.RunAll(b, *closure, c, description, opts)
 	if err != nil {

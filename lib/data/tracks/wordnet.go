@@ -27,14 +27,14 @@ func WordNetVocabulary(Env, map[string]bool) error { return nil }
 // BuildWordNet writes the noun and mammal closures into <cache>/wordnet.
 func BuildWordNet(env Env, _ *glove.Vectors, _ string) (*Manifest, error) {
 	filter := filepath.Join(env.Shared, "wordnet", "mammals_filter.txt")
-	inputs, err := hashInputs([]string{
+	inputs, err := env.hashInputs([]string{
 		filepath.Join(WordNetDBDir, "data.noun"), filepath.Join(WordNetDBDir, "index.noun"), filter,
 	}, "Debian wordnet-base and the staged ../shared/data/wordnet")
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(env.Cache, WordNetDir)
-	if m, ok := fresh(dir, env.Cache, wordnetBuilder, inputs); ok {
+	if m, ok := env.fresh(dir, wordnetBuilder, inputs); ok {
 		return m, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
