@@ -6,10 +6,12 @@ import (
 	"encoding/gob"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/runcache"
@@ -268,14 +270,6 @@ func (p *Protocol) saveResult(base string, r *Result) error {
 	if err := os.MkdirAll(p.CacheDir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.Create(base + ".result")
-	if err != nil {
-		return err
-	}
 	c := cachedResult{Seed: r.Seed, Report: r.Report, Final: r.Final, Seconds: r.Seconds}
-	if err := gob.NewEncoder(f).Encode(&c); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.Write(base+".result", func(w io.Writer) error { return gob.NewEncoder(w).Encode(&c) })
 }
