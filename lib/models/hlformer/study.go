@@ -13,7 +13,6 @@ import (
 	"github.com/gomlx/compute"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -368,7 +367,6 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, Finding, error) {
 	p.Add(l, sc, eb, refLine)
 	p.Legend.Add("uniform width", l, sc)
 	p.Legend.Add("default mixed widths", refLine)
-	p.Legend.Top = true
 	cmp, err := s.Compare(HybridVariant, bestVariant)
 	if err != nil {
 		return nil, nil, Finding{}, err
@@ -390,6 +388,7 @@ func histogramPlot(title, xlabel string, names []string, samples [][]float64) (*
 		hi = lo + 1
 	}
 	const bins = 40
+	colors := report.Colors(names...)
 	for i, xs := range samples {
 		counts := make(plotter.XYs, bins)
 		for b := range counts {
@@ -403,12 +402,11 @@ func histogramPlot(title, xlabel string, names []string, samples [][]float64) (*
 		if err != nil {
 			return nil, err
 		}
-		l.Color = plotutil.Color(i)
+		l.Color = colors[i]
 		l.Width = vg.Points(1.5)
 		p.Add(l)
 		p.Legend.Add(names[i], l)
 	}
-	p.Legend.Top = true
 	return p, nil
 }
 
