@@ -31,7 +31,7 @@ func runDataBaseline(args []string) int {
 		fmt.Fprintln(os.Stderr, "geoalign data baseline:", err)
 		return 1
 	}
-	g, err := glove.ReadText(filepath.Join(*cache, "glove", "glove100_subset.txt"))
+	g, err := glove.ReadText(tracks.GloVeSubset(*cache))
 	if err != nil {
 		return fail(err)
 	}

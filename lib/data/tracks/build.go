@@ -2,12 +2,12 @@ package tracks
 
 import (
 	"fmt"
-	"github.com/geoalign/geoalign/lib/data/glove"
 	"io"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/geoalign/geoalign/lib/data/glove"
 )
 
 // builder is one track: the words its texts need from GloVe, and its build.
@@ -62,7 +62,7 @@ func BuildAll(env Env, only []string) ([]*Manifest, error) {
 		return nil, fmt.Errorf("glove: %w", err)
 	}
 	out := []*Manifest{gm}
-	subset := filepath.Join(env.Cache, "glove", "glove100_subset.txt")
+	subset := GloVeSubset(env.Cache)
 	for _, b := range builders {
 		if !selected(b.name) {
 			continue
