@@ -163,3 +163,24 @@ func TestHeatMap(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A title wider than the figure is set smaller until it fits, and the plot keeps its font.
+func TestRenderFitsLongTitles(t *testing.T) {
+	p := linePlot(t, false)
+	p.Title.Text = "a title far too long for a figure of six inches, since it goes on and on about what the plot shows"
+	size := p.Title.TextStyle.Font.Size
+	restore := fitTitle(p, FigureWidth)
+	if got := p.Title.TextStyle.Rectangle(p.Title.Text).Size().X; got > FigureWidth {
+		t.Errorf("title %v wide in a %v figure", got, FigureWidth)
+	}
+	if p.Title.TextStyle.Font.Size >= size {
+		t.Errorf("title font %v, want smaller than %v", p.Title.TextStyle.Font.Size, size)
+	}
+	restore()
+	if p.Title.TextStyle.Font.Size != size {
+		t.Errorf("title font %v after restore, want %v", p.Title.TextStyle.Font.Size, size)
+	}
+	if _, err := Render(p, 0, 0); err != nil || p.Title.TextStyle.Font.Size != size {
+		t.Errorf("Render left the title font at %v (err %v), want %v", p.Title.TextStyle.Font.Size, err, size)
+	}
+}

@@ -28,6 +28,28 @@ type Figure struct {
 	SVG []byte
 }
 
+// minTitleFontSize is the smallest size fitTitle shrinks a title to; a longer title is cut by
+// the figure's edge, as gonum/plot draws it.
+const minTitleFontSize = 8
+
+// fitTitle shrinks p's title font until the title fits in width w (gonum/plot neither wraps nor
+// shrinks it: a long title runs off both edges), and returns the function that restores it.
+func fitTitle(p *plot.Plot, w vg.Length) (restore func()) {
+	size := p.Title.TextStyle.Font.Size
+	restore = func() { p.Title.TextStyle.Font.Size = size }
+	room := w - 2*legendPadding
+	if p.Title.Text == "" || p.Title.TextStyle.Rectangle(p.Title.Text).Size().X <= room {
+		return restore
+	}
+	for s := size - 0.5; s >= minTitleFontSize; s -= 0.5 {
+		p.Title.TextStyle.Font.Size = s
+		if p.Title.TextStyle.Rectangle(p.Title.Text).Size().X <= room {
+			break
+		}
+	}
+	return restore
+}
+
 // Drawer is what Render draws: a *plot.Plot, or a figure made of several plots (HeatMap).
 type Drawer interface {
 	Draw(c draw.Canvas)
@@ -44,6 +66,7 @@ func Render(d Drawer, w, h vg.Length) (Figure, error) {
 		h = FigureHeight
 	}
 	if p, ok := d.(*plot.Plot); ok {
+		defer fitTitle(p, w)()
 		if lb := newLegendBelow(p); lb.height > 0 {
 			d, h = lb, h+lb.height
 		}
