@@ -19,27 +19,15 @@ func init() {
 }
 
 // studyOptions maps the reproduction options to the studies'. GEOALIGN_RUN_CACHE, when set, is a
-// run cache shared with the notebooks (build/notebook-cache/gram): finished runs with the same data,
-// configuration, seed and study.CacheVersion are reloaded instead of retrained.
+// run cache shared with the notebooks, which use $GEOALIGN_RUN_CACHE/gram or build/runs/gram
+// (kernel/nb.RunCache): finished runs with the same data, configuration, seed and
+// study.CacheVersion are reloaded instead of retrained.
 func studyOptions(opts Options) study.Options {
-	return study.Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: os.Getenv("GEOALIGN_RUN_CACHE")}
-}
-
-// gramSets loads the three tri-modal sets of the GRAM and HyperGRAM reproductions.
-func gramSets(o study.Options) ([]*gram.Dataset, error) {
-	digits, err := o.Digits()
-	if err != nil {
-		return nil, err
+	o := study.Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache}
+	if d := os.Getenv("GEOALIGN_RUN_CACHE"); d != "" {
+		o.CacheDir = filepath.Join(d, "gram")
 	}
-	tux, err := o.TuxPaint()
-	if err != nil {
-		return nil, err
-	}
-	syn, err := o.Synthetic(0, 0.3)
-	if err != nil {
-		return nil, err
-	}
-	return []*gram.Dataset{digits, tux, syn}, nil
+	return o
 }
 
 // withVerdicts appends the verdict lines to a table's provenance notes.
@@ -54,7 +42,7 @@ func withVerdicts(t *report.Table, vs []study.Verdict) *report.Table {
 // recipe) on the three sets. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
 func gramTable1(opts Options) ([]*report.Table, error) {
 	o := studyOptions(opts)
-	sets, err := gramSets(o)
+	sets, err := o.Sets()
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +109,7 @@ func gramFigures(opts Options) error {
 	if err := save.table("initial-gradients", tg, nil); err != nil {
 		return err
 	}
-	sets, err := gramSets(o)
+	sets, err := o.Sets()
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func init() {
 // three sets. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
 func hypergramTable1(opts Options) ([]*report.Table, error) {
 	o := studyOptions(opts)
-	sets, err := gramSets(o)
+	sets, err := o.Sets()
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func hypergramTable1(opts Options) ([]*report.Table, error) {
 func hypergramFigures(opts Options) error {
 	o := studyOptions(opts)
 	save := figureSaver{dir: filepath.Join(opts.Out, "hypergram")}
-	sets, err := gramSets(o)
+	sets, err := o.Sets()
 	if err != nil {
 		return err
 	}

@@ -51,6 +51,9 @@ type Verdict struct {
 	Data        string // which data (set by the study)
 }
 
+// Markdown is the verdict line a notebook shows (kernel/nb.Show).
+func (v Verdict) Markdown() string { return v.Statement }
+
 // Compare builds the verdict of claim "a > b" from paired per-seed values of the two labelled
 // models.
 func Compare(claim, aLabel string, a []float64, bLabel string, b []float64) Verdict {

@@ -112,6 +112,24 @@ func (o Options) Synthetic(richness int, uninformativeAudio float64) (*gram.Data
 	return gram.SyntheticTriModal(cfg, cfg.N/6)
 }
 
+// Sets loads the three tri-modal sets of the GRAM and HyperGRAM studies, in this order: FSDD
+// digits, Tux Paint stamps and the synthetic set with 30 % uninformative audio.
+func (o Options) Sets() ([]*gram.Dataset, error) {
+	digits, err := o.Digits()
+	if err != nil {
+		return nil, err
+	}
+	tux, err := o.TuxPaint()
+	if err != nil {
+		return nil, err
+	}
+	syn, err := o.Synthetic(0, 0.3)
+	if err != nil {
+		return nil, err
+	}
+	return []*gram.Dataset{digits, tux, syn}, nil
+}
+
 // Epochs is the number of training epochs for a dataset: enough for the test R@1 to plateau
 // (Tux Paint's 740 stamps overfit after ≈ 20 epochs; digits saturate within 5).
 func (o Options) Epochs(d *gram.Dataset) int {
