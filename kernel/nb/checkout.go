@@ -4,13 +4,14 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/geoalign/geoalign/lib/checkout"
+	"github.com/geoalign/geoalign/lib/runcache"
 )
 
-// Root is the geoalign checkout this notebook runs in (lib/checkout: the go.mod of module
-// github.com/geoalign/geoalign above the notebook's directory).
+// Root is the geoalign checkout this notebook runs in: $GEOALIGN_ROOT, else the go.mod of module
+// github.com/geoalign/geoalign above the notebook's directory, where GoNB runs every cell
+// (runcache.ModuleRoot, the one place that finds it).
 func Root() string {
-	return Must1(checkout.Root())
+	return Must1(runcache.ModuleRoot())
 }
 
 // Path is filepath.Join(Root(), elem...).
@@ -37,14 +38,14 @@ func OutDir() string {
 	return Path("build", "figures")
 }
 
-// RunCache is the directory in which a paper's studies checkpoint their runs and from which they
-// reload finished ones instead of training again: $GEOALIGN_RUN_CACHE/<paper> if set, else
-// build/runs/<paper> of the checkout (git-ignored). Every GoNB cell is a new program, so this is
-// how a later cell, or a later execution, finds the models an earlier one trained. The studies
-// key their runs by configuration and scale, so the small and the full configuration share it.
-func RunCache(paper string) string {
+// RunCache is the root of the run cache: $GEOALIGN_RUN_CACHE if set, else build/runs of the
+// checkout (git-ignored). lib/runcache keeps each run in <RunCache>/<paper>/<key>/ with its
+// spec.json, and a study given this root reloads finished runs instead of training them again —
+// every GoNB cell is a new program, so this is how a later cell, or a later execution, finds the
+// models an earlier one trained. `make figures` uses the same root when GEOALIGN_RUN_CACHE is set.
+func RunCache() string {
 	if d := os.Getenv("GEOALIGN_RUN_CACHE"); d != "" {
-		return filepath.Join(d, paper)
+		return d
 	}
-	return Path("build", "runs", paper)
+	return Path("build", "runs")
 }

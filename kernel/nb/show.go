@@ -67,7 +67,8 @@ func Markdown(md string) {
 // Show displays each item, saving nothing:
 //   - a *report.Table, a *plot.Plot or another report.Drawer (a heat map), a report.Figure;
 //   - anything with a `Markdown() string` method (a study's verdict);
-//   - a reproduce.Claim, as one line; a []reproduce.Claim, as one table;
+//   - a reproduce.Claim, as the line the claim rule writes for it (Claim.String), and a
+//     []reproduce.Claim as one such line per claim;
 //   - a string, as Markdown; an error, by panicking with it;
 //   - a slice or a pointer, item by item; a struct (a study's section), field by exported field,
 //     showing only the fields of the kinds above (so its names and numbers are not printed);
@@ -101,9 +102,9 @@ func showDisplayable(x any) bool {
 	case interface{ Markdown() string }:
 		Markdown(v.Markdown())
 	case reproduce.Claim:
-		Markdown(claimLine(v))
+		Markdown(claimMarkdown(v))
 	case []reproduce.Claim:
-		Markdown(claimsTable(v))
+		Markdown(claimsMarkdown(v))
 	case string:
 		Markdown(v)
 	default:

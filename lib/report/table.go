@@ -10,15 +10,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/geoalign/geoalign/lib/data"
 )
 
-// DataKind says what kind of data a result was computed on.
-type DataKind string
+// DataKind says what kind of data a result was computed on (lib/data.Kind, named here for tables).
+type DataKind = data.Kind
 
+// The kinds of data, as lib/data defines them.
 const (
-	Real         DataKind = "real"
-	LabelDerived DataKind = "label-derived" // real annotations turned into features (e.g. Charades action labels)
-	Synthetic    DataKind = "synthetic"
+	Real         = data.Real
+	LabelDerived = data.LabelDerived
+	Synthetic    = data.Synthetic
 )
 
 // Provenance records what a table was computed from. Every rendered table states it.

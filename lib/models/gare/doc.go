@@ -54,6 +54,6 @@
 // BlockScorer (streaming evaluation) and CandidateScorer (two-stage re-ranking); ScoreMeanCosine is
 // the dual-tower first stage cos(t_i, v̄_j). Model.Evaluate gives R@1/5/10, MdR and MnR both ways.
 //
-// Package study builds the paper's tables and figures on this model; cmd/gare-memory measures the
+// lib/studies/garestudy builds the paper's tables and figures on this model; cmd/gare-memory measures the
 // memory of Δ-for-every-pair inference against the number of videos.
 package gare

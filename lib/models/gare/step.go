@@ -20,7 +20,7 @@ const DefaultTextChunk = 16
 
 // SingleGraphStep, as TrainOptions.TextChunk, selects the single-graph step: forward, backward and
 // update of the whole batch in one executable, every [A, B, D] tensor of the batch and its gradient
-// alive at once. It is the step every committed GARE result was trained with (lib/models/gare/study
+// alive at once. It is the step every committed GARE result was trained with (lib/studies/garestudy
 // keeps it, so that its cached runs and tables are reproduced bit for bit).
 const SingleGraphStep = -1
 

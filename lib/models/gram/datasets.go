@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/data/trimodal"
-	"github.com/geoalign/geoalign/lib/report"
 )
 
 // TriModalNames are the modality names of the tri-modal sets, anchor first.
@@ -26,7 +26,7 @@ func fromTriModal(s *trimodal.Set) (*Split, error) {
 // pairSeed, and the word of its digit), so it is evaluated with class-level relevance
 // (SameLabel): only ten distinct texts exist. Features are standardised with train statistics.
 func LoadDigits(cache string, pairSeed uint64) (*Dataset, error) {
-	d := &Dataset{Name: "FSDD digits", Kind: report.Real, Modalities: TriModalNames,
+	d := &Dataset{Name: "FSDD digits", Kind: data.Real, Modalities: TriModalNames,
 		Notes: []string{
 			"FSDD spoken digits (pooled log-mel) ↔ sklearn 8×8 handwritten digits ↔ GloVe-100 number words; official FSDD split (recordings 0–4 test)",
 			"class-level pairing and relevance: any tuple of the query's digit is a hit (only 10 distinct texts)",
@@ -61,7 +61,7 @@ func LoadDigits(cache string, pairSeed uint64) (*Dataset, error) {
 // track's meta_<split>.tsv), for HyperGRAM's volume–text-length correlation. Features are
 // standardised with train statistics.
 func LoadTuxPaint(cache string) (*Dataset, error) {
-	d := &Dataset{Name: "Tux Paint stamps", Kind: report.Real, Modalities: TriModalNames,
+	d := &Dataset{Name: "Tux Paint stamps", Kind: data.Real, Modalities: TriModalNames,
 		Notes: []string{
 			"Tux Paint stamps: English caption (mean GloVe-100) ↔ stamp image (32×32) ↔ human-spoken French caption (pooled log-mel); every 5th stamp is test",
 			"instance-level relevance, except that stamps with identical text features answer each other's captions (e.g. the 21 test captions \"The letter X.\": single letters have no GloVe vector)",
@@ -183,7 +183,7 @@ func SyntheticTriModal(cfg synth.TriModalConfig, nTest int) (*Dataset, error) {
 	d := &Dataset{
 		Name: fmt.Sprintf("synthetic tri-modal (depth %d, branching %d, richness %d, gap %g, noise %v, uninformative audio %g)",
 			cfg.Depth, cfg.Branching, cfg.RichnessLevels, cfg.Gap, cfg.Noise, cfg.UninformativeAudio),
-		Kind: report.Synthetic, Modalities: TriModalNames,
+		Kind: data.Synthetic, Modalities: TriModalNames,
 		Train: all.Subset(idx(0, nTrain)), Test: all.Subset(idx(nTrain, cfg.N)),
 		Notes: []string{fmt.Sprintf("lib/data/synth.GenerateTriModal seed %d: %d leaf concepts, class-level relevance (a tuple answers a text when its leaf lies under the text's concept)",
 			cfg.Seed, len(h.Leaves))},

@@ -46,14 +46,12 @@
 // TrainConfig.VideoChunk = SingleGraphStep selects the single graph, which every committed result
 // used (Scale.Training keeps it).
 //
-// # Experiments (experiments.go, study.go, figures.go)
+// # Experiments
 //
-// Setup is a PRVR benchmark (LoadCharadesSTA: the label-derived Charades-STA track with its zero-training
-// floors; SyntheticSetup: lib/data/synth), Variant a model/objective change (Table 1's Euclidean-only and
-// MS-SL-like models, Table 2's ablations), Scale a size (CIScale, AblationScale, FullScale). A Study runs
-// variants over seeds (optionally checkpointing every run in a cache, so that long studies resume) and
-// builds Table 1, Table 2, Fig. 3–6 with Findings: the paper's claim, our verdict by a paired comparison
-// over seeds, and the numbers. lib/reproduce/hlformer.go and notebooks/13-hlformer.ipynb call it.
+// The benchmarks, variants, scales, tables and figures built on this model live in
+// lib/studies/hlformerstudy; this package holds the model, its loss wiring, training step and scoring
+// only. POPDistances (the distances of clip, frame and query embeddings from the origin of the POP
+// space, HLFormer Fig. 5) is here because it inspects a trained model.
 //
 // # Configurations
 //

@@ -1,0 +1,222 @@
+package garestudy
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/geoalign/geoalign/lib/models/gare"
+	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/gomlx/compute"
+)
+
+// GradientStats aggregates gare.PairGradients over probe batches (GARE Fig. 2, 4, 7): per
+// dimension, the mean and variance over anchors of the positive gradient, of the summed negative
+// gradient and of the total gradient on t_i; and per-anchor summaries.
+type GradientStats struct {
+	Name                      string
+	PosMean, NegMean, SumMean []float64 // SumMean: positive + summed negatives (what a_ii's anchor receives)
+	PosVar, NegVar, SumVar    []float64
+	TotMean, TotVar           []float64 // total gradient on t_i through every path
+
+	// Means over anchors: cos(positive, summed negatives); ‖pos + neg‖ / (‖pos‖ + ‖neg‖); norms.
+	CosPosNeg, Cancellation     float64
+	PosNorm, NegNorm, TotNorm   float64
+	NegPairNorm, NegPairMaxNorm float64 // mean and max norm of a single negative pair's gradient
+	Anchors                     int
+}
+
+// Gradients probes `batches` random batches of `batch` training pairs (seeded).
+func Gradients(name string, m *gare.Model, d *gare.Dataset, batches, batch int, seed uint64) (*GradientStats, error) {
+	rng := rand.New(rand.NewPCG(seed, 0x67726164))
+	dim := m.Config.Dim
+	var pos, neg, sum, tot [][]float64
+	st := &GradientStats{Name: name}
+	var negPair, negMax []float64
+	for range batches {
+		idx := rng.Perm(d.NumTexts)[:batch]
+		g, err := m.Gradients(d, idx)
+		if err != nil {
+			return nil, err
+		}
+		for i := range g.Positive {
+			s := make([]float64, dim)
+			for k := range s {
+				s[k] = g.Positive[i][k] + g.NegativeSum[i][k]
+			}
+			pos, neg, sum, tot = append(pos, g.Positive[i]), append(neg, g.NegativeSum[i]), append(sum, s), append(tot, g.Total[i])
+			np, nn, ns := vnorm(g.Positive[i]), vnorm(g.NegativeSum[i]), vnorm(s)
+			st.CosPosNeg += dotv(g.Positive[i], g.NegativeSum[i]) / (np * nn)
+			st.Cancellation += ns / (np + nn)
+			st.PosNorm += np
+			st.NegNorm += nn
+			st.TotNorm += vnorm(g.Total[i])
+		}
+		negPair = append(negPair, g.NegativeMeanNorm...)
+		negMax = append(negMax, g.NegativeMaxNorm...)
+	}
+	n := float64(len(pos))
+	st.Anchors = len(pos)
+	st.CosPosNeg /= n
+	st.Cancellation /= n
+	st.PosNorm /= n
+	st.NegNorm /= n
+	st.TotNorm /= n
+	st.NegPairNorm = mean(negPair)
+	st.NegPairMaxNorm = mean(negMax)
+	st.PosMean, st.PosVar = perDim(pos)
+	st.NegMean, st.NegVar = perDim(neg)
+	st.SumMean, st.SumVar = perDim(sum)
+	st.TotMean, st.TotVar = perDim(tot)
+	return st, nil
+}
+
+func perDim(rows [][]float64) (m, v []float64) {
+	d := len(rows[0])
+	m, v = make([]float64, d), make([]float64, d)
+	for _, r := range rows {
+		for k, x := range r {
+			m[k] += x / float64(len(rows))
+		}
+	}
+	for _, r := range rows {
+		for k, x := range r {
+			v[k] += (x - m[k]) * (x - m[k]) / float64(max(len(rows)-1, 1))
+		}
+	}
+	return m, v
+}
+
+func vnorm(x []float64) float64 { return math.Sqrt(dotv(x, x)) }
+
+func dotv(x, y []float64) float64 {
+	s := 0.0
+	for i := range x {
+		s += x[i] * y[i]
+	}
+	return s
+}
+
+func mean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// meanAbs is the mean of |x|.
+func meanAbs(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += math.Abs(v)
+	}
+	return s / float64(len(x))
+}
+
+// DynamicsPoint summarises gare.PairGeometry on the probe at one training step (GARE Fig. 8).
+type DynamicsPoint struct {
+	Step                             int
+	AngleGapPos, AngleGapNeg         float64 // ∠(Δ_ij, v̄_j − t_i), degrees
+	AngleTextPos, AngleTextNeg       float64 // ∠(Δ_ij, t_i)
+	TextNorm, AdjNormPos, AdjNormNeg float64 // ‖t_i‖, ‖t_i + Δ_ij‖
+	DistPos, DistNeg                 float64 // ‖t_i + Δ_ij − v_ij‖
+	BaseDistPos, BaseDistNeg         float64 // ‖t_i − v_ij‖
+}
+
+// Dynamics trains cfg under protocol p (seed) while probing the geometry of the first `probe`
+// training pairs every `every` steps; it returns the curve and the run's evaluation.
+func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train, test *gare.Dataset, seed uint64, probe, every int) ([]DynamicsPoint, *gare.Model, error) {
+	pre, err := p.Pretrained(b, train, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := gare.New(b, cfg, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := m.CopyEncodersFrom(pre); err != nil {
+		return nil, nil, err
+	}
+	var pts []DynamicsPoint
+	_, err = m.Train(train, gare.TrainOptions{Seed: seed, Quiet: true, TextChunk: StudyStep, Every: every, OnStep: func(step int) error {
+		g, err := m.Geometry(train, probe)
+		if err != nil {
+			return err
+		}
+		pts = append(pts, summarizeGeometry(step, g))
+		return nil
+	}})
+	if err != nil {
+		return nil, nil, err
+	}
+	return pts, m, nil
+}
+
+func summarizeGeometry(step int, g *gare.PairGeometry) DynamicsPoint {
+	pm := func(grid [][]float64) (float64, float64) {
+		p, n := gare.PositiveNegative(grid)
+		return mean(p), mean(n)
+	}
+	var d DynamicsPoint
+	d.Step = step
+	if g.AngleGap != nil {
+		d.AngleGapPos, d.AngleGapNeg = pm(g.AngleGap)
+		d.AngleTextPos, d.AngleTextNeg = pm(g.AngleText)
+	}
+	d.TextNorm = mean(g.TextNorm)
+	d.AdjNormPos, d.AdjNormNeg = pm(g.AdjustedNorm)
+	d.DistPos, d.DistNeg = pm(g.Dist)
+	d.BaseDistPos, d.BaseDistNeg = pm(g.BaseDist)
+	return d
+}
+
+// CoveragePoint is the two-stage mode at one shortlist size K.
+type CoveragePoint struct {
+	K                  int
+	Coverage, Complete float64 // of the full GARE ranking's top-10 (mean fraction, all-10 fraction)
+	Reranked           retrieval.Metrics
+}
+
+// TwoStage evaluates the two-stage mode of GARE Appendix I on test: a dual-tower shortlist of K
+// videos per text by cos(t_i, v̄_j), then GARE's Δ-adjusted scores on the shortlist only. The
+// second stage reads the pair scores from the full GARE matrix (scores are per pair, so this is
+// the same number the Scorer's CandidateScorer computes for the shortlisted pairs), which also
+// gives the full ranking's top-10 for the coverage. It returns the curve over ks, the full GARE
+// metrics and the cosine-only metrics.
+func TwoStage(m *gare.Model, test *gare.Dataset, ks []int) ([]CoveragePoint, retrieval.Metrics, retrieval.Metrics, error) {
+	full, err := m.NewScorer(test, test.Videos(), gare.ScorerOptions{})
+	if err != nil {
+		return nil, retrieval.Metrics{}, retrieval.Metrics{}, err
+	}
+	mat, err := full.Matrix()
+	if err != nil {
+		return nil, retrieval.Metrics{}, retrieval.Metrics{}, err
+	}
+	cheap, err := m.NewScorer(test, test.Videos(), gare.ScorerOptions{Mode: gare.ScoreMeanCosine})
+	if err != nil {
+		return nil, retrieval.Metrics{}, retrieval.Metrics{}, err
+	}
+	cheapMat, err := cheap.Matrix()
+	if err != nil {
+		return nil, retrieval.Metrics{}, retrieval.Metrics{}, err
+	}
+	fullRes, err := retrieval.Evaluate[float32](mat, test.VideoOf, retrieval.Options{})
+	if err != nil {
+		return nil, retrieval.Metrics{}, retrieval.Metrics{}, err
+	}
+	var pts []CoveragePoint
+	var cheapM retrieval.Metrics
+	for _, k := range ks {
+		if k > test.NumVideos {
+			continue
+		}
+		r, err := retrieval.TwoStage[float32](cheapMat, mat, test.VideoOf, retrieval.TwoStageOptions{Shortlist: k, CoverageTop: 10})
+		if err != nil {
+			return nil, retrieval.Metrics{}, retrieval.Metrics{}, fmt.Errorf("two-stage K = %d: %w", k, err)
+		}
+		cheapM = r.Cheap.T2V
+		pts = append(pts, CoveragePoint{K: k, Coverage: r.Coverage.Mean, Complete: r.Coverage.Complete, Reranked: r.Reranked})
+	}
+	return pts, fullRes.T2V, cheapM, nil
+}

@@ -1,0 +1,78 @@
+package garestudy
+
+import (
+	"github.com/geoalign/geoalign/lib/models/gare"
+)
+
+// Scale is the size of a reproduction: Small runs in CI (the notebook headless in a few minutes),
+// Full produces the committed figures and tables (make figures).
+type Scale struct {
+	Name  string
+	Seeds []uint64
+
+	// Charades pairs (0: the whole split).
+	CharadesTrain, CharadesTest int
+
+	// Model and protocol.
+	Dim, TemporalLayers, TemporalHeads, Batch int
+	PretrainEpochs, Epochs                    int
+	PretrainLR, LR, ProjectionLR              float64
+
+	// Synthetic false-negative benchmark: pairs generated, of which the first SynthTrain train.
+	SynthPairs, SynthTrain int
+	FalseNegativeRates     []float64
+
+	// ProbePairs: size of the gradient / geometry probes; DynamicsEvery: steps between probes.
+	ProbePairs, DynamicsEvery int
+}
+
+// SmallScale is the CI-sized configuration (notebook default; a few minutes on 2 cores).
+func SmallScale() Scale {
+	return Scale{
+		Name: "small", Seeds: []uint64{1, 2, 3},
+		CharadesTrain: 1024, CharadesTest: 500,
+		Dim: 32, TemporalLayers: 1, TemporalHeads: 2, Batch: 64,
+		PretrainEpochs: 15, Epochs: 2, PretrainLR: 1e-3, LR: 1e-3, ProjectionLR: 1e-6,
+		SynthPairs: 1400, SynthTrain: 1024, FalseNegativeRates: []float64{0, 0.5},
+		ProbePairs: 64, DynamicsEvery: 4,
+	}
+}
+
+// CIScale is the Table 1 analogue of `make reproduce-table1 PAPER=gare` (≤ 2 minutes on 2 cores):
+// 2,048 Charades training pairs, 1,000 test pairs, D = 64.
+func CIScale() Scale {
+	s := SmallScale()
+	s.Name = "ci"
+	s.CharadesTrain, s.CharadesTest = 2048, 1000
+	s.Dim, s.TemporalHeads, s.Batch = 64, 4, 128
+	s.PretrainEpochs, s.Epochs = 20, 3
+	return s
+}
+
+// FullScale is the configuration of the committed figures: the whole Charades split, D = 128, one
+// temporal layer, batch 128, 5 + 3 epochs.
+func FullScale() Scale {
+	return Scale{
+		Name: "full", Seeds: []uint64{1, 2, 3},
+		Dim: 128, TemporalLayers: 1, TemporalHeads: 4, Batch: 128,
+		PretrainEpochs: 5, Epochs: 3, PretrainLR: 1e-3, LR: 1e-3, ProjectionLR: 1e-6,
+		SynthPairs: 5000, SynthTrain: 4000, FalseNegativeRates: []float64{0, 0.3, 0.6},
+		ProbePairs: 128, DynamicsEvery: 10,
+	}
+}
+
+// Config is the stage-2 GARE configuration (the official code's, see gare.DefaultConfig) at this
+// scale for features of the given widths.
+func (s Scale) Config(textDim, videoDim int) gare.Config {
+	c := gare.DefaultConfig()
+	c.Dim, c.TextInputDim, c.VideoInputDim = s.Dim, textDim, videoDim
+	c.Words = CharadesWords
+	c.TemporalLayers, c.TemporalHeads, c.Batch = s.TemporalLayers, s.TemporalHeads, s.Batch
+	c.Epochs, c.LearningRate, c.ProjectionLearningRate = s.Epochs, s.LR, s.ProjectionLR
+	return c
+}
+
+// Protocol is the two-stage protocol at this scale for base.
+func (s Scale) Protocol(base gare.Config) *Protocol {
+	return &Protocol{Base: base, PretrainEpochs: s.PretrainEpochs, PretrainLR: s.PretrainLR, Seeds: s.Seeds}
+}

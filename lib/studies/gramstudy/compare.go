@@ -1,0 +1,146 @@
+package gramstudy
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/geoalign/geoalign/lib/models/gram"
+	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
+	"gonum.org/v1/gonum/stat"
+)
+
+// Metric is one retrieval number of an evaluation: R@K of text → data (T2V) or data → text.
+type Metric struct {
+	Name string // as tables and claims name it
+	K    int
+	V2T  bool // data → text instead of text → data
+}
+
+// The metrics of the tables.
+var (
+	T2VR1  = Metric{Name: "T→V+A R@1", K: 1}
+	V2TR1  = Metric{Name: "V+A→T R@1", K: 1, V2T: true}
+	T2VR10 = Metric{Name: "T→V+A R@10", K: 10}
+	V2TR10 = Metric{Name: "V+A→T R@10", K: 10, V2T: true}
+)
+
+// Of reads the metric from an evaluation.
+func (m Metric) Of(e gram.Evaluation) float64 {
+	if m.V2T {
+		return e.V2T.R(m.K)
+	}
+	return e.T2V.R(m.K)
+}
+
+// Random is the metric's expected value (%) under a uniformly random ranking of the test split of
+// emb: a query with r relevant items among N has a relevant one in the top K with probability
+// 1 − C(N − r, K) / C(N, K) (closed form, averaged over the queries). Relevance is emb's
+// (class-level) or the diagonal (instance-level). It is the level of the rule's collapse gate.
+func (m Metric) Random(emb *gram.Embeddings) float64 {
+	n := emb.N
+	total := 0.0
+	for q := 0; q < n; q++ {
+		r := 1
+		if emb.Relevant != nil {
+			r = 0
+			for j := 0; j < n; j++ {
+				if (!m.V2T && emb.Relevant(q, j)) || (m.V2T && emb.Relevant(j, q)) {
+					r++
+				}
+			}
+		}
+		miss := 1.0 // C(n − r, K) / C(n, K) = Π_{i<K} (n − r − i) / (n − i)
+		for i := 0; i < m.K; i++ {
+			miss *= math.Max(float64(n-r-i), 0) / float64(n-i)
+		}
+		total += 1 - miss
+	}
+	return 100 * total / float64(n)
+}
+
+// Values applies m to every run's own evaluation.
+func Values(runs []*Run, m Metric) []float64 {
+	out := make([]float64, len(runs))
+	for i, r := range runs {
+		out[i] = m.Of(r.Eval)
+	}
+	return out
+}
+
+// Cell is "mean ± std" of a metric over runs.
+func Cell(runs []*Run, m Metric) string { return report.Summarize(Values(runs, m)).Format(1) }
+
+// Paper names every claim of the GRAM and HyperGRAM studies in claims.json and REPORT.md: the
+// Holm family of the claim rule is one paper's claims.
+const (
+	PaperGRAM      = "GRAM (ICLR 2025)"
+	PaperHyperGRAM = "HyperGRAM (CVPR 2026)"
+)
+
+// sample is the runs' per-seed values of m as a sample of the claim rule. GRAM trains a fixed number
+// of epochs and evaluates the last one (no model selection), so the best epoch is not recorded.
+func sample(label string, runs []*Run, m Metric) reproduce.Sample {
+	s := reproduce.Sample{Name: label, Values: Values(runs, m), Learned: true}
+	for _, r := range runs {
+		s.Seeds = append(s.Seeds, r.Seed)
+	}
+	return s
+}
+
+// Compare declares the claim "b beats a" on the retrieval metric m over the runs' seeds on d, for the
+// claim rule (reproduce.Decide): R@K's best value is 100 (the ceiling gate: FSDD digits reach it) and
+// its random-ranking level is computed from the test split (the collapse gate). GRAM has no
+// zero-training floor: its modalities live in different feature spaces (pixels, log-mel, GloVe), so
+// no similarity exists before training.
+func Compare(paper, claim, paperFigure string, d *gram.Dataset, m Metric, aLabel string, a []*Run, bLabel string, b []*Run) reproduce.Comparison {
+	c := reproduce.Comparison{Paper: paper, Claim: claim, PaperFigure: paperFigure, Data: dataLabel(d),
+		Metric: m.Name, Higher: true, A: sample(aLabel, a, m), B: sample(bLabel, b, m), Best: 100}
+	if len(b) > 0 && b[0].Test != nil {
+		c.Random = m.Random(b[0].Test)
+	}
+	return c
+}
+
+// measured is a per-seed measurement of runs (not a retrieval metric) as a sample of the claim rule.
+func measured(label string, runs []*Run, values []float64) reproduce.Sample {
+	s := reproduce.Sample{Name: label, Values: values}
+	for _, r := range runs {
+		s.Seeds = append(s.Seeds, r.Seed)
+	}
+	return s
+}
+
+// Pearson is the Pearson correlation of x and y (gonum).
+func Pearson(x, y []float64) float64 { return stat.Correlation(x, y, nil) }
+
+// provenance is the table provenance shared by the studies' tables.
+func provenance(o Options, data []*gram.Dataset, behavior string, notes ...string) report.Provenance {
+	p := report.Provenance{Seeds: o.seeds(), Behavior: behavior}
+	kinds := map[report.DataKind]bool{}
+	for i, d := range data {
+		if i > 0 {
+			p.Data += "; "
+		}
+		p.Data += d.Name
+		kinds[d.Kind] = true
+		p.Notes = append(p.Notes, d.Notes...)
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d training epochs, %d train / %d test samples", ShortName(d), o.Epochs(d), d.Train.N, d.Test.N))
+	}
+	switch {
+	case len(kinds) > 1:
+		p.Kind = report.DataKind("real and synthetic")
+	case kinds[report.Real]:
+		p.Kind = report.Real
+	default:
+		p.Kind = report.Synthetic
+	}
+	size := "CI-sized configuration"
+	if o.Full {
+		size = "full configuration (FULL=1)"
+	}
+	p.Notes = append(p.Notes, size,
+		"verdicts: the claims of this table are decided by the project's one claim rule (lib/reproduce) and listed in claims.json and figures/REPORT.md")
+	p.Notes = append(p.Notes, notes...)
+	return p
+}

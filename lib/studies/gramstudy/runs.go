@@ -1,0 +1,338 @@
+package gramstudy
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/data/synth"
+	"github.com/geoalign/geoalign/lib/models/gram"
+	"github.com/geoalign/geoalign/lib/progress"
+	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/runcache"
+	"github.com/gomlx/compute"
+)
+
+// Options size the studies. The zero value is the CI-sized configuration with the default seeds.
+type Options struct {
+	// Full selects the full configuration (more epochs, larger synthetic sets, 5 seeds).
+	Full bool
+	// Seeds (nil: 1, 2, 3 in CI, 1…5 in full runs).
+	Seeds []int64
+	// DataCache is where `make data` put the real tracks; "" searches datasets/cache upwards from
+	// the working directory (notebooks run in notebooks/).
+	DataCache string
+	// Verbose shows a progress bar per training run (Progress: one bar per model over its seeds).
+	Verbose, Progress bool
+	// CacheDir, when set, checkpoints every run under CacheDir/<hash of data, variant, epochs,
+	// seed>/ and reloads finished runs instead of training them again (notebook cells run as
+	// separate programs and share trained models this way).
+	CacheDir string
+	// Backend (nil: lib/backend.MustNew()).
+	Backend compute.Backend
+}
+
+func (o Options) seeds() []int64 {
+	if len(o.Seeds) > 0 {
+		return o.Seeds
+	}
+	if o.Full {
+		return []int64{1, 2, 3, 4, 5}
+	}
+	return []int64{1, 2, 3}
+}
+
+func (o Options) backend() compute.Backend {
+	if o.Backend != nil {
+		return o.Backend
+	}
+	return backend.MustNew()
+}
+
+// cache returns the data cache directory.
+func (o Options) cache() (string, error) {
+	if o.DataCache != "" {
+		return o.DataCache, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		c := filepath.Join(dir, "datasets", "cache")
+		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
+			return c, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("study: no datasets/cache above the working directory: run `make data` (or set Options.DataCache)")
+		}
+		dir = parent
+	}
+}
+
+// Digits loads the FSDD digits set (class-level).
+func (o Options) Digits() (*gram.Dataset, error) {
+	c, err := o.cache()
+	if err != nil {
+		return nil, err
+	}
+	return gram.LoadDigits(c, 1)
+}
+
+// TuxPaint loads the Tux Paint stamps set (instance-level).
+func (o Options) TuxPaint() (*gram.Dataset, error) {
+	c, err := o.cache()
+	if err != nil {
+		return nil, err
+	}
+	return gram.LoadTuxPaint(c)
+}
+
+// SyntheticConfig is the synthetic tri-modal benchmark of the studies: a concept tree of depth 3 and
+// branching 4 (64 leaf concepts), 32-d modalities with a modality gap of 1 and noise 0.3, seed 1.
+// richness is synth's RichnessLevels (0: every text names its leaf) and uninformativeAudio the
+// fraction of audio clips that carry no concept.
+func (o Options) SyntheticConfig(richness int, uninformativeAudio float64) synth.TriModalConfig {
+	n := 3000
+	if o.Full {
+		n = 6000
+	}
+	return synth.TriModalConfig{Seed: 1, Depth: 3, Branching: 4, LatentDim: 16, LevelDecay: 0.6,
+		Dims: [3]int{32, 32, 32}, N: n, RichnessLevels: richness, Gap: 1,
+		Noise: [3]float64{0.3, 0.3, 0.3}, UninformativeAudio: uninformativeAudio}
+}
+
+// Synthetic draws the synthetic benchmark (SyntheticConfig), with a sixth of it as the test split.
+func (o Options) Synthetic(richness int, uninformativeAudio float64) (*gram.Dataset, error) {
+	cfg := o.SyntheticConfig(richness, uninformativeAudio)
+	return gram.SyntheticTriModal(cfg, cfg.N/6)
+}
+
+// Sets loads the three tri-modal sets of the GRAM and HyperGRAM studies, in this order: FSDD
+// digits, Tux Paint stamps and the synthetic set with 30 % uninformative audio.
+func (o Options) Sets() ([]*gram.Dataset, error) {
+	digits, err := o.Digits()
+	if err != nil {
+		return nil, err
+	}
+	tux, err := o.TuxPaint()
+	if err != nil {
+		return nil, err
+	}
+	syn, err := o.Synthetic(0, 0.3)
+	if err != nil {
+		return nil, err
+	}
+	return []*gram.Dataset{digits, tux, syn}, nil
+}
+
+// Epochs is the number of training epochs for a dataset: enough for the test R@1 to plateau
+// (Tux Paint's 740 stamps overfit after ≈ 20 epochs; digits saturate within 5).
+func (o Options) Epochs(d *gram.Dataset) int {
+	var ci, full int
+	switch {
+	case d.Train.N < 1000: // Tux Paint
+		ci, full = 20, 30
+	case d.Kind == report.Real: // digits: saturated (100 % T→V+A R@1) within 3 epochs
+		ci, full = 3, 10
+	default: // synthetic
+		ci, full = 8, 12
+	}
+	if o.Full {
+		return full
+	}
+	return ci
+}
+
+// Variant is a row of a comparison: a model configuration, optionally continued from another
+// trained configuration (GRAM's recipe: a cosine-trained VAST model further trained with the volume
+// loss), splitting the epochs between the two stages.
+type Variant struct {
+	Label  string
+	Config gram.Config
+	// WarmStart, when set, is trained first for the first half of the epochs; Config then trains
+	// the second half starting from its encoders (Trainer.InitFrom).
+	WarmStart *gram.Config
+}
+
+// Run is one trained model of a study.
+type Run struct {
+	Variant Variant
+	Data    *gram.Dataset
+	Seed    int64
+	Trainer *gram.Trainer
+	History []gram.EpochStats // of the last stage (the warm stage's history is in WarmHistory)
+	// WarmHistory is the warm-start stage's history (nil without WarmStart).
+	WarmHistory []gram.EpochStats
+	Test        *gram.Embeddings
+	Eval        gram.Evaluation // the model's own score on the test split
+}
+
+// Train trains variant v on d with one seed: cfg.Epochs = o.Epochs(d) (split in two with a warm
+// start), cfg.Seed = seed, and evaluates the final model on the test split. evalEvery > 0 also
+// evaluates during training (for learning curves and GRAM Fig. 3).
+func (o Options) Train(d *gram.Dataset, v Variant, seed int64, evalEvery int) (*Run, error) {
+	epochs := o.Epochs(d)
+	run := &Run{Variant: v, Data: d, Seed: seed}
+	dir, err := o.runDir(d, v, seed, epochs, evalEvery)
+	if err != nil {
+		return nil, err
+	}
+	mainEpochs := epochs
+	if v.WarmStart != nil {
+		mainEpochs -= epochs / 2
+	}
+	cfg := v.Config
+	cfg.Epochs, cfg.Seed, cfg.Quiet, cfg.EvalEvery = mainEpochs, seed, !o.Verbose, evalEvery
+	if dir != "" {
+		cfg.CheckpointDir, cfg.CheckpointKeep = filepath.Join(dir, "main"), 1
+	}
+	t, err := gram.NewTrainer(o.backend(), d, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if v.WarmStart != nil && t.Epoch() == 0 { // the warm stage is needed unless the main one resumed
+		wc := *v.WarmStart
+		wc.Epochs, wc.Seed, wc.Quiet, wc.EvalEvery = epochs/2, seed, !o.Verbose, evalEvery
+		if dir != "" {
+			wc.CheckpointDir, wc.CheckpointKeep = filepath.Join(dir, "warm"), 1
+		}
+		warm, err := gram.NewTrainer(o.backend(), d, wc)
+		if err != nil {
+			return nil, err
+		}
+		if err := warm.Train(); err != nil {
+			return nil, err
+		}
+		if err := t.InitFrom(warm); err != nil {
+			return nil, err
+		}
+		run.WarmHistory = warm.History
+	} else if v.WarmStart != nil && dir != "" {
+		run.WarmHistory = o.cachedHistory(filepath.Join(dir, "warm"))
+	}
+	if err := t.Train(); err != nil {
+		return nil, err
+	}
+	run.Trainer, run.History = t, t.History
+	if run.Test, err = t.Embed(d.Test); err != nil {
+		return nil, err
+	}
+	if run.Eval, err = gram.Evaluate(o.backend(), run.Test, t.ModelScore()); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// TrainSeeds trains v on d once per seed.
+func (o Options) TrainSeeds(d *gram.Dataset, v Variant, evalEvery int) ([]*Run, error) {
+	var runs []*Run
+	var bar *progress.Bar
+	if o.Progress {
+		bar = progress.New(fmt.Sprintf("%s on %s", v.Label, ShortName(d)), len(o.seeds()))
+		defer bar.Done()
+	}
+	for _, s := range o.seeds() {
+		r, err := o.Train(d, v, s, evalEvery)
+		if err != nil {
+			return nil, fmt.Errorf("%s on %s, seed %d: %w", v.Label, d.Name, s, err)
+		}
+		runs = append(runs, r)
+		if bar != nil {
+			bar.Add(1, fmt.Sprintf("seed %d: T→V+A R@1 %.1f", s, r.Eval.T2V.R(1)))
+		}
+	}
+	return runs, nil
+}
+
+// runDir is the run-cache directory of one run ("" without Options.CacheDir): lib/runcache's key of
+// the full configuration (variant, warm start, epochs, evaluation cadence), a fingerprint of the
+// dataset's content, the seed, and the source of lib/models/gram and lib/train — so a change to any
+// of them trains anew, and nothing needs a hand-bumped version.
+func (o Options) runDir(d *gram.Dataset, v Variant, seed int64, epochs, evalEvery int) (string, error) {
+	if o.CacheDir == "" {
+		return "", nil
+	}
+	cfg := v.Config
+	cfg.Quiet, cfg.CheckpointDir, cfg.CheckpointKeep = false, "", 0
+	spec, err := runcache.NewSpec("gram", struct {
+		Config    gram.Config
+		WarmStart *gram.Config
+		Epochs    int
+		EvalEvery int
+	}{cfg, v.WarmStart, epochs, evalEvery}, fingerprint(d), seed,
+		runcache.Module+"/lib/models/gram", runcache.Module+"/lib/train")
+	if err != nil {
+		return "", err
+	}
+	return runcache.Open(o.CacheDir, spec)
+}
+
+// fingerprint is the sha256 of a dataset's name and content: every split's sizes, features, labels
+// and attributes (relevance is a function of the labels).
+func fingerprint(d *gram.Dataset) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s|%s|%v|", d.Name, d.Kind, d.Modalities)
+	for _, sp := range []*gram.Split{d.Train, d.Val, d.Test} {
+		if sp == nil {
+			h.Write([]byte("none|"))
+			continue
+		}
+		fmt.Fprintf(h, "%d|%v|%v|%t|", sp.N, sp.Dims, sp.Labels, sp.Relevant != nil)
+		for _, f := range sp.Features {
+			binary.Write(h, binary.LittleEndian, f)
+		}
+		for _, k := range slices.Sorted(maps.Keys(sp.Attributes)) {
+			fmt.Fprintf(h, "%s|", k)
+			binary.Write(h, binary.LittleEndian, sp.Attributes[k])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// cachedHistory reads the epoch statistics of a cached run (nil if absent).
+func (o Options) cachedHistory(dir string) []gram.EpochStats {
+	b, err := os.ReadFile(filepath.Join(dir, "history.json"))
+	if err != nil {
+		return nil
+	}
+	var h []gram.EpochStats
+	if json.Unmarshal(b, &h) != nil {
+		return nil
+	}
+	return h
+}
+
+// The model variants the studies compare.
+var (
+	GRAM     = Variant{Label: "GRAM", Config: gram.DefaultConfig()}
+	Pairwise = Variant{Label: "pairwise cosine", Config: gram.PairwiseConfig()}
+	// GRAMFromCosine is GRAM's own recipe: half the epochs with the pairwise-cosine loss (the VAST
+	// stage), then the volume loss from those encoders.
+	GRAMFromCosine = Variant{Label: "GRAM (cosine → volume)", Config: gram.DefaultConfig(), WarmStart: ptr(gram.PairwiseConfig())}
+	HyperGRAM      = Variant{Label: "HyperGRAM", Config: gram.HyperGRAMConfig()}
+	// FixedAlphaHyperGRAM is HyperGRAM's mixture with α held at its initial 0.5 (not learned).
+	FixedAlphaHyperGRAM = Variant{Label: "HyperGRAM, α fixed at 0.5", Config: func() gram.Config {
+		c := gram.HyperGRAMConfig()
+		c.FixedAlpha = true
+		return c
+	}()}
+	// Ensemble is not trained: the average of the GRAM and pure hyperbolic models' −volume scores
+	// (Options.Geometries builds its runs).
+	Ensemble       = Variant{Label: "ensemble of GRAM and pure hyperbolic (scores averaged)"}
+	PureHyperbolic = Variant{Label: "pure hyperbolic", Config: func() gram.Config {
+		c := gram.DefaultConfig()
+		c.Geometry = gram.Hyperbolic
+		return c
+	}()}
+)
+
+func ptr[T any](x T) *T { return &x }

@@ -1,0 +1,415 @@
+package hlformerstudy
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/geoalign/geoalign/lib/models/hlformer"
+
+	"github.com/geoalign/geoalign/lib/data/charades"
+	"github.com/geoalign/geoalign/lib/data/glove"
+	"github.com/geoalign/geoalign/lib/data/prvr"
+	"github.com/geoalign/geoalign/lib/data/synth"
+	"github.com/geoalign/geoalign/lib/data/tracks"
+	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/gomlx/compute"
+)
+
+// Experiments shared by lib/reproduce and notebooks/13-hlformer.ipynb: benchmarks (Setup), model
+// variants (Variant), multi-seed runs and the tables built from them.
+
+// Setup is a PRVR benchmark: train and test splits with their provenance.
+type Setup struct {
+	Name        string
+	Train, Test *prvr.Split
+	Data        string          // provenance line for tables
+	Kind        report.DataKind // label-derived (Charades) or synthetic
+	// Floors are the zero-training baselines on Test (Charades only), by name.
+	Floors map[string]retrieval.Metrics
+	// cache and shared locate the Charades files (for floors and moment annotations).
+	cache, shared string
+}
+
+// CharadesData describes the Charades-STA track in every table.
+const CharadesData = "Charades-STA PRVR, official MS-SL split (train 12,408 queries / 5,338 videos; test 3,720 / 1,334; " +
+	"val = test as in the distributed data); LABEL-DERIVED video features (per-frame multi-hot of the 157 annotated " +
+	"Charades actions ⊕ mean GloVe of their names, 2 fps; not I3D) and GloVe-100d query tokens (not RoBERTa)"
+
+// LoadCharadesSTA loads the Charades-STA PRVR track built by `geoalign data build` under cache (the
+// staged annotations under shared are needed for the zero-training floors and moment times).
+func LoadCharadesSTA(cache, shared string) (*Setup, error) {
+	l := tracks.CharadesLayout(cache, tracks.CharadesSTACollection)
+	tr, err := prvr.Load(l, "train")
+	if err != nil {
+		return nil, fmt.Errorf("hlformer: Charades-STA train (run `make data`): %w", err)
+	}
+	te, err := prvr.Load(l, "test")
+	if err != nil {
+		return nil, fmt.Errorf("hlformer: Charades-STA test (run `make data`): %w", err)
+	}
+	return &Setup{Name: "charades-sta", Train: tr, Test: te, Data: CharadesData, Kind: report.LabelDerived, cache: cache, shared: shared}, nil
+}
+
+// SyntheticData describes the synthetic benchmark in every table.
+const SyntheticData = "synthetic PRVR (lib/data/synth.GeneratePRVR): untrimmed videos as sequences of 2–5 moments of " +
+	"leaf concepts of a depth-3 hierarchy, each query describing one moment (partial relevance); 3/4 of the videos train, 1/4 test"
+
+// SyntheticSetup generates a synthetic PRVR world of the given size (lib/data/synth) and cuts it into
+// train (3/4 of the videos) and test videos.
+func SyntheticSetup(seed uint64, videos int) (*Setup, error) {
+	s, _, err := synth.GeneratePRVR(synth.PRVRConfig{Seed: seed, Depth: 3, Branching: 4, LatentDim: 16, LevelDecay: 0.6,
+		Videos: videos, MomentsMin: 2, MomentsMax: 5, FramesMin: 4, FramesMax: 16, FrameDim: 64, QueryDim: 48,
+		QueriesPerVideo: 2, QueryTokens: 8, FrameNoise: 0.3, TokenNoise: 0.3})
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, videos)
+	for i := range idx {
+		idx[i] = i
+	}
+	cut := videos * 3 / 4
+	return &Setup{Name: "synthetic", Train: hlformer.SubsetVideos(s, idx[:cut], "train"), Test: hlformer.SubsetVideos(s, idx[cut:], "test"),
+		Data: SyntheticData, Kind: report.Synthetic}, nil
+}
+
+// Subset keeps trainVideos random train videos and testVideos random test videos (0: all), for
+// CI-sized runs; the provenance says so.
+func (s *Setup) Subset(trainVideos, testVideos int, seed uint64) *Setup {
+	pick := func(sp *prvr.Split, n int, stream uint64) *prvr.Split {
+		if n <= 0 || n >= sp.NumVideos() {
+			return sp
+		}
+		idx := rand.New(rand.NewPCG(seed, stream)).Perm(sp.NumVideos())[:n]
+		sort.Ints(idx)
+		return hlformer.SubsetVideos(sp, idx, sp.Name)
+	}
+	out := *s
+	out.Train, out.Test = pick(s.Train, trainVideos, 1), pick(s.Test, testVideos, 2)
+	out.Floors = nil
+	out.Data = fmt.Sprintf("%s — SUBSET: %d train videos (%d queries), %d test videos (%d queries), seed %d",
+		s.Data, out.Train.NumVideos(), out.Train.NumQueries(), out.Test.NumVideos(), out.Test.NumQueries(), seed)
+	return &out
+}
+
+// ComputeFloors computes the zero-training baselines of the datasets engineer (lib/data/tracks) on the
+// Charades test split through lib/retrieval: GloVe query tokens vs the GloVe block of the label-derived
+// clips (max over clips), and its content-word variant. No-op for synthetic data.
+func (s *Setup) ComputeFloors() error {
+	if s.Kind != report.LabelDerived {
+		return nil
+	}
+	s.Floors = map[string]retrieval.Metrics{}
+	scores, err := tracks.ZeroShotMaxOverClips(s.Test, tracks.CharadesGloVeOffset, glove.Dim)
+	if err != nil {
+		return err
+	}
+	res, err := hlformer.EvaluateScores(scores, s.Test)
+	if err != nil {
+		return err
+	}
+	s.Floors["zero-training floor: GloVe tokens, max over clips"] = res.T2V
+	g, err := glove.ReadText(filepath.Join(s.cache, "glove", "glove100_subset.txt"))
+	if err != nil {
+		return err
+	}
+	classes, err := charades.ReadClasses(filepath.Join(s.shared, "charades", "classes.tsv"))
+	if err != nil {
+		return err
+	}
+	if scores, err = tracks.ZeroShotContentWords(s.Test, classes, g); err != nil {
+		return err
+	}
+	if res, err = hlformer.EvaluateScores(scores, s.Test); err != nil {
+		return err
+	}
+	s.Floors["zero-training floor: GloVe content words, max over clips"] = res.T2V
+	return nil
+}
+
+// Variant is a named model/objective change relative to the base configuration.
+type Variant struct {
+	Name   string
+	Config func(hlformer.Config) hlformer.Config         // nil: unchanged
+	Loss   func(hlformer.LossConfig) hlformer.LossConfig // nil: unchanged
+}
+
+// Apply returns the variant's configuration and objective.
+func (v Variant) Apply(c hlformer.Config, lc hlformer.LossConfig) (hlformer.Config, hlformer.LossConfig) {
+	if v.Config != nil {
+		c = v.Config(c)
+	}
+	if v.Loss != nil {
+		lc = v.Loss(lc)
+	}
+	return c, lc
+}
+
+// The variants of Table 1 and Table 2.
+var (
+	HybridVariant        = Variant{Name: "HLFormer (4 Euclidean + 4 Lorentz, MAIM, L_div, L_pop)"}
+	EuclideanOnlyVariant = Variant{Name: "Euclidean-only, GMMFormer-like (8 Euclidean Gaussian branches)",
+		Config: func(c hlformer.Config) hlformer.Config { return c.EuclideanOnly() }}
+	MSSLVariant = Variant{Name: "MS-SL-like (plain Transformer, multi-scale windows, NCE + triplet)",
+		Config: func(c hlformer.Config) hlformer.Config { c.Encoder = hlformer.MSSLEncoder; return c },
+		Loss:   func(l hlformer.LossConfig) hlformer.LossConfig { l.Diversity, l.POP = 0, 0; return l }}
+
+	NoGazeVariant   = Variant{Name: "w/o gaze branch", Config: func(c hlformer.Config) hlformer.Config { c.Gaze = false; return c }}
+	NoGlanceVariant = Variant{Name: "w/o glance branch", Config: func(c hlformer.Config) hlformer.Config { c.Glance = false; return c }}
+	SimOnlyVariant  = Variant{Name: "L_sim only", Loss: func(l hlformer.LossConfig) hlformer.LossConfig { l.Diversity, l.POP = 0, 0; return l }}
+	NoDivVariant    = Variant{Name: "w/o L_div", Loss: func(l hlformer.LossConfig) hlformer.LossConfig { l.Diversity = 0; return l }}
+	NoPOPVariant    = Variant{Name: "w/o L_pop", Loss: func(l hlformer.LossConfig) hlformer.LossConfig { l.POP = 0; return l }}
+	MPVariant       = Variant{Name: "w/ MP (mean pooling)", Config: func(c hlformer.Config) hlformer.Config { c.Aggregation = hlformer.MeanPooling; return c }}
+	CLVariant       = Variant{Name: "w/ CL (concat + linear)", Config: func(c hlformer.Config) hlformer.Config { c.Aggregation = hlformer.ConcatLinear; return c }}
+)
+
+// Table2Variants are the ablations of HLFormer Table 2, in its order (row 0 is the full model).
+var Table2Variants = []Variant{HybridVariant, NoGazeVariant, NoGlanceVariant, SimOnlyVariant, NoDivVariant, NoPOPVariant, MPVariant, CLVariant}
+
+// Runs are the results of one variant over several seeds.
+type Runs struct {
+	Variant Variant
+	Config  hlformer.Config
+	Loss    hlformer.LossConfig
+	Seeds   []int64
+	Results []*hlformer.Result
+}
+
+// RunVariant trains variant v (from base and lc) once per seed on setup and evaluates on its test split.
+// With tc.CheckpointDir set, each seed checkpoints into <dir>/<variant>/seed<N>, so that an interrupted
+// study resumes and a finished run is only re-evaluated.
+func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlformer.LossConfig, tc hlformer.TrainConfig, v Variant, seeds []int64, log io.Writer) (*Runs, error) {
+	c, l := v.Apply(base, lc)
+	m, err := hlformer.New(c)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", v.Name, err)
+	}
+	runs := &Runs{Variant: v, Config: c, Loss: l, Seeds: seeds}
+	for _, seed := range seeds {
+		tc := tc
+		tc.Seed = seed
+		if tc.CheckpointDir != "" {
+			tc.CheckpointDir = filepath.Join(tc.CheckpointDir, slug(v.Name), fmt.Sprintf("seed%d", seed))
+		}
+		start := time.Now()
+		res, err := hlformer.Train(be, m, l, tc, setup.Train, setup.Test)
+		if err != nil {
+			return nil, fmt.Errorf("%s, seed %d: %w", v.Name, seed, err)
+		}
+		if log != nil {
+			fmt.Fprintf(log, "%s, seed %d: best epoch %d: %s (%s, %s)\n", v.Name, seed, res.BestEpoch, res.Best, time.Since(start).Round(time.Second), res.Stopped)
+		}
+		runs.Results = append(runs.Results, res)
+	}
+	return runs, nil
+}
+
+// metric extracts one column of the PRVR tables from metrics.
+func metric(m retrieval.Metrics, col string) float64 {
+	switch col {
+	case "R@1":
+		return m.R(1)
+	case "R@5":
+		return m.R(5)
+	case "R@10":
+		return m.R(10)
+	case "R@100":
+		return m.R(100)
+	case "SumR":
+		return m.SumR
+	case "MdR":
+		return m.MdR
+	case "MnR":
+		return m.MnR
+	}
+	panic("hlformer: unknown metric " + col)
+}
+
+// MetricColumns are the PRVR columns of Table 1 and 2 (plus MdR, MnR as MS-SL reports).
+var MetricColumns = []string{"R@1", "R@5", "R@10", "R@100", "SumR", "MdR", "MnR"}
+
+// Summary is mean ± std over seeds of metric col.
+func (r *Runs) Summary(col string) report.MeanStd {
+	var xs []float64
+	for _, res := range r.Results {
+		xs = append(xs, metric(res.Best, col))
+	}
+	return report.Summarize(xs)
+}
+
+// SumRs are the per-seed best SumR values.
+func (r *Runs) SumRs() []float64 {
+	var xs []float64
+	for _, res := range r.Results {
+		xs = append(xs, res.Best.SumR)
+	}
+	return xs
+}
+
+// MetricsTable builds a PRVR table: one row per variant (mean ± std over its seeds) and one per floor
+// (a deterministic number). paper, if not nil, maps a row name to the paper's SumR for the *paper*
+// column (cite names the source). Wall-clock training times are logged per run, not tabulated, so that
+// the same seeds give byte-identical tables.
+func MetricsTable(title string, prov report.Provenance, runs []*Runs, floors map[string]retrieval.Metrics, paper map[string]string, cite string) *report.Table {
+	cols := append([]string{"model"}, MetricColumns...)
+	cols = append(cols, "epochs (best)")
+	t := report.NewTable(title, prov, cols...)
+	if paper != nil {
+		t.AddPaperColumn("SumR (paper)", cite)
+	}
+	var names []string
+	for n := range floors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		row := []any{n}
+		for _, c := range MetricColumns {
+			row = append(row, fmt.Sprintf("%.2f", metric(floors[n], c)))
+		}
+		row = append(row, "—")
+		if paper != nil {
+			row = append(row, orDash(paper[n]))
+		}
+		t.AddRow(row...)
+	}
+	for _, r := range runs {
+		row := []any{r.Variant.Name}
+		for _, c := range MetricColumns {
+			row = append(row, r.Summary(c).Format(2))
+		}
+		var epochs []float64
+		for _, res := range r.Results {
+			epochs = append(epochs, float64(res.BestEpoch+1))
+		}
+		row = append(row, report.Summarize(epochs).Format(1))
+		if paper != nil {
+			row = append(row, orDash(paper[r.Variant.Name]))
+		}
+		t.AddRow(row...)
+	}
+	return t
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// PaperTable1SumR is HLFormer Table 1's Charades-STA SumR of the rows our models stand in for (paper
+// numbers: only ever shown in a *paper* column).
+var PaperTable1SumR = map[string]string{
+	HybridVariant.Name:        "78.7 (HLFormer)",
+	EuclideanOnlyVariant.Name: "72.9 (GMMFormer)",
+	MSSLVariant.Name:          "68.4 (MS-SL)",
+}
+
+// PaperTable1Cite cites PaperTable1SumR.
+const PaperTable1Cite = "HLFormer Table 1, Charades-STA SumR (I3D + RoBERTa features; not comparable to label-derived features)"
+
+// PaperTable2SumR is HLFormer Table 2's Charades-STA SumR per ablation (paper numbers).
+var PaperTable2SumR = map[string]string{
+	HybridVariant.Name: "78.7", NoGazeVariant.Name: "74.5", NoGlanceVariant.Name: "70.8", SimOnlyVariant.Name: "75.3",
+	NoDivVariant.Name: "76.4", NoPOPVariant.Name: "77.6", MPVariant.Name: "75.3", CLVariant.Name: "76.1",
+}
+
+// PaperTable2Cite cites PaperTable2SumR.
+const PaperTable2Cite = "HLFormer Table 2, Charades-STA SumR"
+
+// Scale is a named experiment size: data subset, model width and schedule. The architecture (4 + 4
+// branches, widths None/2/4/8, MAIM, 32 clips, losses and their weights) is the official one at every
+// scale; what changes is said in Describe.
+type Scale struct {
+	Name                    string
+	TrainVideos, TestVideos int // 0: the whole split
+	Dim, LorentzDim         int
+	FrameLen, QueryLen      int
+	Epochs, BatchVideos     int
+	LearningRate            float64
+	Seeds                   []int64
+}
+
+// CIScale runs in seconds per seed: 256 train and 256 test videos, d = 32, L^15 (4 heads of 4), 32
+// frames, batches of 32 videos, 2 epochs at lr 1e-3.
+var CIScale = Scale{Name: "CI", TrainVideos: 256, TestVideos: 256, Dim: 32, LorentzDim: 15, FrameLen: 32, QueryLen: 12,
+	Epochs: 2, BatchVideos: 32, LearningRate: 1e-3, Seeds: []int64{0, 1, 2}}
+
+// FullScale is the full Charades-STA run we can afford on the 2-core CPU: every train and test video,
+// CPUConfig (d = 64, L^31), 64 frames, batches of 128 videos, 5 epochs at the official lr 2e-4.
+var FullScale = Scale{Name: "full", Dim: 64, LorentzDim: 31, FrameLen: 64, QueryLen: 12,
+	Epochs: 5, BatchVideos: 128, LearningRate: 2e-4, Seeds: []int64{0, 1, 2}}
+
+// AblationScale is the size of the ablations and sweeps of the full study (Table 2, Fig. 3, Fig. 5,
+// Fig. 6: 20 variants × 3 seeds, about 30 s per run on 2 cores): 768 random train videos (all their
+// queries), 512 random test videos, d = 32, L^15, 32 frames, batches of 64 videos, 3 epochs at lr 1e-3.
+var AblationScale = Scale{Name: "ablation", TrainVideos: 768, TestVideos: 512, Dim: 32, LorentzDim: 15, FrameLen: 32,
+	QueryLen: 12, Epochs: 3, BatchVideos: 64, LearningRate: 1e-3, Seeds: []int64{0, 1, 2}}
+
+// SyntheticScale is the size of the synthetic-benchmark study: every video of SyntheticSetup, d = 32,
+// L^15, 32 frames, 8 tokens, batches of 64 videos, 3 epochs at lr 1e-3.
+var SyntheticScale = Scale{Name: "synthetic", Dim: 32, LorentzDim: 15, FrameLen: 32, QueryLen: 8,
+	Epochs: 3, BatchVideos: 64, LearningRate: 1e-3, Seeds: []int64{0, 1, 2}}
+
+// Config is the scale's model on inputs of the given sizes.
+func (s Scale) Config(videoDim, queryDim int) hlformer.Config {
+	c := hlformer.PaperConfig(videoDim, queryDim)
+	c.Dim, c.LorentzDim, c.FrameLen, c.QueryLen = s.Dim, s.LorentzDim, s.FrameLen, s.QueryLen
+	return c
+}
+
+// Training is the scale's schedule: BertAdam with warmup_linear over Epochs, hard negatives from
+// round(0.2·Epochs) and patience max(2, round(0.1·Epochs)) (the code's 20 and 10 of 100 epochs).
+func (s Scale) Training() hlformer.TrainConfig {
+	tc := hlformer.CharadesTraining()
+	tc.Epochs, tc.BatchVideos, tc.LearningRate = s.Epochs, s.BatchVideos, s.LearningRate
+	tc.HardNegativeStart, tc.Patience = hlformer.ScaledHardNegativeStart(s.Epochs)
+	tc.VideoChunk = hlformer.SingleGraphStep // the step of every committed result (cached runs stay valid)
+	return tc
+}
+
+// Describe states the scale's deviations from the official configuration, for table provenance.
+func (s Scale) Describe() string {
+	start, patience := hlformer.ScaledHardNegativeStart(s.Epochs)
+	return fmt.Sprintf("%s scale: d = %d (paper 384), Lorentz L^%d (paper L^127), frames padded/down-sampled to %d (paper 128), "+
+		"tokens padded to %d (paper 30; no Charades query is longer), batches of %d videos (paper 128) with queries rounded down to a "+
+		"multiple of 32, %d epochs (paper 100) at lr %g (paper 2e-4) with warmup_linear, hard negatives from epoch %d and early-stopping "+
+		"patience %d (the code's 20 and 10 of 100, scaled); everything else as the official code (spec §3)",
+		s.Name, s.Dim, s.LorentzDim, s.FrameLen, s.QueryLen, s.BatchVideos, s.Epochs, s.LearningRate, start, patience)
+}
+
+// LoadTable reads a table saved by report.Table.Save (<base>.json), e.g. a committed full-run result
+// shown by the notebook's small configuration.
+func LoadTable(path string) (*report.Table, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var t report.Table
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("hlformer: %s: %w", path, err)
+	}
+	return &t, nil
+}
+
+// slug turns a variant name into a directory name.
+func slug(name string) string {
+	var b []rune
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b = append(b, r)
+		case len(b) > 0 && b[len(b)-1] != '-':
+			b = append(b, '-')
+		}
+	}
+	return strings.Trim(string(b), "-")
+}

@@ -1,0 +1,319 @@
+package hlformerstudy
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"sort"
+
+	"github.com/geoalign/geoalign/lib/models/hlformer"
+
+	"github.com/geoalign/geoalign/lib/data/charades"
+	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
+	gmat "gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	ys := append([]float64(nil), xs...)
+	sort.Float64s(ys)
+	if len(ys)%2 == 1 {
+		return ys[len(ys)/2]
+	}
+	return (ys[len(ys)/2-1] + ys[len(ys)/2]) / 2
+}
+
+// Figure5 is HLFormer Fig. 5: histograms of the distances from the origin of glance (clip), text and
+// gaze (frame) embeddings in the POP space, for the model trained with and without L_pop (seed of the
+// first run of each). The table gives the medians per seed (mean ± std); the paper's claim is the order
+// clip < text < frame with L_pop.
+func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Comparison, error) {
+	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 5 analogue — distance from the POP origin (%s scale)", s.Scale.Name),
+		s.Provenance(fmt.Sprintf("Distances of the first %d test videos' clips and frames and the first %d test queries, "+
+			"mapped like the POP branch's inputs (exp(α)·x, MERU exp₀ with the learned c); medians per seed, mean ± std over seeds.", maxVideos, maxQueries)),
+		"model", "clip (glance) median", "text median", "frame (gaze) median", "clip < text < frame (seeds)")
+	var plots []*plot.Plot
+	orderedBy := map[string]int{}
+	perSeed := map[string][3][]float64{} // variant → medians of clips, queries, frames per seed
+	for _, v := range []Variant{HybridVariant, NoPOPVariant} {
+		r, err := s.Run(v)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		m, err := hlformer.New(r.Config)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		var mc, mt, mf []float64
+		ordered := 0
+		var first *hlformer.HyperbolicDistances
+		for _, res := range r.Results {
+			d, err := hlformer.POPDistances(s.Backend, m, res.Store, s.Setup.Test, maxVideos, maxQueries)
+			if err != nil {
+				return nil, nil, nil, nil, err
+			}
+			if first == nil {
+				first = d
+			}
+			c, q, f := median(d.Clips), median(d.Queries), median(d.Frames)
+			mc, mt, mf = append(mc, c), append(mt, q), append(mf, f)
+			if c < q && q < f {
+				ordered++
+			}
+		}
+		t.AddRow(v.Name, report.Summarize(mc).Format(3), report.Summarize(mt).Format(3), report.Summarize(mf).Format(3),
+			fmt.Sprintf("%d of %d", ordered, len(r.Results)))
+		orderedBy[v.Name] = ordered
+		perSeed[v.Name] = [3][]float64{mc, mt, mf}
+		p, err := histogramPlot(fmt.Sprintf("%s (seed %d, c = %.2f)", shortName(v.Name), r.Seeds[0], first.C), "distance from the origin",
+			[]string{"clip (glance)", "text query", "frame (gaze)"}, [][]float64{first.Clips, first.Queries, first.Frames})
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		plots = append(plots, p)
+	}
+	// Per seed of the model with L_pop: the median distances of clips, queries and frames (Fig. 5's
+	// order clip < text < frame), as two paired comparisons.
+	medians := func(name string, xs []float64) reproduce.Sample {
+		return reproduce.Sample{Name: name, Seeds: s.Seeds, Values: xs}
+	}
+	const claim, paper = "With L_pop, glance (clip) embeddings lie closest to the origin of the hyperbolic space, text queries next, gaze (frame) embeddings farthest (Fig. 5)",
+		"Fig. 5 (TVR): clip < text < frame with L_pop, uncorrelated without"
+	h := perSeed[HybridVariant.Name]
+	cmps := []reproduce.Comparison{
+		{Paper: PaperHLFormer, Claim: claim + ": text farther than clips", PaperFigure: paper, Data: s.Data(),
+			Metric: "median distance from the origin", Higher: true, A: medians("clip (glance)", h[0]), B: medians("text query", h[1])},
+		{Paper: PaperHLFormer, Claim: claim + ": frames farther than text", PaperFigure: paper, Data: s.Data(),
+			Metric: "median distance from the origin", Higher: true, A: medians("text query", h[1]), B: medians("frame (gaze)", h[2])},
+	}
+	return plots[0], plots[1], t, cmps, nil
+}
+
+// loadMoments reads the Charades-STA test moments per video (for Fig. 4).
+func (s *Setup) loadMoments() (map[string][]charades.Moment, error) {
+	ms, err := charades.ReadSTA(filepath.Join(s.shared, "charades", "charades_sta_test.txt"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]charades.Moment{}
+	for _, m := range ms {
+		out[m.VideoID] = append(out[m.VideoID], m)
+	}
+	return out, nil
+}
+
+// frameMoments labels each of the m model frames of a video whose split has n frames at
+// charades.FrameRate with the index of the first annotated moment whose interval contains the frame's
+// centre time, or −1. When m < n the model's frames are segment averages (prvr.UniformSample), and
+// frame i is taken to cover the original frames [i·n/m, (i+1)·n/m).
+func frameMoments(m, n int, moments []charades.Moment) []int {
+	labels := make([]int, m)
+	for k := range labels {
+		labels[k] = -1
+		t := (float64(k) + 0.5) * float64(n) / float64(m) / charades.FrameRate
+		for i, m := range moments {
+			if t >= math.Min(m.Start, m.End) && t <= math.Max(m.Start, m.End) {
+				labels[k] = i
+				break
+			}
+		}
+	}
+	return labels
+}
+
+// momentSeparation is (mean distance between frames of different moments) / (mean distance between
+// frames of the same moment) over the labelled frames of one video: > 1 when moments form clusters.
+func momentSeparation(emb []float32, d int, labels []int) float64 {
+	var within, between float64
+	var nw, nb int
+	for i := range labels {
+		for j := i + 1; j < len(labels); j++ {
+			if labels[i] < 0 || labels[j] < 0 {
+				continue
+			}
+			var s float64
+			for e := 0; e < d; e++ {
+				x := float64(emb[i*d+e] - emb[j*d+e])
+				s += x * x
+			}
+			if labels[i] == labels[j] {
+				within += math.Sqrt(s)
+				nw++
+			} else {
+				between += math.Sqrt(s)
+				nb++
+			}
+		}
+	}
+	if nw == 0 || nb == 0 || within == 0 {
+		return math.NaN()
+	}
+	return (between / float64(nb)) / (within / float64(nw))
+}
+
+// pca2 projects rows (n × d) on their first two principal components.
+func pca2(rows []float32, n, d int) [][2]float64 {
+	x := gmat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, float64(rows[i*d+j]))
+		}
+	}
+	for j := 0; j < d; j++ {
+		var m float64
+		for i := 0; i < n; i++ {
+			m += x.At(i, j)
+		}
+		m /= float64(n)
+		for i := 0; i < n; i++ {
+			x.Set(i, j, x.At(i, j)-m)
+		}
+	}
+	var svd gmat.SVD
+	out := make([][2]float64, n)
+	if !svd.Factorize(x, gmat.SVDThin) {
+		return out
+	}
+	var v gmat.Dense
+	svd.VTo(&v)
+	for i := 0; i < n; i++ {
+		for c := 0; c < 2 && c < v.RawMatrix().Cols; c++ {
+			var s float64
+			for j := 0; j < d; j++ {
+				s += x.At(i, j) * v.At(j, c)
+			}
+			out[i][c] = s
+		}
+	}
+	return out
+}
+
+// Figure4 is HLFormer Fig. 4 with PCA instead of UMAP: the gaze-branch frame embeddings of one test video
+// (the one with the most annotated moments), projected to 2-D and coloured
+// by the Charades-STA moment containing each frame, for the Euclidean-only and the hybrid model (seed of
+// the first run). The table averages the moment separation (between/within mean distances) over all test
+// videos with ≥ 2 moments, per seed. Needs the Charades setup (moment times).
+func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, reproduce.Comparison, error) {
+	if s.Setup.Kind != report.LabelDerived {
+		return nil, nil, nil, reproduce.Comparison{}, fmt.Errorf("hlformer: Fig. 4 needs Charades-STA moment annotations (setup %q)", s.Setup.Name)
+	}
+	moments, err := s.Setup.loadMoments()
+	if err != nil {
+		return nil, nil, nil, reproduce.Comparison{}, err
+	}
+	te := s.Setup.Test
+	frameLen := s.Scale.FrameLen
+	best, bestCount := -1, 0
+	for v, id := range te.VideoIDs {
+		_, n := te.VideoFrames(v)
+		labels := frameMoments(min(n, frameLen), n, moments[id])
+		seen := map[int]bool{}
+		for _, l := range labels {
+			if l >= 0 {
+				seen[l] = true
+			}
+		}
+		if len(seen) > bestCount {
+			best, bestCount = v, len(seen)
+		}
+	}
+	if best < 0 {
+		return nil, nil, nil, reproduce.Comparison{}, fmt.Errorf("hlformer: no test video with an annotated moment")
+	}
+	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 4 analogue — moment separation of frame embeddings (%s scale)", s.Scale.Name),
+		s.Provenance("Separation = mean distance between frames of different Charades-STA moments / mean distance within a moment, "+
+			"gaze-branch evaluation embeddings (L2-normalised), averaged over the test videos with ≥ 2 annotated moments (a down-sampled "+
+			"frame covers its segment's time span); "+
+			"mean ± std over seeds. The plots are PCA (not UMAP) projections of one video."),
+		"model", "moment separation", "videos")
+	var plots []*plot.Plot
+	perVariant := map[string][]float64{}
+	for _, v := range []Variant{EuclideanOnlyVariant, HybridVariant} {
+		r, err := s.Run(v)
+		if err != nil {
+			return nil, nil, nil, reproduce.Comparison{}, err
+		}
+		var seps []float64
+		var count int
+		for si, res := range r.Results {
+			em := res.Embeddings
+			d := em.Dim
+			var sum float64
+			count = 0
+			for vi, id := range te.VideoIDs {
+				_, n := te.VideoFrames(vi)
+				if len(moments[id]) < 2 {
+					continue
+				}
+				m := min(n, frameLen)
+				sep := momentSeparation(em.Frames[vi*frameLen*d:(vi*frameLen+m)*d], d, frameMoments(m, n, moments[id]))
+				if !math.IsNaN(sep) {
+					sum += sep
+					count++
+				}
+			}
+			seps = append(seps, sum/float64(max(count, 1)))
+			if si == 0 {
+				_, n := te.VideoFrames(best)
+				m := min(n, frameLen)
+				pts := pca2(em.Frames[best*frameLen*d:(best*frameLen+m)*d], m, d)
+				p, err := scatterByLabel(fmt.Sprintf("%s — video %s (PCA)", shortName(v.Name), te.VideoIDs[best]), pts,
+					frameMoments(m, n, moments[te.VideoIDs[best]]))
+				if err != nil {
+					return nil, nil, nil, reproduce.Comparison{}, err
+				}
+				plots = append(plots, p)
+			}
+		}
+		t.AddRow(v.Name, report.Summarize(seps).Format(3), count)
+		perVariant[v.Name] = seps
+	}
+	sep := func(v Variant) reproduce.Sample {
+		return reproduce.Sample{Name: shortName(v.Name), Seeds: s.Seeds, Values: perVariant[v.Name]}
+	}
+	f := reproduce.Comparison{Paper: PaperHLFormer,
+		Claim:       "Lorentz attention makes frame embeddings of the same moment more compact and different moments more separated (Fig. 4)",
+		PaperFigure: "Fig. 4 (TVR, UMAP): qualitative", Data: s.Data(), Metric: "moment separation", Higher: true,
+		A: sep(EuclideanOnlyVariant), B: sep(HybridVariant)}
+	return plots[0], plots[1], t, f, nil
+}
+
+// scatterByLabel draws 2-D points coloured by label (−1 = no moment, grey).
+func scatterByLabel(title string, pts [][2]float64, labels []int) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "PC 1", "PC 2"
+	groups := map[int]plotter.XYs{}
+	for i, pt := range pts {
+		groups[labels[i]] = append(groups[labels[i]], plotter.XY{X: pt[0], Y: pt[1]})
+	}
+	var keys []int
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	for _, k := range keys {
+		sc, err := plotter.NewScatter(groups[k])
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Shape = draw.CircleGlyph{}
+		name := "no moment"
+		if k < 0 {
+			sc.GlyphStyle.Color = color.Gray{Y: 160}
+		} else {
+			sc.GlyphStyle.Color = plotutil.Color(k)
+			name = fmt.Sprintf("moment %d", k+1)
+		}
+		p.Add(sc)
+		p.Legend.Add(name, sc)
+	}
+	return p, nil
+}

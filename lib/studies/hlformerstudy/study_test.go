@@ -1,0 +1,79 @@
+package hlformerstudy
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/models/hlformer"
+	"github.com/geoalign/geoalign/lib/reproduce"
+)
+
+// The study pipeline end to end on a tiny synthetic world: Table 1 (three variants × two seeds), the
+// paired comparison, and Fig. 5's POP distances.
+func TestStudyTable1AndFigure5(t *testing.T) {
+	setup, err := SyntheticSetup(3, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale := Scale{Name: "test", Dim: 8, LorentzDim: 7, FrameLen: 16, QueryLen: 8, Epochs: 1, BatchVideos: 12, LearningRate: 1e-3}
+	st := NewStudy(backend.MustNew(), setup, scale, []int64{0}, nil)
+	tab, err := st.Table1()
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := tab.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 3 || strings.Contains(md, "(paper)") || !strings.Contains(md, "synthetic") {
+		t.Fatalf("table 1:\n%s", md)
+	}
+	cmp, err := st.Compare("hybrid beats Euclidean-only", "—", EuclideanOnlyVariant, HybridVariant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, t5, f5, err := st.Figure5(10, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(t5.Rows) != 2 || len(f5) != 2 {
+		t.Fatalf("fig 5 table rows %v, %d comparisons", t5.Rows, len(f5))
+	}
+	// One seed: every claim is inconclusive by rule (or gated), never holds or contradicted.
+	claims, err := reproduce.Decide(append([]reproduce.Comparison{cmp}, f5...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range claims {
+		if c.N != 1 || (c.Outcome != reproduce.Inconclusive && c.Outcome != reproduce.NotTestable) {
+			t.Fatalf("one-seed claim: n = %d, %s", c.N, c.Verdict())
+		}
+	}
+	d, err := hlformer.POPDistances(st.Backend, &hlformer.Model{Config: st.runs[HybridVariant.Name].Config}, st.runs[HybridVariant.Name].Results[0].Store, setup.Test, 5, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Queries) != 7 || len(d.Clips) != 5*32 || d.C < hlformer.CurvatureMin || d.C > hlformer.CurvatureMax {
+		t.Fatalf("distances: %d queries, %d clips, c = %g", len(d.Queries), len(d.Clips), d.C)
+	}
+	for _, x := range append(append(d.Queries, d.Clips...), d.Frames...) {
+		if !(x >= 0) {
+			t.Fatalf("distance %g", x)
+		}
+	}
+}
+
+// sumRRandom against a direct count: with n videos and one relevant video per query, a random ranking
+// puts it in the top K with probability min(K, n)/n.
+func TestSumRRandom(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want float64
+	}{{1334, 100 * 116.0 / 1334}, {50, 100 * (1 + 5 + 10 + 50) / 50.0}, {1, 400}} {
+		if got := sumRRandom(c.n); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("n = %d: %v, want %v", c.n, got, c.want)
+		}
+	}
+}
