@@ -1,7 +1,7 @@
 # geoalign — one entry point for setup, tests, data, benchmarks and reproductions.
 #
 #   make setup              install everything on a fresh machine (idempotent)
-#   make test               go vet, go test, and every notebook executed headless
+#   make test               go vet, go test, and every notebook executed headless and screenshot
 #   make data               build the real data tracks into datasets/cache/
 #   make bench              paired benchmarks (geoalign vs PyTorch CPU, vs issue 11's official times) -> figures/bench.md
 #   make profile            CPU profiles of the heavy benchmarks by Go-backend op family -> figures/profile.md
@@ -32,12 +32,12 @@ NOTEBOOK_TIMEOUT ?= 1200
 export FULL ?=
 PAPER ?= all
 
-.PHONY: setup test vet gotest notebooks notebooks-inplace data bench profile reproduce-table1 figures fuzz clean env
+.PHONY: setup test vet gotest notebooks notebooks-html notebooks-inplace data bench profile reproduce-table1 figures fuzz clean env
 
 setup:
 	bash kernel/setup.sh
 
-test: vet gotest data notebooks
+test: vet gotest data notebooks notebooks-html
 
 vet:
 	go vet ./...
@@ -49,6 +49,17 @@ gotest:
 # never overwrites the committed full-run artefacts in figures/ (notebooks-inplace does write there).
 notebooks:
 	GEOALIGN_FIGURES=$(CURDIR)/build/figures bash kernel/run-notebooks.sh --timeout $(NOTEBOOK_TIMEOUT) notebooks/*.ipynb
+
+# Every notebook executed by `make notebooks`, checked as a person sees it: exported to
+# build/notebooks/<name>.html and screenshot full-page in headless Chromium (<name>.png);
+# fails on a page without a figure, with an error output or a Go panic, or a blank screenshot.
+notebooks-html:
+	@executed=(); for nb in notebooks/*.ipynb; do \
+	  out=build/notebooks/$$(basename $$nb); \
+	  [ -f $$out ] || { echo "notebooks-html: $$out missing: run make notebooks first" >&2; exit 1; }; \
+	  executed+=($$out); done; \
+	jupyter nbconvert --to html --log-level WARN "$${executed[@]}" && \
+	go run ./kernel/nbhtml "$${executed[@]/%.ipynb/.html}"
 
 data:
 	go run ./lib/cmd/geoalign data build

@@ -13,12 +13,13 @@ say() { printf '\n== setup: %s\n' "$*"; }
 die() { printf 'setup FAILED: %s\n' "$*" >&2; exit 1; }
 
 # --- 1. Debian packages -----------------------------------------------------------------
-# Jupyter comes from Debian (PyPI is unreachable here); torch + OpenBLAS only for `make bench`
-# (without libopenblas0-pthread Debian's torch falls back to the 40x slower reference BLAS);
-# datasets/apt-packages.txt lists what `make data` needs (WordNet, Tux Paint, ...).
+# Jupyter comes from Debian (PyPI is unreachable here); chromium takes the screenshots of
+# `make notebooks-html`; torch + OpenBLAS only for `make bench` (without libopenblas0-pthread
+# Debian's torch falls back to the 40x slower reference BLAS); datasets/apt-packages.txt lists
+# what `make data` needs (WordNet, Tux Paint, ...).
 APT_PACKAGES=(
   jupyter-nbconvert python3-nbclient jupyter-client python3-jupyter-kernel-test
-  jupyter-notebook python3-nbformat
+  jupyter-notebook python3-nbformat chromium
   python3-torch python3-numpy libopenblas0-pthread
   time
 )
@@ -90,6 +91,7 @@ say "checks"
 specs=$(jupyter kernelspec list 2>/dev/null || true)
 [[ "$specs" == *gonb* ]] || die "gonb kernel spec not found by jupyter"
 /usr/bin/python3 -c 'import nbformat, nbclient, nbconvert' || die "python Jupyter modules"
+chromium --version >/dev/null 2>&1 || die "chromium (make notebooks-html) does not run"
 go run ./lib/cmd/geoalign version || die "geoalign version"
 echo
 echo "setup OK"

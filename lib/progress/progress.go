@@ -3,7 +3,7 @@
 //
 // Library code calls New and then Add/Done. The Sink decides how it is shown: a throttled
 // one-line bar on stderr by default (commands, tests, `make`), and an updating HTML bar in
-// GoNB notebooks once kernel/display is imported (it installs its sink in init).
+// GoNB notebooks once kernel/nb is imported (it installs its sink in init).
 //
 //	bar := progress.New("epochs", 100)
 //	for e := 0; e < 100; e++ {

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -28,27 +29,112 @@ type Figure struct {
 	SVG []byte
 }
 
-// Render draws a gonum/plot plot as PNG and SVG at the given size (0 means the default).
-func Render(p *plot.Plot, w, h vg.Length) (Figure, error) {
+// minTitleFontSize is the smallest size fitTitle shrinks a title to; a longer title is cut by
+// the figure's edge, as gonum/plot draws it.
+const minTitleFontSize = 8
+
+// fitTitle shrinks p's title font until the title fits in width w (gonum/plot neither wraps nor
+// shrinks it: a long title runs off both edges), and returns the function that restores it.
+func fitTitle(p *plot.Plot, w vg.Length) (restore func()) {
+	size := p.Title.TextStyle.Font.Size
+	restore = func() { p.Title.TextStyle.Font.Size = size }
+	room := w - 2*legendPadding
+	if p.Title.Text == "" || p.Title.TextStyle.Rectangle(p.Title.Text).Size().X <= room {
+		return restore
+	}
+	for s := size - 0.5; s >= minTitleFontSize; s -= 0.5 {
+		p.Title.TextStyle.Font.Size = s
+		if p.Title.TextStyle.Rectangle(p.Title.Text).Size().X <= room {
+			break
+		}
+	}
+	return restore
+}
+
+// Drawer is what Render draws: a *plot.Plot, or a figure made of several plots (HeatMap).
+type Drawer interface {
+	Draw(c draw.Canvas)
+}
+
+// Render draws d as PNG and SVG at the given size (0 means the default). A plot's legend is
+// drawn below it, centred, in a strip that adds to the height, never over the title or the
+// data (the Top, Left and offset fields of plot.Legend are not used).
+func Render(d Drawer, w, h vg.Length) (Figure, error) {
 	if w == 0 {
 		w = FigureWidth
 	}
 	if h == 0 {
 		h = FigureHeight
 	}
+	if p, ok := d.(*plot.Plot); ok {
+		defer fitTitle(p, w)()
+		if lb := newLegendBelow(p); lb.height > 0 {
+			d, h = lb, h+lb.height
+		}
+	}
 	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(FigureDPI))
-	p.Draw(draw.New(img))
+	d.Draw(draw.New(img))
 	var pngBuf bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&pngBuf); err != nil {
 		return Figure{}, fmt.Errorf("report: rendering PNG: %w", err)
 	}
 	sv := vgsvg.New(w, h)
-	p.Draw(draw.New(sv))
+	d.Draw(draw.New(sv))
 	var svgBuf bytes.Buffer
 	if _, err := sv.WriteTo(&svgBuf); err != nil {
 		return Figure{}, fmt.Errorf("report: rendering SVG: %w", err)
 	}
 	return Figure{PNG: pngBuf.Bytes(), SVG: svgBuf.Bytes()}, nil
+}
+
+// legendPadding separates the legend strip from the x axis above it and the figure's edge.
+const legendPadding = 4 * vg.Millimeter
+
+// legendFontSize is the legend's text size: gonum/plot's 12 pt (the title's) makes a legend of
+// five long entries a third of the figure.
+const legendFontSize = 10
+
+// legendEntryGap separates two legend entries.
+const legendEntryGap = vg.Millimeter
+
+// legendBelow draws a plot with its legend in a strip under it.
+type legendBelow struct {
+	p             *plot.Plot
+	legend        plot.Legend
+	width, height vg.Length // of the legend's entries; height includes the padding
+}
+
+func newLegendBelow(p *plot.Plot) legendBelow {
+	l := p.Legend
+	l.Top, l.Left, l.XOffs, l.YOffs = true, true, 0, 0
+	if l.TextStyle.Font.Size > legendFontSize {
+		l.TextStyle.Font.Size = legendFontSize
+	}
+	if l.Padding == 0 { // entries whose thumbnails fill their height (histograms) would touch
+		l.Padding = legendEntryGap
+	}
+	r := l.Rectangle(draw.Canvas{})
+	if r.Size().Y == 0 {
+		return legendBelow{}
+	}
+	// A whole number of pixels, so that the plot above is drawn on the same pixel grid as
+	// without a legend.
+	pixel := vg.Inch / FigureDPI
+	height := vg.Length(math.Ceil(float64((r.Size().Y+2*legendPadding)/pixel))) * pixel
+	return legendBelow{p: p, legend: l, width: r.Size().X, height: height}
+}
+
+func (b legendBelow) Draw(c draw.Canvas) {
+	top := c
+	top.Min.Y += b.height
+	entries := b.p.Legend
+	b.p.Legend = plot.NewLegend() // no entries: the plot draws none over its data
+	b.p.Draw(top)
+	b.p.Legend = entries
+	strip := c
+	strip.Max.Y = c.Min.Y + b.height - legendPadding
+	strip.Min.X = max(c.Min.X, c.Center().X-b.width/2)
+	b.legend.Draw(strip)
 }
 
 // Save writes <base>.png and <base>.svg, creating directories as needed; each atomically.

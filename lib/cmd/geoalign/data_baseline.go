@@ -28,7 +28,7 @@ func runDataBaseline(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return die(err)
 	}
-	g, err := glove.ReadText(filepath.Join(*cache, "glove", "glove100_subset.txt"))
+	g, err := glove.ReadText(tracks.GloVeSubset(*cache))
 	if err != nil {
 		return die(data.BadInput(err))
 	}

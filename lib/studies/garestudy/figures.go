@@ -5,17 +5,17 @@ import (
 	"image/color"
 
 	"github.com/geoalign/geoalign/lib/models/gare"
+	"github.com/geoalign/geoalign/lib/report"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
 
 var (
-	blue   = color.RGBA{R: 31, G: 119, B: 180, A: 255}
-	red    = color.RGBA{R: 214, G: 39, B: 40, A: 255}
-	black  = color.RGBA{A: 255}
-	green  = color.RGBA{R: 44, G: 160, B: 44, A: 255}
-	orange = color.RGBA{R: 255, G: 127, B: 14, A: 255}
+	blue  = color.RGBA{R: 31, G: 119, B: 180, A: 255}
+	red   = color.RGBA{R: 214, G: 39, B: 40, A: 255}
+	black = color.RGBA{A: 255}
+	green = color.RGBA{R: 44, G: 160, B: 44, A: 255}
 )
 
 func addLine(p *plot.Plot, label string, c color.Color, dashed bool, xs, ys []float64) {
@@ -62,7 +62,6 @@ func GradientFigure(st *GradientStats, variance bool, on string) *plot.Plot {
 	addLine(p, "positive (j = i)", blue, false, x, pos)
 	addLine(p, "sum of negatives (j ≠ i)", red, false, x, neg)
 	addLine(p, "positive + negatives", black, false, x, sum)
-	p.Legend.Top = true
 	return p
 }
 
@@ -73,9 +72,9 @@ func TotalGradientFigure(base, withDelta *GradientStats) *plot.Plot {
 	p.X.Label.Text = "dimension"
 	p.Y.Label.Text = "mean gradient"
 	x := indexAxis(len(base.TotMean))
-	addLine(p, base.Name, red, false, x, base.TotMean)
-	addLine(p, withDelta.Name, blue, false, x, withDelta.TotMean)
-	p.Legend.Top = true
+	colors := report.Colors(base.Name, withDelta.Name)
+	addLine(p, base.Name, colors[0], false, x, base.TotMean)
+	addLine(p, withDelta.Name, colors[1], false, x, withDelta.TotMean)
 	return p
 }
 
@@ -85,20 +84,19 @@ func HistogramFigure(title, xlabel string, bins int, names []string, samples ...
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = "density"
-	colors := []color.Color{red, blue, green, orange}
+	colors := report.Colors(names...)
 	for i, s := range samples {
 		h, err := plotter.NewHist(plotter.Values(s), bins)
 		if err != nil {
 			panic(err)
 		}
 		h.Normalize(1)
-		c := colors[i%len(colors)]
+		c := colors[i]
 		h.LineStyle.Color = c
 		h.FillColor = withAlpha(c, 70)
 		p.Add(h)
 		p.Legend.Add(names[i], h)
 	}
-	p.Legend.Top = true
 	return p
 }
 
@@ -143,7 +141,6 @@ func DynamicsFigures(pts []DynamicsPoint) []*plot.Plot {
 		p.Title.Text = title
 		p.X.Label.Text = "training step (stage 2)"
 		p.Y.Label.Text = ylabel
-		p.Legend.Top = true
 		return p
 	}
 	a := mk("(a) angle between Δ and v̄_j − t_i", "degrees")
@@ -185,7 +182,5 @@ func CoverageFigure(pts []CoveragePoint, fullR1, cheapR1 float64) *plot.Plot {
 	addLine(p, "cosine shortlist R@1", black, true, x, cheap)
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top = true
-	p.Legend.Left = false
 	return p
 }

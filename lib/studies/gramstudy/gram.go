@@ -222,10 +222,11 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 	p.X.Label.Text = "GRAM alignment score 1 − mean matched volume"
 	p.Y.Label.Text = "T→V+A R@1 (%)"
 	var xs, ys []float64
-	i := 0
 	var data []*gram.Dataset
 	perGroup := map[string][2][]float64{}
-	for _, label := range sortedKeys(groups) {
+	labels := sortedKeys(groups)
+	colors := report.Colors(labels...)
+	for i, label := range labels {
 		var pts plotter.XYs
 		for _, r := range groups[label] {
 			if len(data) == 0 {
@@ -249,13 +250,11 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 		if err != nil {
 			return nil, nil, reproduce.Claim{}, err
 		}
-		s.GlyphStyle.Color = plotutil.Color(i)
+		s.GlyphStyle.Color = colors[i]
 		s.GlyphStyle.Shape = plotutil.Shape(i)
 		p.Add(s)
 		p.Legend.Add(label, s)
-		i++
 	}
-	p.Legend.Top, p.Legend.Left = false, false
 	rho := Pearson(xs, ys)
 	t := report.NewTable("GRAM Fig. 3 analogue: alignment score vs R@1",
 		provenance(o, data, "GRAM alignment score = 1 − mean Euclidean volume of the test split's own (text, image, audio) triplets",
@@ -376,19 +375,18 @@ func VolumeIntuition(o Options) (*plot.Plot, float64, error) {
 	p.X.Label.Text = "pairwise angle θ (degrees)"
 	p.Y.Label.Text = "volume"
 	le, _ := plotter.NewLine(e)
-	le.Color = plotutil.Color(0)
+	le.Color = report.Colors("GRAM")[0]
 	le.Width = vg.Points(2)
 	lr, _ := plotter.NewLine(ref)
 	lr.Color = color.Black
 	lr.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	lh, _ := plotter.NewLine(h)
-	lh.Color = plotutil.Color(1)
+	lh.Color = report.Colors("HyperGRAM")[0]
 	lh.Width = vg.Points(2)
 	p.Add(le, lr, lh)
 	p.Legend.Add("Euclidean √det G (geom.GramVolume)", le)
 	p.Legend.Add("closed form (1 − cos θ)√(1 + 2cos θ)", lr)
 	p.Legend.Add("hyperbolic √|det G_L| of π(x) (HyperGRAM)", lh)
-	p.Legend.Top, p.Legend.Left = true, true
 	return p, maxErr, nil
 }
 
@@ -415,7 +413,9 @@ func LearningCurves(title string, groups map[string][]*Run) (*plot.Plot, error) 
 	p.Title.Text = title
 	p.X.Label.Text = "epoch"
 	p.Y.Label.Text = "test T→V+A R@1 (%)"
-	for i, label := range sortedKeys(groups) {
+	labels := sortedKeys(groups)
+	colors := report.Colors(labels...)
+	for i, label := range labels {
 		sum := map[int][]float64{}
 		for _, r := range groups[label] {
 			hist := append(append([]gram.EpochStats(nil), r.WarmHistory...), r.History...)
@@ -438,13 +438,12 @@ func LearningCurves(title string, groups map[string][]*Run) (*plot.Plot, error) 
 		if err != nil {
 			return nil, err
 		}
-		l.Color = plotutil.Color(i)
+		l.Color = colors[i]
 		l.Dashes = plotutil.Dashes(i)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
 		p.Legend.Add(label, l)
 	}
-	p.Legend.Top, p.Legend.Left = false, false
 	return p, nil
 }
 

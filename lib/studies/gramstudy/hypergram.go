@@ -11,7 +11,6 @@ import (
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -211,7 +210,9 @@ func AlphaTrajectory(o Options, groups map[string][]*Run) (*plot.Plot, *report.T
 	t.AddPaperColumn("final α (paper)", "HyperGRAM summary: α ∈ [0.48, 0.52] on four datasets, initialised at 0.5")
 	all := true
 	var off []string
-	for i, label := range sortedKeys(groups) {
+	labels := sortedKeys(groups)
+	colors := report.Colors(labels...)
+	for i, label := range labels {
 		var finals []float64
 		for s, r := range groups[label] {
 			if s == 0 {
@@ -232,7 +233,7 @@ func AlphaTrajectory(o Options, groups map[string][]*Run) (*plot.Plot, *report.T
 			if err != nil {
 				return nil, nil, reproduce.Claim{}, err
 			}
-			l.Color = plotutil.Color(i)
+			l.Color = colors[i]
 			l.Width = vg.Points(1)
 			p.Add(l)
 			if s == 0 {
@@ -249,7 +250,6 @@ func AlphaTrajectory(o Options, groups map[string][]*Run) (*plot.Plot, *report.T
 	}
 	t.Provenance = provenance(o, uniqueSets(data), gram.HyperGRAMConfig().Behavior(),
 		"α is a raw parameter clipped to [0, 1] after each AdamW step; an Adam step moves it by at most ≈ lr = 1e-3, so its range over a run is bounded by the number of steps")
-	p.Legend.Top = true
 	var finals []string
 	for _, label := range sortedKeys(groups) {
 		var f []float64

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/reproduce"
 
 	"github.com/geoalign/geoalign/lib/models/gram"
@@ -20,36 +19,19 @@ func init() {
 	reproduce.Register(reproduce.Experiment{Paper: "gram", Table1: gramTable1, Figures: gramFigures})
 }
 
-// studyOptions maps the reproduction options to the studies'. GEOALIGN_RUN_CACHE, when set, is a
-// run cache shared with the notebooks (build/notebook-cache/gram): finished runs with the same data,
-// configuration, data, seed and model code (lib/runcache) are reloaded instead of retrained.
+// studyOptions maps the reproduction options to the studies'. GEOALIGN_RUN_CACHE, when set, is the
+// root of a run cache shared with the notebooks (kernel/nb.RunCache, build/runs by default):
+// finished runs with the same data, configuration, seed and model code (lib/runcache) are reloaded
+// instead of retrained.
 func studyOptions(opts reproduce.Options) Options {
 	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: os.Getenv("GEOALIGN_RUN_CACHE")}
-}
-
-// gramSets loads the three tri-modal sets of the GRAM and HyperGRAM reproductions (the synthetic
-// one alone with synthetic). A missing or corrupt real set is a data.BadInput error.
-func gramSets(o Options, synthetic bool) ([]*gram.Dataset, error) {
-	syn, err := o.Synthetic(0, 0.3)
-	if err != nil || synthetic {
-		return []*gram.Dataset{syn}, err
-	}
-	digits, err := o.Digits()
-	if err != nil {
-		return nil, data.BadInput(err)
-	}
-	tux, err := o.TuxPaint()
-	if err != nil {
-		return nil, data.BadInput(err)
-	}
-	return []*gram.Dataset{digits, tux, syn}, nil
 }
 
 // gramTable1: text → image+audio retrieval, GRAM vs pairwise cosine (and GRAM's cosine → volume
 // recipe) on the three sets. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
 func gramTable1(opts reproduce.Options) ([]*report.Table, error) {
 	o := studyOptions(opts)
-	sets, err := gramSets(o, opts.Synthetic)
+	sets, err := o.Sets(opts.Synthetic)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +92,7 @@ func gramFigures(opts reproduce.Options) error {
 	if err := save.table("initial-gradients", tg); err != nil {
 		return err
 	}
-	sets, err := gramSets(o, false)
+	sets, err := o.Sets(false)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ func init() {
 // three sets. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
 func hypergramTable1(opts reproduce.Options) ([]*report.Table, error) {
 	o := studyOptions(opts)
-	sets, err := gramSets(o, opts.Synthetic)
+	sets, err := o.Sets(opts.Synthetic)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func hypergramFigures(opts reproduce.Options) error {
 	}
 	o := studyOptions(opts)
 	save := figureSaver{dir: filepath.Join(opts.Out, "hypergram")}
-	sets, err := gramSets(o, false)
+	sets, err := o.Sets(false)
 	if err != nil {
 		return err
 	}

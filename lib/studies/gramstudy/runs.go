@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/progress"
@@ -114,6 +115,26 @@ func (o Options) SyntheticConfig(richness int, uninformativeAudio float64) synth
 func (o Options) Synthetic(richness int, uninformativeAudio float64) (*gram.Dataset, error) {
 	cfg := o.SyntheticConfig(richness, uninformativeAudio)
 	return gram.SyntheticTriModal(cfg, cfg.N/6)
+}
+
+// Sets loads the three tri-modal sets of the GRAM and HyperGRAM studies, in this order: FSDD
+// digits, Tux Paint stamps and the synthetic set with 30 % uninformative audio — or, with
+// syntheticOnly, the synthetic set alone. A missing or corrupt real set is a data.BadInput error
+// (the command exits 2 naming the file).
+func (o Options) Sets(syntheticOnly bool) ([]*gram.Dataset, error) {
+	syn, err := o.Synthetic(0, 0.3)
+	if err != nil || syntheticOnly {
+		return []*gram.Dataset{syn}, err
+	}
+	digits, err := o.Digits()
+	if err != nil {
+		return nil, data.BadInput(err)
+	}
+	tux, err := o.TuxPaint()
+	if err != nil {
+		return nil, data.BadInput(err)
+	}
+	return []*gram.Dataset{digits, tux, syn}, nil
 }
 
 // Epochs is the number of training epochs for a dataset: enough for the test R@1 to plateau

@@ -79,13 +79,14 @@ func hlformerTable1(opts reproduce.Options) ([]*report.Table, error) {
 }
 
 // hlformerCacheDir is where the studies checkpoint every run, so that an interrupted full run resumes:
-// $GEOALIGN_RUN_CACHE/hlformer if set, else build/hlformer-runs for the full configuration (none for CI).
+// $GEOALIGN_RUN_CACHE/hlformer if set, else build/runs/hlformer for the full configuration (none for
+// CI) — the directory notebook 13 uses (kernel/nb.RunCache), so either reuses the other's runs.
 func hlformerCacheDir(opts reproduce.Options) string {
 	if d := os.Getenv("GEOALIGN_RUN_CACHE"); d != "" {
 		return filepath.Join(d, "hlformer")
 	}
 	if opts.Full {
-		return filepath.Join("build", "hlformer-runs")
+		return filepath.Join("build", "runs", "hlformer")
 	}
 	return ""
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/gomlx/compute"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -380,7 +379,6 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, reproduce.Comparison, erro
 	p.Add(l, sc, eb, refLine)
 	p.Legend.Add("uniform width", l, sc)
 	p.Legend.Add("default mixed widths", refLine)
-	p.Legend.Top = true
 	// The uniform width is the best of the sweep on the test split, so the comparison favours it.
 	cmp, err := s.Compare("Multi-scale Gaussian widths (None/2/4/8) beat the best single uniform width ("+bestVariant.Name+") (Fig. 6)",
 		"Fig. 6 (Charades): mixed widths best", bestVariant, HybridVariant)
@@ -404,6 +402,7 @@ func histogramPlot(title, xlabel string, names []string, samples [][]float64) (*
 		hi = lo + 1
 	}
 	const bins = 40
+	colors := report.Colors(names...)
 	for i, xs := range samples {
 		counts := make(plotter.XYs, bins)
 		for b := range counts {
@@ -417,12 +416,11 @@ func histogramPlot(title, xlabel string, names []string, samples [][]float64) (*
 		if err != nil {
 			return nil, err
 		}
-		l.Color = plotutil.Color(i)
+		l.Color = colors[i]
 		l.Width = vg.Points(1.5)
 		p.Add(l)
 		p.Legend.Add(names[i], l)
 	}
-	p.Legend.Top = true
 	return p, nil
 }
 

@@ -1,0 +1,186 @@
+package report
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// linePlot is a plot of two lines, with their legend entries when legend is true.
+func linePlot(t *testing.T, legend bool) *plot.Plot {
+	t.Helper()
+	p := plot.New()
+	p.Title.Text = "two lines"
+	p.X.Label.Text = "x (steps)"
+	p.Y.Label.Text = "y (units)"
+	for i, name := range []string{"GRAM", "HyperGRAM"} {
+		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: float64(i)}, {X: 1, Y: float64(2 - i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Color = Colors(name)[0]
+		p.Add(l)
+		if legend {
+			p.Legend.Add(name, l)
+		}
+	}
+	p.Legend.Top, p.Legend.Left = true, true // where gonum/plot would draw it over the title's corner
+	return p
+}
+
+func decodePNG(t *testing.T, b []byte) image.Image {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// The legend goes into a strip under the plot: everything above the strip is pixel for pixel
+// the same plot drawn without a legend, so the legend covers neither the title nor the data.
+func TestRenderLegendBelowThePlot(t *testing.T) {
+	with, err := Render(linePlot(t, true), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := Render(linePlot(t, false), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := decodePNG(t, with.PNG), decodePNG(t, without.PNG)
+	wantH := 440 // FigureHeight (4 in) at FigureDPI (110)
+	if b.Bounds().Dy() != wantH {
+		t.Fatalf("without a legend the figure is %d px high, want %d", b.Bounds().Dy(), wantH)
+	}
+	if a.Bounds().Dy() <= wantH || a.Bounds().Dx() != b.Bounds().Dx() {
+		t.Fatalf("with a legend the figure is %v, want the width of %v and more height", a.Bounds(), b.Bounds())
+	}
+	for y := range wantH {
+		for x := range b.Bounds().Dx() {
+			if a.At(x, y) != b.At(x, y) {
+				t.Fatalf("pixel (%d, %d) of the plot differs with a legend: the legend is drawn over the plot", x, y)
+			}
+		}
+	}
+	inked := 0
+	for y := wantH; y < a.Bounds().Dy(); y++ {
+		for x := range a.Bounds().Dx() {
+			if r, g, bl, _ := a.At(x, y).RGBA(); r < 0x8000 || g < 0x8000 || bl < 0x8000 {
+				inked++
+			}
+		}
+	}
+	if inked == 0 {
+		t.Fatal("the strip under the plot is blank: the legend was not drawn")
+	}
+}
+
+func TestMethodColor(t *testing.T) {
+	for _, c := range []struct {
+		label string
+		want  color.Color
+	}{
+		{"GRAM", paletteBlue},
+		{"HyperGRAM α₀ = 0.2", paletteVermilion},              // longest prefix: not GRAM's
+		{"GRAM (cosine → volume)", paletteSky},                // its own method
+		{"Euclidean-only, GMMFormer-like", paletteBlue},       // Euclidean family
+		{"HLFormer (4 Euclidean + 4 Lorentz)", palettePurple}, // a prefix beats a longer inner name
+		{"TV + TA (pairwise cosine)", paletteGrey},            // named inside the label
+		{"baseline", paletteGrey},
+		{"hyperbolic (HyperGRAM)", paletteGreen},
+	} {
+		got, ok := MethodColor(c.label)
+		if !ok || got != c.want {
+			t.Errorf("MethodColor(%q) = %v, %v; want %v", c.label, got, ok, c.want)
+		}
+	}
+	if c, ok := MethodColor("k = 3"); ok {
+		t.Errorf("MethodColor(k = 3) = %v, want no method", c)
+	}
+}
+
+func TestColorsDistinctWithinAFigure(t *testing.T) {
+	labels := []string{"k = 2", "GRAM", "k = 3", "k = 4", "HyperGRAM"}
+	cs := Colors(labels...)
+	if cs[1] != paletteBlue || cs[4] != paletteVermilion {
+		t.Fatalf("methods lost their colours: %v", cs)
+	}
+	seen := map[color.Color]string{}
+	for i, c := range cs {
+		if prev, dup := seen[c]; dup {
+			t.Errorf("%q and %q share the colour %v", prev, labels[i], c)
+		}
+		seen[c] = labels[i]
+	}
+}
+
+func TestHeatMap(t *testing.T) {
+	if _, err := NewHeatMap([][]float64{{1, 2}, {3}}); err == nil {
+		t.Error("a ragged matrix must be an error")
+	}
+	if _, err := NewHeatMap(nil); err == nil {
+		t.Error("an empty matrix must be an error")
+	}
+	// Values of both signs: a diverging map symmetric about 0.
+	h, err := NewHeatMap([][]float64{{-1, 2}, {0.5, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Map.Min() != -2 || h.Map.Max() != 2 {
+		t.Errorf("diverging range [%g, %g], want [-2, 2]", h.Map.Min(), h.Map.Max())
+	}
+	// Row 0 at the top: the raster's first pixel row is the matrix's row 0.
+	m := [][]float64{{0, 1, 2}, {3, 4, 5}}
+	h, err = NewHeatMap(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := raster(m, h.Map)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	for _, c := range []struct{ x, y, r, c int }{{0, 0, 0, 0}, {b.Dx() - 1, 0, 0, 2}, {0, b.Dy() - 1, 1, 0}} {
+		want, _ := h.Map.At(m[c.r][c.c])
+		if got := color.NRGBAModel.Convert(img.At(c.x, c.y)); got != color.NRGBAModel.Convert(want) {
+			t.Errorf("pixel (%d, %d) = %v, want the colour of m[%d][%d] %v", c.x, c.y, got, c.r, c.c, want)
+		}
+	}
+	// Tick labels name matrix rows from the top.
+	for _, tk := range (indexTicks{flip: 1}).Ticks(0, 1) {
+		if want := map[float64]string{0: "1", 1: "0"}[tk.Value]; tk.Label != want {
+			t.Errorf("row tick at y = %g labelled %q, want %q", tk.Value, tk.Label, want)
+		}
+	}
+	if _, err := Render(h, 4*vg.Inch, 3*vg.Inch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A title wider than the figure is set smaller until it fits, and the plot keeps its font.
+func TestRenderFitsLongTitles(t *testing.T) {
+	p := linePlot(t, false)
+	p.Title.Text = "a title far too long for a figure of six inches, since it goes on and on about what the plot shows"
+	size := p.Title.TextStyle.Font.Size
+	restore := fitTitle(p, FigureWidth)
+	if got := p.Title.TextStyle.Rectangle(p.Title.Text).Size().X; got > FigureWidth {
+		t.Errorf("title %v wide in a %v figure", got, FigureWidth)
+	}
+	if p.Title.TextStyle.Font.Size >= size {
+		t.Errorf("title font %v, want smaller than %v", p.Title.TextStyle.Font.Size, size)
+	}
+	restore()
+	if p.Title.TextStyle.Font.Size != size {
+		t.Errorf("title font %v after restore, want %v", p.Title.TextStyle.Font.Size, size)
+	}
+	if _, err := Render(p, 0, 0); err != nil || p.Title.TextStyle.Font.Size != size {
+		t.Errorf("Render left the title font at %v (err %v), want %v", p.Title.TextStyle.Font.Size, err, size)
+	}
+}
