@@ -164,8 +164,9 @@ func shortMetrics(m retrieval.Metrics) string {
 
 // saver writes checkpoints: GoMLX's checkpoint.Handler saves the store into RUNDIR/checkpoints/
 // .staging, state.json is added, and the directory is renamed to epoch-NNNN — so a checkpoint
-// directory exists complete or not at all, whatever instant the process is killed at. Older
-// checkpoints are then removed except the best one; history.json and curves.png follow.
+// directory exists complete or not at all, whatever instant the process is killed at. The last
+// two and the best one are kept (the previous one is the fallback should the latest be damaged
+// later); history.json and curves.png follow.
 type saver struct {
 	run, staging string
 	handler      *checkpoint.Handler
@@ -173,10 +174,16 @@ type saver struct {
 
 func newSaver(store *model.Store, run string) (*saver, error) {
 	s := &saver{run: run, staging: filepath.Join(run, checkpointsDir, stagingDir)}
-	// A staging directory left by a killed run holds an incomplete checkpoint: the handler would
-	// load it, so it goes first.
+	// A staging directory left by a killed run holds an incomplete checkpoint (the handler would
+	// load it), and a killed atomic write leaves its temporary file: both go first.
 	if err := os.RemoveAll(s.staging); err != nil {
 		return nil, err
+	}
+	temps, _ := filepath.Glob(filepath.Join(run, ".*.tmp"))
+	for _, tmp := range temps {
+		if err := os.Remove(tmp); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.MkdirAll(s.staging, 0o755); err != nil {
 		return nil, err
@@ -209,7 +216,7 @@ func (s *saver) save(st *runState) error {
 		return err
 	}
 	for _, e := range listEpochs(s.run) {
-		if e != st.Epochs && e != st.BestEpoch {
+		if e < st.Epochs-1 && e != st.BestEpoch {
 			if err := os.RemoveAll(epochDir(s.run, e)); err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/geoalign/geoalign/lib/report"
 	"gonum.org/v1/plot"
@@ -64,7 +65,8 @@ func readSpec(run string) (*runSpec, error) {
 	return &s, nil
 }
 
-// isEmptyDir reports whether dir does not exist or has no entries.
+// isEmptyDir reports whether dir does not exist or has no entries but the temporary file of an
+// interrupted atomic write (a run killed while writing its config.json).
 func isEmptyDir(dir string) (bool, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -73,8 +75,16 @@ func isEmptyDir(dir string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return len(entries) == 0, nil
+	for _, e := range entries {
+		if !isTempFile(e.Name()) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
+
+// isTempFile reports whether name is the temporary file of writeAtomic.
+func isTempFile(name string) bool { return strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp") }
 
 // writeAtomic writes path with what fill writes, through a temporary file in the same directory
 // and a rename, so that path holds the old content or the new one, never a part.

@@ -252,11 +252,21 @@ func (f *trainFlags) resumeSpec(kind modelKind, cfg modelConfig, src dataSource)
 	if spec.Model != kind.name {
 		return src, fmt.Errorf("%s: %s is a %s run, not %s", path, f.out, spec.Model, kind.name)
 	}
-	if f.config != "" {
-		return src, fmt.Errorf("--config with --resume: a resumed run keeps the configuration in %s", path)
-	}
 	if err := decodeConfig(spec.Config, cfg, path); err != nil {
 		return src, err
+	}
+	if f.config != "" { // allowed if it changes nothing: the same command line with --resume added
+		stored, _ := json.Marshal(cfg)
+		again := kind.defaults()
+		if err := decodeConfig(stored, again, path); err != nil {
+			return src, err
+		}
+		if err := overlayConfigFile(again, f.config); err != nil {
+			return src, err
+		}
+		if b, _ := json.Marshal(again); string(b) != string(stored) {
+			return src, fmt.Errorf("--config %s changes the configuration in %s: a resumed run keeps its configuration", f.config, path)
+		}
 	}
 	if src != (dataSource{}) && src != spec.Data {
 		return src, fmt.Errorf("the data flags name %+v, but %s was trained on %+v", src, path, spec.Data)

@@ -22,10 +22,12 @@ var gramKind = modelKind{
 }
 
 var hypergramKind = modelKind{
-	name:     "hypergram",
-	summary:  "HyperGRAM (CVPR 2026): GRAM with the hybrid hyperbolic/Euclidean volume (Model.Geometry 1 or 2)",
-	layout:   gramLayout,
-	defaults: func() modelConfig { return &gramConfig{Model: gram.HyperGRAMConfig(), Training: gramTrainingDefaults()} },
+	name:    "hypergram",
+	summary: "HyperGRAM (CVPR 2026): GRAM with the hybrid hyperbolic/Euclidean volume (Model.Geometry 1 or 2)",
+	layout:  gramLayout,
+	defaults: func() modelConfig {
+		return &gramConfig{Model: gram.HyperGRAMConfig(), Training: gramTrainingDefaults()}
+	},
 }
 
 // gramConfig is `geoalign train gram|hypergram`'s configuration.

@@ -91,7 +91,6 @@ type hlformerRun struct {
 	step    hlformer.Step
 	eval    *hlformer.Evaluator
 	splits  map[string]*prvr.Split // loaded splits; "val" may be carved from "train"
-	carved  bool
 	notes   []string
 	batches int
 }
@@ -160,17 +159,27 @@ func (r *hlformerRun) checkFiles() error {
 	return nil
 }
 
-// load reads one split and checks its widths against the configuration.
+// load returns a split: "test" as the collection has it, "train" and "val" as training used them
+// (loadTrainVal).
 func (r *hlformerRun) load(split string) (*prvr.Split, error) {
-	if s, ok := r.splits[split]; ok {
-		return s, nil
-	}
-	if split == "val" && r.carved {
+	if split == "train" || split == "val" {
 		if err := r.loadTrainVal(); err != nil {
 			return nil, err
 		}
-		return r.splits["val"], nil
 	}
+	if s, ok := r.splits[split]; ok {
+		return s, nil
+	}
+	s, err := r.read(split)
+	if err != nil {
+		return nil, err
+	}
+	r.splits[split] = s
+	return s, nil
+}
+
+// read loads one split of the collection and checks its widths against the configuration.
+func (r *hlformerRun) read(split string) (*prvr.Split, error) {
 	s, err := prvr.Load(r.layout, split)
 	if err != nil {
 		return nil, err
@@ -182,14 +191,16 @@ func (r *hlformerRun) load(split string) (*prvr.Split, error) {
 	if err := checkDim(&c.QueryDim, "Model.QueryDim", s.QueryDim, r.layout.TextFeatureFile()); err != nil {
 		return nil, err
 	}
-	r.splits[split] = s
 	return s, nil
 }
 
 // loadTrainVal loads the training split and the validation split: the collection's own when it
 // has one distinct from test, else carved from train (see hlformerKind.layout).
 func (r *hlformerRun) loadTrainVal() error {
-	tr, err := r.load("train")
+	if r.splits["train"] != nil && r.splits["val"] != nil {
+		return nil
+	}
+	tr, err := r.read("train")
 	if err != nil {
 		return err
 	}
@@ -201,7 +212,8 @@ func (r *hlformerRun) loadTrainVal() error {
 			return err
 		}
 		if !same {
-			_, err := r.load("val")
+			val, err := r.read("val")
+			r.splits["train"], r.splits["val"] = tr, val
 			return err
 		}
 		reason = fmt.Sprintf("%s holds the test captions (as in the official Charades-STA release)", valFile)
@@ -212,7 +224,6 @@ func (r *hlformerRun) loadTrainVal() error {
 	}
 	r.splits["train"] = hlformer.SubsetVideos(tr, keep, "train")
 	r.splits["val"] = hlformer.SubsetVideos(tr, val, "val")
-	r.carved = true
 	r.notes = []string{fmt.Sprintf("deviation from the official code: %s, so validation (early stopping, best epoch) uses %d of the %d training videos "+
 		"(Training.ValFraction %g, a fixed choice), never test; training uses the other %d",
 		reason, len(val), tr.NumVideos(), r.cfg.Training.ValFraction, len(keep))}

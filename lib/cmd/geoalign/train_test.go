@@ -94,6 +94,7 @@ func TestTrainEvalGRAM(t *testing.T) {
 	t.Log(errOut)
 	rep, _ := evalJSON(t, runDir)
 	checkAboveRandom(t, rep, retrieval.TextVideoKs, 20, 20)
+	checkBestVal(t, runDir)
 	for _, f := range []string{configFile, historyFile, curvesFile} {
 		if _, err := os.Stat(filepath.Join(runDir, f)); err != nil {
 			t.Error(err)
@@ -116,6 +117,7 @@ func TestTrainEvalGARE(t *testing.T) {
 	t.Log(errOut)
 	rep, _ := evalJSON(t, runDir)
 	checkAboveRandom(t, rep, retrieval.TextVideoKs, 24, 24+8) // every third video has two captions
+	checkBestVal(t, runDir)
 }
 
 // A tiny HLFormer (d = 16, 2 heads, L^7, one Euclidean and one Lorentz branch of each width 0, 4).
@@ -136,6 +138,34 @@ func TestTrainEvalHLFormer(t *testing.T) {
 	if !strings.Contains(errOut, "deviation from the official code") || !strings.Contains(errOut, "holds the test captions") {
 		t.Errorf("the carved validation split is not reported: %s", errOut)
 	}
-	rep, _ := evalJSON(t, runDir)
+	rep, out := evalJSON(t, runDir)
 	checkAboveRandom(t, rep, retrieval.PRVRKs, c.TestVideos, c.TestQueries)
+	checkBestVal(t, runDir)
+
+	// --scores: geoalign metrics computes the same metrics from the files eval writes.
+	scores := filepath.Join(dir, "scores.npy")
+	if _, again := evalJSON(t, runDir, "--scores", scores); again != out {
+		t.Errorf("eval --scores printed %s, eval %s", again, out)
+	}
+	code, mout, merr := run(metricsMain, "--scores", scores, "--query-video", filepath.Join(dir, "scores.query_video.npy"), "--ks", "1,5,10,100", "--json")
+	if code != 0 || mout != out {
+		t.Errorf("geoalign metrics on the written scores: exit %d, %s%s; eval printed %s", code, mout, merr, out)
+	}
+}
+
+// checkBestVal checks that eval --split val loads the best epoch: it prints the validation
+// metrics history.json recorded for that epoch.
+func checkBestVal(t *testing.T, runDir string) {
+	t.Helper()
+	h := readHistory(t, runDir)
+	best := 0
+	for i := range h {
+		if h[i].Val.T2V.SumR > h[best].Val.T2V.SumR {
+			best = i
+		}
+	}
+	want, _ := json.Marshal(h[best].Val)
+	if _, got := evalJSON(t, runDir, "--split", "val"); strings.TrimSpace(got) != string(want) {
+		t.Errorf("eval --split val: %s, history's best epoch %d: %s", got, best+1, want)
+	}
 }

@@ -143,9 +143,9 @@ func TestBadInput(t *testing.T) {
 	}
 	nan := float32(math.NaN())
 	tv := []struct {
-		name  string
+		name   string
 		break_ func(t *testing.T, dir string)
-		want  []string
+		want   []string
 	}{
 		{"missing video.npy", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "video.npy")) }, []string{"video.npy", "no such file"}},
 		{"missing captions", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, CaptionsFile)) }, []string{"captions.txt"}},
@@ -200,9 +200,9 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 	tu := []struct {
-		name  string
+		name   string
 		break_ func(t *testing.T, dir string)
-		want  []string
+		want   []string
 	}{
 		{"one modality", func(t *testing.T, dir string) { write(t, dir, ModalityFile, "text\n") }, []string{"modalities.txt", "need at least 2"}},
 		{"missing modality", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "audio.npy")) }, []string{"audio.npy", "no such file"}},
