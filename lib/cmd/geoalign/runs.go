@@ -84,7 +84,9 @@ func isEmptyDir(dir string) (bool, error) {
 }
 
 // isTempFile reports whether name is the temporary file of writeAtomic.
-func isTempFile(name string) bool { return strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp") }
+func isTempFile(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp")
+}
 
 // writeAtomic writes path with what fill writes, through a temporary file in the same directory
 // and a rename, so that path holds the old content or the new one, never a part.
