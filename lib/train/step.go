@@ -7,7 +7,6 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/model/checkpoint"
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 )
 
@@ -44,17 +43,6 @@ func NewStep(backend compute.Backend, store *model.Store, opt optimizer.Interfac
 // Run executes one step on a batch and returns the loss and the auxiliary outputs.
 func (s *Step) Run(inputs ...any) ([]*tensors.Tensor, error) {
 	return s.exec.Exec(inputs...)
-}
-
-// Checkpointer saves and restores a store (variables, optimizer state, step counters) in dir,
-// keeping the last keep checkpoints. If dir already holds a checkpoint it is loaded, so that
-// re-running a training with the same dir resumes it.
-func Checkpointer(store *model.Store, dir string, keep int) (*checkpoint.Handler, error) {
-	h, err := checkpoint.Build(store).Dir(dir).Keep(keep).Immediate().Done()
-	if err != nil {
-		return nil, fmt.Errorf("train: checkpoint dir %s: %w", dir, err)
-	}
-	return h, nil
 }
 
 // GlobalStep is the number of optimizer steps the store has taken (0 for a fresh model).

@@ -126,9 +126,19 @@ type Config struct {
 	Warmup            float64 // warm-up fraction of warmup_linear (code: 0.1)
 	Seed              int64
 
-	// EvalEvery evaluates on the test split after every EvalEvery epochs (0: never during training).
+	// ValFraction is the fraction of the train split carved out as the validation split that
+	// selects the model (the best validation T→V+A SumR, ValMetric) when the Dataset has no Val
+	// split (CarveValidation; a deviation: the official code has none). 0 without a Dataset.Val
+	// trains without validation and keeps the last epoch's model, as the official code does.
+	ValFraction float64
+	// Patience stops training after that many epochs without a better validation (0: never).
+	Patience int
+	// EvalEvery evaluates on the test split after every EvalEvery epochs (0: never during training):
+	// a learning curve (EpochStats.Eval), never used to select or stop.
 	EvalEvery int
-	// CheckpointDir, when set, saves a checkpoint after every epoch and resumes from it.
+	// CheckpointDir, when set, is the run directory of lib/train's loop: a checkpoint after every
+	// epoch (written atomically), the best validation's model in best/, history.json; a Trainer on
+	// a directory that holds a checkpoint resumes from it.
 	CheckpointDir  string
 	CheckpointKeep int
 	// Quiet turns the progress bar off.
@@ -147,7 +157,7 @@ func DefaultConfig() Config {
 		AlphaInit: HyperGRAMAlphaInit, TemperatureInit: loss.GRAMInitialTemperature,
 		Hidden: 256, EncoderLayers: 1, ContraDim: 128, MatchHidden: 128,
 		BatchSize: 64, Epochs: 20, LearningRate: 1e-3, WeightDecay: 0.01, Warmup: 0.1,
-		Seed: 50, CheckpointKeep: 2,
+		Seed: 50, ValFraction: DefaultValFraction, CheckpointKeep: 2,
 	}
 }
 
@@ -167,6 +177,11 @@ func PairwiseConfig() Config {
 	c.Objective = PairwiseCosineObjective
 	return c
 }
+
+// DefaultValFraction of the train split is carved out for validation when a dataset has no
+// validation split: 10 %, enough queries for a SumR that separates epochs on the sets used here
+// (≥ 50 tuples) while keeping 90 % for training.
+const DefaultValFraction = 0.1
 
 // HyperGRAMAlphaInit is HyperGRAM's initial mixing weight α (summary: "initialised at 0.5").
 const HyperGRAMAlphaInit = 0.5
@@ -203,6 +218,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("gram: learning rate must be positive, got %v", c.LearningRate)
 	case c.Warmup <= 0 || c.Warmup >= 1:
 		return fmt.Errorf("gram: warm-up fraction %v outside (0, 1)", c.Warmup)
+	case c.ValFraction < 0 || c.ValFraction >= 1:
+		return fmt.Errorf("gram: validation fraction %v outside [0, 1)", c.ValFraction)
+	case c.Patience < 0 || c.EvalEvery < 0 || c.CheckpointKeep < 0:
+		return fmt.Errorf("gram: negative Patience %d, EvalEvery %d or CheckpointKeep %d", c.Patience, c.EvalEvery, c.CheckpointKeep)
 	}
 	return nil
 }
@@ -262,5 +281,13 @@ func (c Config) Behavior() string {
 		}
 	}
 	parts = append(parts, fmt.Sprintf("AdamW lr %g wd %g warmup_linear %g, batch %d", c.LearningRate, c.WeightDecay, c.Warmup, c.BatchSize))
+	sel := "last epoch's model (code) unless the dataset has a validation split"
+	if c.ValFraction > 0 {
+		sel = fmt.Sprintf("model of the best validation T→V+A SumR (the dataset's validation split, else %g of train carved out; the code has none)", c.ValFraction)
+	}
+	if c.Patience > 0 {
+		sel += fmt.Sprintf(", early stop after %d epochs without a better one", c.Patience)
+	}
+	parts = append(parts, sel)
 	return strings.Join(parts, "; ")
 }

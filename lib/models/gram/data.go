@@ -3,6 +3,7 @@ package gram
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/geoalign/geoalign/lib/data"
@@ -17,7 +18,10 @@ type Dataset struct {
 	Modalities []string  // modality names, anchor first, e.g. ["text", "image", "audio"]
 	Train      *Split
 	Test       *Split
-	Notes      []string // provenance notes carried into every table built on the set
+	// Val (optional) is the validation split that selects the model and stops training early;
+	// without it the trainer carves one from Train (Config.ValFraction). Never the test split.
+	Val   *Split
+	Notes []string // provenance notes carried into every table built on the set
 }
 
 // Relevance says whether the data tuple of sample `tuple` answers the anchor of sample `anchor`.
@@ -156,6 +160,11 @@ func (d *Dataset) SelectModalities(modalities []int) (*Dataset, error) {
 	if out.Test, err = d.Test.SelectModalities(modalities); err != nil {
 		return nil, err
 	}
+	if d.Val != nil {
+		if out.Val, err = d.Val.SelectModalities(modalities); err != nil {
+			return nil, err
+		}
+	}
 	return &out, nil
 }
 
@@ -171,10 +180,13 @@ func (d *Dataset) Validate() error {
 	if !slices.Equal(d.Train.Dims, d.Test.Dims) {
 		return fmt.Errorf("gram: dataset %q: train dims %v differ from test dims %v", d.Name, d.Train.Dims, d.Test.Dims)
 	}
+	if d.Val != nil && !slices.Equal(d.Train.Dims, d.Val.Dims) {
+		return fmt.Errorf("gram: dataset %q: train dims %v differ from validation dims %v", d.Name, d.Train.Dims, d.Val.Dims)
+	}
 	return nil
 }
 
-// Standardize rescales every feature column of both splits to zero mean and unit variance with
+// Standardize rescales every feature column of every split to zero mean and unit variance with
 // the train split's statistics (columns with zero variance are only centred). The encoders are
 // small MLPs trained from scratch, so inputs on wildly different scales (log-mel energies next to
 // pixel intensities) would otherwise need per-modality learning rates. It rescales the feature
@@ -183,7 +195,10 @@ func (d *Dataset) Standardize() {
 	for m := range d.Train.Features {
 		dim := d.Train.Dims[m]
 		mean, std := columnStats(d.Train.Features[m], dim)
-		for _, s := range []*Split{d.Train, d.Test} {
+		for _, s := range []*Split{d.Train, d.Test, d.Val} {
+			if s == nil {
+				continue
+			}
 			f := s.Features[m]
 			for i := range f {
 				c := i % dim
@@ -192,6 +207,36 @@ func (d *Dataset) Standardize() {
 		}
 	}
 }
+
+// CarveValidation splits a train split into the part trained on and a validation split of
+// round(fraction·N) samples (at least 2), drawn by a fixed permutation (the same for every seed and
+// variant, so that runs compared with each other select on the same samples). Both keep the
+// samples' order. GRAM's official code has no validation split (it reports the last checkpoint);
+// carving one from train, never from test, is this project's deviation so that model selection and
+// early stopping never see the test split.
+func CarveValidation(train *Split, fraction float64) (rest, val *Split, err error) {
+	n := max(2, int(math.Round(fraction*float64(train.N))))
+	if fraction <= 0 || fraction >= 1 || n >= train.N {
+		return nil, nil, fmt.Errorf("gram: cannot carve a validation fraction %v (%d samples) from a train split of %d", fraction, n, train.N)
+	}
+	perm := rand.New(rand.NewPCG(valSeed, uint64(train.N))).Perm(train.N)
+	inVal := make([]bool, train.N)
+	for _, i := range perm[:n] {
+		inVal[i] = true
+	}
+	var keep, held []int
+	for i, v := range inVal {
+		if v {
+			held = append(held, i)
+		} else {
+			keep = append(keep, i)
+		}
+	}
+	return train.Subset(keep), train.Subset(held), nil
+}
+
+// valSeed seeds CarveValidation's permutation ("val").
+const valSeed = 0x76616c
 
 // columnStats returns per-column mean and standard deviation (1 where the column is constant).
 func columnStats(flat []float32, dim int) (mean, std []float64) {

@@ -33,11 +33,20 @@
 //
 // Trainer runs train.AdamW (the GRAM code's AdamW: β 0.9/0.98, weight decay 0.01 except biases,
 // norms and α, warmup_linear 10 %) through a compiled train.Step, one shape per run (the last
-// partial batch of an epoch is dropped). Batches follow a permutation drawn from (Seed, epoch);
-// with Config.CheckpointDir, each epoch is checkpointed (weights, optimizer moments, step counters,
-// DAM sampler state) with its statistics in history.json, and a new Trainer on that directory
-// resumes where the last one stopped, with the losses of an uninterrupted run. EpochStats records the loss terms, τ, α after
-// every step, and an optional test evaluation.
+// partial batch of an epoch is dropped), on lib/train's loop: batches follow a permutation drawn
+// from the loop's seeded generator; every epoch is a record (EpochStats: the loss terms, τ, α after
+// every step, the validation, an optional test-split curve); with Config.CheckpointDir every epoch
+// is checkpointed atomically (weights, optimizer moments, step counters, the DAM sampler's random
+// state, the loop's position and history) and a new Trainer on that directory resumes exactly,
+// even after a kill.
+//
+// Model selection (a deviation: GRAM's code has no validation split and reports its last
+// checkpoint): the Dataset's Val split, or Config.ValFraction (10 %) of the train split carved out
+// by a fixed permutation (CarveValidation), is evaluated after every epoch with the model's own
+// score; the epoch of the best T→V+A SumR (ValMetric) is the model Train leaves in the store (and
+// in best/ of the checkpoint directory), and Config.Patience stops training early. The test split
+// is only evaluated — as the final result, or as a learning curve with Config.EvalEvery — never
+// selected on.
 //
 // # Evaluation (eval.go, gap.go)
 //

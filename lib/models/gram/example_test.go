@@ -39,5 +39,5 @@ func ExampleConfig_Behavior() {
 	// GRAM
 	// pairwise cosine
 	// HyperGRAM
-	// euclidean volume loss (both directions); one-sided gradients (code); label smoothing 0.1 (code); learnable raw τ (init 0.07, code); DAM λ = 0.1 on an MLP matching head (replaces the BERT cross-encoder); AdamW lr 0.001 wd 0.01 warmup_linear 0.1, batch 64
+	// euclidean volume loss (both directions); one-sided gradients (code); label smoothing 0.1 (code); learnable raw τ (init 0.07, code); DAM λ = 0.1 on an MLP matching head (replaces the BERT cross-encoder); AdamW lr 0.001 wd 0.01 warmup_linear 0.1, batch 64; model of the best validation T→V+A SumR (the dataset's validation split, else 0.1 of train carved out; the code has none)
 }

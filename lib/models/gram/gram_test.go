@@ -3,6 +3,7 @@ package gram
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
@@ -193,11 +194,12 @@ func TestAlphaProjection(t *testing.T) {
 }
 
 // TestTrainingLearns trains GRAM on the latent fixture: the epoch loss must fall and the test
-// T→V+A R@1 must end far above chance (1/N).
+// T→V+A R@1 must end far above chance (1/N). It trains on the whole train split, without
+// validation (ValFraction 0): selection is TestValidationNeverSeesTest's subject.
 func TestTrainingLearns(t *testing.T) {
 	data := latentFixture(4, 256, 64, 4, 0.05)
 	for _, cfg := range []Config{tinyConfig(), func() Config { c := tinyConfig(); c.Geometry = HyperGRAMConfig().Geometry; return c }()} {
-		cfg.Epochs = 10
+		cfg.Epochs, cfg.ValFraction = 10, 0
 		tr, err := NewTrainer(backend.MustNew(), data, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -225,11 +227,12 @@ func TestTrainingLearns(t *testing.T) {
 }
 
 // TestResumeContinuesStepCount trains 2 of 3 epochs with checkpoints, resumes in a new Trainer on the
-// same directory, trains the 3rd epoch, and compares every epoch's loss with an uninterrupted run.
+// same directory, trains the 3rd epoch, and compares the history and every variable, bit for bit,
+// with an uninterrupted run (HyperGRAM: α's trajectory; DAM: the store's random state).
 func TestResumeContinuesStepCount(t *testing.T) {
-	data := latentFixture(5, 48, 16, 4, 0.1)
+	data := latentFixture(5, 60, 16, 4, 0.1)
 	cfg := tinyConfig()
-	cfg.Epochs = 3
+	cfg.Geometry, cfg.Epochs, cfg.EvalEvery = Hybrid, 3, 2
 	cfg.CheckpointDir = t.TempDir()
 	first, err := NewTrainer(backend.MustNew(), data, cfg)
 	if err != nil {
@@ -245,8 +248,8 @@ func TestResumeContinuesStepCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resumed.Epoch() != 2 || resumed.GlobalStep() != 2*steps {
-		t.Fatalf("resumed at epoch %d step %d, want 2 and %d", resumed.Epoch(), resumed.GlobalStep(), 2*steps)
+	if resumed.Epoch() != 2 || resumed.GlobalStep() != 2*steps || len(resumed.History) != 2 {
+		t.Fatalf("resumed at epoch %d step %d (%d epochs of history), want 2 and %d", resumed.Epoch(), resumed.GlobalStep(), len(resumed.History), 2*steps)
 	}
 	if err := resumed.Train(); err != nil {
 		t.Fatal(err)
@@ -262,12 +265,76 @@ func TestResumeContinuesStepCount(t *testing.T) {
 	if err := straight.Train(); err != nil {
 		t.Fatal(err)
 	}
-	for e := range straight.History {
-		a, b := straight.History[e].Loss, resumed.History[e].Loss
-		if math.Abs(a-b) > 1e-5*math.Max(1, math.Abs(a)) {
-			t.Errorf("epoch %d: uninterrupted loss %v, resumed %v", e+1, a, b)
+	sameTraining(t, "uninterrupted vs resumed", straight, resumed)
+	if len(straight.History[0].AlphaSteps) != int(steps) || straight.History[1].Eval == nil || straight.History[0].Validation == nil {
+		t.Fatalf("history lacks α steps, the test curve or the validation: %+v", straight.History[1])
+	}
+}
+
+// sameTraining fails unless two trainers have the same history (times aside) and variables.
+func sameTraining(t *testing.T, what string, a, b *Trainer) {
+	t.Helper()
+	if len(a.History) != len(b.History) {
+		t.Fatalf("%s: %d epochs vs %d", what, len(a.History), len(b.History))
+	}
+	for e := range a.History {
+		x, y := a.History[e], b.History[e]
+		x.Seconds, y.Seconds = 0, 0
+		if !reflect.DeepEqual(x, y) {
+			t.Fatalf("%s: epoch %d: %+v vs %+v", what, e+1, x, y)
 		}
 	}
+	for v := range a.Store.IterVariables() {
+		x, _ := v.Value()
+		y, _ := b.Store.GetVariable(v.Path()).Value()
+		if !reflect.DeepEqual(x.Value(), y.Value()) {
+			t.Fatalf("%s: variable %s differs", what, v.Path())
+		}
+	}
+}
+
+// TestValidationNeverSeesTest: the validation split is carved from train (disjoint from what is
+// trained on, together exactly the train split), and training — the model selected included —
+// does not depend on the test split at all: two runs whose test splits differ end with the same
+// weights and history.
+func TestValidationNeverSeesTest(t *testing.T) {
+	data := latentFixture(8, 80, 16, 4, 0.1)
+	cfg := tinyConfig()
+	cfg.Epochs, cfg.Patience = 4, 2
+	a, err := NewTrainer(backend.MustNew(), data, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ValSplit == nil || a.ValSplit.N != 8 || a.TrainSplit.N != 72 {
+		t.Fatalf("validation %v of %d, train %d", a.ValSplit != nil, 8, a.TrainSplit.N)
+	}
+	rows := map[float32]int{} // first feature of each row identifies it (continuous random values)
+	for _, s := range []*Split{a.TrainSplit, a.ValSplit} {
+		for i := range s.N {
+			rows[s.Row(0, i)[0]]++
+		}
+	}
+	for i := range data.Train.N {
+		if rows[data.Train.Row(0, i)[0]] != 1 {
+			t.Fatalf("train row %d appears %d times in train ∪ validation", i, rows[data.Train.Row(0, i)[0]])
+		}
+	}
+	if err := a.Train(); err != nil {
+		t.Fatal(err)
+	}
+	other := *data
+	other.Test = latentFixture(9, 16, 16, 4, 0.1).Test
+	b, err := NewTrainer(backend.MustNew(), &other, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Train(); err != nil {
+		t.Fatal(err)
+	}
+	if best, ok := a.Best(); !ok || best.Validation == nil {
+		t.Fatal("no best validation epoch")
+	}
+	sameTraining(t, "with another test split", a, b)
 }
 
 // TestInitFromCopiesEncoders: a fresh GRAM model initialised from a trained pairwise model embeds

@@ -2,27 +2,19 @@ package gram
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/geoalign/geoalign/lib/progress"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/model/checkpoint"
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 )
 
-// EpochStats summarises one training epoch.
+// EpochStats summarises one training epoch (one record of lib/train's loop).
 type EpochStats struct {
 	Epoch       int     `json:"epoch"` // 1-based
 	Step        int64   `json:"step"`  // optimizer steps taken at the end of the epoch
@@ -32,8 +24,12 @@ type EpochStats struct {
 	Temperature float64 `json:"temperature"` // τ at the end of the epoch
 	Alpha       float64 `json:"alpha"`       // α at the end of the epoch (Hybrid only)
 	// AlphaSteps is α after every step of the epoch (Hybrid only): HyperGRAM's α trajectory.
-	AlphaSteps []float64   `json:"alpha_steps,omitempty"`
-	Seconds    float64     `json:"seconds"`
+	AlphaSteps []float64 `json:"alpha_steps,omitempty"`
+	Seconds    float64   `json:"seconds"`
+	// Validation is the evaluation on the validation split (the model's own score), which selects
+	// the model and stops training early; Best marks the best one so far.
+	Validation *Evaluation `json:"validation,omitempty"`
+	Best       bool        `json:"best,omitempty"`
 	Eval       *Evaluation `json:"eval,omitempty"` // test-split evaluation, every Config.EvalEvery epochs
 	// MatchedEuclidean and MatchedHyperbolic are the mean volumes of the test split's own tuples
 	// (MatchedVolumes) when Eval is set: GRAM's alignment score of Fig. 3 is 1 − MatchedEuclidean.
@@ -41,35 +37,38 @@ type EpochStats struct {
 	MatchedHyperbolic float64 `json:"matched_hyperbolic,omitempty"`
 }
 
-// Trainer trains one GRAM / HyperGRAM / pairwise-cosine model on a Dataset. Create it with
-// NewTrainer and call Train; with Config.CheckpointDir set, every epoch is checkpointed and a new
-// Trainer on the same directory resumes where the last one stopped.
+// Trainer trains one GRAM / HyperGRAM / pairwise-cosine model on a Dataset with lib/train's loop.
+// Create it with NewTrainer and call Train; with Config.CheckpointDir set, every epoch is
+// checkpointed (atomically) and a new Trainer on the same directory resumes exactly where the last
+// one stopped, even after a kill.
 type Trainer struct {
-	Config  Config
-	Data    *Dataset
-	Store   *model.Store
+	Config Config
+	Data   *Dataset
+	// TrainSplit is what the model trains on and ValSplit what selects it: Data.Train and Data.Val,
+	// or Data.Train with Config.ValFraction carved out as ValSplit (CarveValidation); ValSplit is nil
+	// without validation. Data.Test is only evaluated, never selected on.
+	TrainSplit, ValSplit *Split
+	Store                *model.Store
+	// History holds one EpochStats per epoch trained (restored with a checkpoint).
 	History []EpochStats
-	// OnEpoch, when set, is called after every epoch; returning an error stops Train.
+	// OnEpoch, when set, is called after every epoch (before its checkpoint); returning an error
+	// stops Train.
 	OnEpoch func(t *Trainer, s EpochStats) error
 
 	backend compute.Backend
 	step    *train.Step
-	ckpt    *checkpoint.Handler
-
-	// embed is the inference graph of the encoders, compiled once. It is built in training mode:
-	// in inference graphs the Go backend prefers constants for variables
-	// (Capabilities().PreferConstantsForVariables), so model.Exec would embed the weights of the
-	// moment it compiled and later evaluations would see stale weights. The encoders have no
-	// training-only behaviour (no dropout, no batch statistics), so the flag changes nothing else.
-	embed *model.Exec
+	loop    *train.Loop[[]int]
+	embed   *model.Exec // the encoders' inference executable (train.NewInferenceExec), compiled once
+	alphas  []float64   // α after every step since the last record (Hybrid)
+	lastVal *Evaluation // the latest validation, for the record that follows it
 }
 
-// historyFile holds the per-epoch statistics next to the checkpoints (the store holds the weights,
-// the optimizer state, the DAM sampler's state and the step counters).
-const historyFile = "history.json"
+// ValMetric is the validation metric that selects GRAM models: T→V+A SumR (R@1 + R@5 + R@10).
+const ValMetric = "t2v_sumr"
 
-// NewTrainer validates cfg and the data, builds the model's store (initialised from cfg.Seed), the
-// compiled training step and, if cfg.CheckpointDir is set, loads the latest checkpoint there.
+// NewTrainer validates cfg and the data, carves the validation split, builds the model's store
+// (initialised from cfg.Seed), the compiled training step and the loop, which loads the latest
+// checkpoint of cfg.CheckpointDir if there is one.
 func NewTrainer(backend compute.Backend, data *Dataset, cfg Config) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -77,21 +76,18 @@ func NewTrainer(backend compute.Backend, data *Dataset, cfg Config) (*Trainer, e
 	if err := data.Validate(); err != nil {
 		return nil, err
 	}
-	if data.Train.N < cfg.BatchSize {
-		return nil, fmt.Errorf("gram: train split of %q has %d samples, fewer than the batch size %d", data.Name, data.Train.N, cfg.BatchSize)
+	t := &Trainer{Config: cfg, Data: data, TrainSplit: data.Train, ValSplit: data.Val, Store: model.NewStore(), backend: backend}
+	if t.ValSplit == nil && cfg.ValFraction > 0 {
+		var err error
+		if t.TrainSplit, t.ValSplit, err = CarveValidation(data.Train, cfg.ValFraction); err != nil {
+			return nil, fmt.Errorf("gram: dataset %q: %w", data.Name, err)
+		}
 	}
-	t := &Trainer{Config: cfg, Data: data, Store: model.NewStore(), backend: backend}
+	if t.TrainSplit.N < cfg.BatchSize {
+		return nil, fmt.Errorf("gram: train split of %q has %d samples, fewer than the batch size %d", data.Name, t.TrainSplit.N, cfg.BatchSize)
+	}
 	if err := t.Store.SetRNGStateFromSeed(cfg.Seed); err != nil {
 		return nil, err
-	}
-	if cfg.CheckpointDir != "" {
-		var err error
-		if t.ckpt, err = train.Checkpointer(t.Store, cfg.CheckpointDir, max(cfg.CheckpointKeep, 1)); err != nil {
-			return nil, err
-		}
-		if err := t.loadHistory(); err != nil {
-			return nil, err
-		}
 	}
 	opt := train.AdamW(cfg.LearningRate, cfg.Epochs*t.StepsPerEpoch())
 	opt.WeightDecay = cfg.WeightDecay
@@ -104,118 +100,149 @@ func NewTrainer(backend compute.Backend, data *Dataset, cfg Config) (*Trainer, e
 	if err != nil {
 		return nil, err
 	}
-	if steps := t.GlobalStep(); steps != int64(len(t.History))*int64(t.StepsPerEpoch()) {
-		return nil, fmt.Errorf("gram: checkpoint in %s has %d steps but %s records %d epochs of %d steps",
-			cfg.CheckpointDir, steps, historyFile, len(t.History), t.StepsPerEpoch())
+	task := train.Task[[]int]{
+		Store:    t.Store,
+		Plan:     train.Shuffled(t.TrainSplit.N, cfg.BatchSize),
+		Step:     t.trainStep,
+		Terms:    []string{"loss", "contrastive", "dam"},
+		Annotate: t.annotate,
 	}
-	return t, nil
+	if t.ValSplit != nil {
+		task.Validate = t.validate
+	}
+	t.loop, err = train.NewLoop(task, train.Config{
+		Epochs: cfg.Epochs, Seed: cfg.Seed, Metric: ValMetric, Patience: cfg.Patience,
+		Dir: cfg.CheckpointDir, Keep: cfg.CheckpointKeep,
+		Label: fmt.Sprintf("%s on %s, seed %d", cfg.Name(), data.Name, cfg.Seed), Quiet: cfg.Quiet,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, t.readHistory()
 }
 
 // StepsPerEpoch is the number of full batches of the train split (the last partial batch is
 // dropped, so that every step has the same compiled shape).
-func (t *Trainer) StepsPerEpoch() int { return t.Data.Train.N / t.Config.BatchSize }
+func (t *Trainer) StepsPerEpoch() int { return t.TrainSplit.N / t.Config.BatchSize }
 
 // Epoch is the number of epochs trained so far.
-func (t *Trainer) Epoch() int { return len(t.History) }
+func (t *Trainer) Epoch() int { return t.loop.Epoch() }
 
 // GlobalStep is the number of optimizer steps taken so far (restored from a checkpoint).
-func (t *Trainer) GlobalStep() int64 { return train.GlobalStep(t.Store) }
+func (t *Trainer) GlobalStep() int64 { return int64(t.loop.Step()) }
 
-// Train runs the remaining epochs up to Config.Epochs.
+// Train runs the remaining epochs up to Config.Epochs (or an early stop). With a validation split
+// the store then holds the model of the best validation epoch (Trainer.Best), else the last one.
 func (t *Trainer) Train() error {
-	var bar *progress.Bar
-	if !t.Config.Quiet {
-		bar = progress.New(fmt.Sprintf("%s on %s, seed %d", t.Config.Name(), t.Data.Name, t.Config.Seed), t.Config.Epochs)
-		bar.Add(t.Epoch(), "")
-		defer bar.Done()
+	_, err := t.loop.Run()
+	if err == nil {
+		err = t.readHistory()
 	}
-	for t.Epoch() < t.Config.Epochs {
-		s, err := t.RunEpoch()
-		if err != nil {
-			return err
-		}
-		if bar != nil {
-			detail := fmt.Sprintf("loss %.4f τ %.4f", s.Loss, s.Temperature)
-			if t.Config.Geometry == Hybrid {
-				detail += fmt.Sprintf(" α %.3f", s.Alpha)
-			}
-			if s.Eval != nil {
-				detail += fmt.Sprintf(" R@1 %.1f", s.Eval.T2V.R(1))
-			}
-			bar.Add(1, detail)
-		}
-		if t.OnEpoch != nil {
-			if err := t.OnEpoch(t, s); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return err
 }
 
-// RunEpoch trains one epoch over a permutation of the train split drawn from (Seed, epoch), so
-// that a resumed run sees the batches an uninterrupted one would have seen.
+// RunEpoch trains one more epoch (an interrupted run, checkpointed, resumes from there) and returns
+// its statistics; when that epoch ends the run, the store then holds the selected model as after Train.
 func (t *Trainer) RunEpoch() (EpochStats, error) {
-	cfg := t.Config
-	start := time.Now()
-	s := EpochStats{Epoch: t.Epoch() + 1}
-	split := t.Data.Train
-	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(s.Epoch))).Perm(split.N)
-	steps := t.StepsPerEpoch()
-	for b := 0; b < steps; b++ {
-		batch := batchTensors(split, perm[b*cfg.BatchSize:(b+1)*cfg.BatchSize])
-		outs, err := t.step.Run(batch...)
-		if err != nil {
-			return s, fmt.Errorf("gram: epoch %d step %d: %w", s.Epoch, b, err)
-		}
-		vals := make([]float64, len(outs))
-		for i, o := range outs {
-			vals[i] = float64(o.Value().(float32))
-			o.FinalizeAll()
-		}
-		if math.IsNaN(vals[0]) || math.IsInf(vals[0], 0) {
-			return s, fmt.Errorf("gram: epoch %d step %d: loss is %v (contrastive %v, DAM %v, τ %v, α %v)", s.Epoch, b, vals[0], vals[1], vals[2], vals[3], vals[4])
-		}
-		s.Loss += vals[0]
-		s.Contrastive += vals[1]
-		s.DAM += vals[2]
-		if cfg.Geometry == Hybrid {
-			s.AlphaSteps = append(s.AlphaSteps, t.Alpha())
+	if t.loop.Done() {
+		return EpochStats{}, fmt.Errorf("gram: training already ended after %d epochs", t.Epoch())
+	}
+	if _, err := t.loop.RunEpochs(1); err != nil {
+		return EpochStats{}, err
+	}
+	if err := t.readHistory(); err != nil {
+		return EpochStats{}, err
+	}
+	return t.History[len(t.History)-1], nil
+}
+
+// Best is the statistics of the epoch whose validation selected the model (false without a
+// validation split or before the first epoch).
+func (t *Trainer) Best() (EpochStats, bool) {
+	for i := len(t.History) - 1; i >= 0; i-- {
+		if t.History[i].Best {
+			return t.History[i], true
 		}
 	}
-	s.Loss /= float64(steps)
-	s.Contrastive /= float64(steps)
-	s.DAM /= float64(steps)
-	s.Temperature = t.Temperature()
-	s.Alpha = t.Alpha()
-	s.Step = t.GlobalStep()
+	return EpochStats{}, false
+}
+
+// trainStep is the loop's Step: one AdamW step on the batch, α recorded after it (Hybrid).
+func (t *Trainer) trainStep(batch []int) ([]float64, error) {
+	outs, err := t.step.Run(batchTensors(t.TrainSplit, batch)...)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]float64, 3) // total, contrastive, DAM (LossOutputs)
+	for i, o := range outs {
+		if i < len(vals) {
+			vals[i] = float64(o.Value().(float32))
+		}
+		o.FinalizeAll()
+	}
+	if t.Config.Geometry == Hybrid {
+		t.alphas = append(t.alphas, t.Alpha())
+	}
+	return vals, nil
+}
+
+// validate is the loop's Validate: the model's own score on the validation split.
+func (t *Trainer) validate() (map[string]float64, error) {
+	ev, err := t.Evaluate(t.ValSplit)
+	if err != nil {
+		return nil, err
+	}
+	t.lastVal = &ev
+	return map[string]float64{ValMetric: ev.T2V.SumR, "t2v_r1": ev.T2V.R(1), "v2t_sumr": ev.V2T.SumR}, nil
+}
+
+// annotate is the loop's Annotate: an epoch's record becomes an EpochStats (τ, α and its trajectory,
+// the validation and the optional test evaluation), which the loop stores in the checkpoint. α's
+// trajectory is collected since the previous record; checkpoints are taken only at records, so a
+// resumed run never misses part of it.
+func (t *Trainer) annotate(r *train.Record) (any, error) {
+	cfg := t.Config
+	s := EpochStats{Epoch: r.Epoch, Step: int64(r.Step), Loss: r.Loss, Contrastive: r.Terms["contrastive"], DAM: r.Terms["dam"],
+		Temperature: t.Temperature(), Alpha: t.Alpha(), AlphaSteps: t.alphas, Seconds: r.Seconds, Best: r.Best}
+	t.alphas = nil
+	if r.Val != nil {
+		s.Validation, t.lastVal = t.lastVal, nil
+	}
 	if cfg.EvalEvery > 0 && (s.Epoch%cfg.EvalEvery == 0 || s.Epoch == cfg.Epochs) {
 		emb, err := t.Embed(t.Data.Test)
 		if err != nil {
-			return s, err
+			return nil, err
 		}
 		ev, err := Evaluate(t.backend, emb, t.ModelScore())
 		if err != nil {
-			return s, err
+			return nil, err
 		}
 		s.Eval = &ev
-		euc, hyp, err := MatchedVolumes(t.backend, emb, t.Config.RawLift)
+		euc, hyp, err := MatchedVolumes(t.backend, emb, cfg.RawLift)
 		if err != nil {
-			return s, err
+			return nil, err
 		}
 		s.MatchedEuclidean, s.MatchedHyperbolic = mean(euc), mean(hyp)
 	}
-	s.Seconds = time.Since(start).Seconds()
-	t.History = append(t.History, s)
-	if t.ckpt != nil {
-		if err := t.ckpt.Save(); err != nil {
-			return s, fmt.Errorf("gram: saving checkpoint: %w", err)
-		}
-		if err := t.saveHistory(); err != nil {
-			return s, err
+	if t.OnEpoch != nil {
+		if err := t.OnEpoch(t, s); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// readHistory rebuilds History from the loop's records (each holds its EpochStats as JSON), so that
+// an uninterrupted and a resumed run have the same History.
+func (t *Trainer) readHistory() error {
+	records := t.loop.Records()
+	t.History = make([]EpochStats, len(records))
+	for i, r := range records {
+		if err := json.Unmarshal(r.Extra, &t.History[i]); err != nil {
+			return fmt.Errorf("gram: epoch %d of the training history: %w", r.Epoch, err)
+		}
+	}
+	return nil
 }
 
 // InitFrom copies the encoders and contra heads of another trainer's model into this one, which must
@@ -288,8 +315,7 @@ func (t *Trainer) Embed(split *Split) (*Embeddings, error) {
 	}
 	if t.embed == nil {
 		cfg := t.Config
-		exec, err := model.NewExec(t.backend, t.Store, func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
-			t.Store.SetTraining(inputs[0].Graph(), true) // variables as parameters, see Trainer.embed
+		exec, err := train.NewInferenceExec(t.backend, t.Store, func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
 			heads := make([]*graph.Node, len(inputs))
 			for m, x := range inputs {
 				_, heads[m] = Encode(scope, cfg, m, x)
@@ -355,34 +381,6 @@ func batchTensors(split *Split, indices []int) []any {
 		out[m] = tensors.FromFlatDataAndDimensions(flat, len(indices), d)
 	}
 	return out
-}
-
-func (t *Trainer) saveHistory() error {
-	b, err := json.MarshalIndent(t.History, "", " ")
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(t.Config.CheckpointDir, historyFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
-
-func (t *Trainer) loadHistory() error {
-	path := filepath.Join(t.Config.CheckpointDir, historyFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, &t.History); err != nil {
-		return fmt.Errorf("gram: %s: %w", path, err)
-	}
-	return nil
 }
 
 // ProjectAlpha wraps an optimizer so that, after its update, HyperGRAM's α (if the model has one)
