@@ -3,7 +3,8 @@
 // cones and the Poincaré ball. It is written once here and used everywhere else.
 //
 // Every function takes and returns *graph.Node (github.com/gomlx/gomlx/core/graph) and works in float32
-// and float64. Shapes are written [..., n]: any leading batch axes, the vector axis last.
+// and float64, and in float16 and bfloat16 as storage dtypes (see Low precision). Shapes are written
+// [..., n]: any leading batch axes, the vector axis last.
 //
 // # Conventions
 //
@@ -100,7 +101,32 @@
 //     onmt's LeakyClamp passes 1e-8 of it.
 //
 // Float32 limits of the Lorentz formulas themselves (same as the official code): x·y − x₀y₀ cancels
-// when ‖x‖‖y‖ ≫ 1/c, so at norms beyond ~1e3 float32 distances between nearby points are coarse, and
+// when ‖x‖‖y‖ ≫ 1/c, so at norms beyond ~1e3 float32 distances between nearby points are coarse (and
+// ExteriorAngle's gradient, ≈ 1e-5 at hyperbolic radius 6 and 1e-7 at 8, is 2 % resp. 100 % off), and
 // ExpMap0 saturates at √c‖u‖ = asinh(2¹⁵) ≈ 11.09. No value or gradient is NaN or Inf for norms 1e-6 … 1e4
-// and c ∈ [0.1, 10] (fuzz_test.go checks this on adversarial inputs, in both dtypes).
+// and c ∈ [0.1, 10] (fuzz_test.go checks this on adversarial inputs, in float64, float32 and bfloat16).
+//
+// # Low precision
+//
+// Float16 and bfloat16 are storage dtypes: every exported function converts such inputs to float32,
+// computes there, and rounds its result to the input's dtype; the gradient is computed in float32 and
+// rounded the same way (precision.go). MERU runs its Lorentz functions in float32 under autocast and
+// GRAM casts the Gram tensor to float32 before det (spec §1.2, §3.4(a)). Computing in the small dtype
+// instead breaks the formulas, not the geometry: in float16 MERUEps, AcoshGradFloor and the
+// large-argument switch of Acosh round to 0 or +Inf, 1 − PoincareBoundaryEps rounds to 1, and (x−1)(x+1)
+// in Acosh overflows from x = 256 — so Acosh returned NaN at 1 and +Inf beyond 255. float32 and float64
+// graphs are untouched (bit for bit: the helpers return their argument).
+//
+// What remains is the dtype's own range and resolution. Measured (lowprecision_test.go, against float64
+// at the rounded inputs): values and gradients of Acosh, Asinh, Sinh, Cosh, Acos, Asin, SafeSqrt and of
+// the Lorentz and Poincaré distances are within one rounding of the result, ≤ 5e-4 relative in float16
+// and ≤ 4e-3 in bfloat16 (Acosh and Asinh slopes in float16: ≤ 1.6e-3, subnormal below 6e-5). Acosh's
+// slope at 1 is 1/√AcoshGradFloor rounded (31616 in both). Two per-dtype guards keep float16 results
+// finite: CoshSinhMaxArgFloat16 (cosh, sinh ≤ 3e4) and Float16SqrtSlopeFloor. bfloat16 has float32's
+// range, and every value and gradient is finite wherever float32's is. In float16 a result or gradient
+// whose true magnitude exceeds 65504 still rounds to ±Inf — e.g. LorentzInner of points with
+// ‖x‖‖y‖ > 65504, volumes of long vectors, ExpMap0 at c < 0.25 (its saturated output 2¹⁵/√c),
+// PoincareToLorentz near the boundary, ExteriorAngle's gradient near the origin, a curvature gradient
+// summed over a large batch; fuzz_test.go lists them. The distances themselves (≤ 90/√c) and the angles
+// never overflow.
 package geom

@@ -16,9 +16,11 @@ const MinRadius = 0.1
 // HLFormer Eq. 18 (c = 1 there) and App. A.1 Eq. 24; MERU half_aperture, K = minRadius (MinRadius in
 // both official codes). Points with √c‖x‖ ≤ 2K get the widest cone, π/2 − O(1e-4).
 func HalfAperture(x, c *Node, minRadius float64) *Node {
+	dt := x.DType()
+	x, c = computeIn(x), computeIn(c)
 	c = curvatureLike(x, c)
 	denominator := AddScalar(Mul(EuclideanNorm(x), Sqrt(c)), MERUEps)
-	return Asin(Div(scalarLike(x, 2*minRadius), denominator))
+	return roundTo(Asin(Div(scalarLike(x, 2*minRadius), denominator)), dt)
 }
 
 // ExteriorAngle returns the exterior angle at x of the hyperbolic triangle O-x-y, π − ∠Oxy, with O the
@@ -30,6 +32,9 @@ func HalfAperture(x, c *Node, minRadius float64) *Node {
 // with the acos input clamped to ±(1 − MERUEps). It agrees with the hyperbolic law of cosines.
 func ExteriorAngle(x, y, c *Node) *Node {
 	checkSameDType("ExteriorAngle", x, y)
+	dt := x.DType()
+	x, y = computeInPair(x, y)
+	c = computeIn(c)
 	c = curvatureLike(x, c)
 	xt, yt := LorentzTime(x, c), LorentzTime(y, c)
 	xb, yb := sameRank(x, y)
@@ -40,5 +45,5 @@ func ExteriorAngle(x, y, c *Node) *Node {
 	xNorm := EuclideanNorm(x)
 	xNorm, sinhTerm = sameRank(xNorm, sinhTerm)
 	denominator := AddScalar(Mul(xNorm, sinhTerm), MERUEps)
-	return Acos(Div(numerator, denominator))
+	return roundTo(Acos(Div(numerator, denominator)), dt)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/geom"
+	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 )
 
@@ -87,4 +88,22 @@ func ExampleExteriorAngle() {
 	// Output:
 	// exterior angles [0.000 2.048]
 	// half-aperture   [0.201 0.201]
+}
+
+// Float16 is a storage dtype: Acosh converts to float32, computes, and rounds the value and the
+// gradient back, so it is finite over float16's whole range (acosh(65504) ≈ 11.78), and its slope at 1
+// is the AcoshGradFloor cap 1/√1e-9 ≈ 31623, rounded to 31616.
+func ExampleAcosh_float16() {
+	xs := []float64{1, 256, 65504}
+	out := MustExecOnceN(backend.MustNew(), func(x *Node) []*Node {
+		x16 := ConvertDType(x, dtypes.Float16)
+		y := geom.Acosh(x16)
+		slope := Gradient(ReduceAllSum(y), x16)[0]
+		return []*Node{ConvertDType(y, dtypes.Float64), ConvertDType(slope, dtypes.Float64)}
+	}, xs)
+	fmt.Printf("acosh  %.4g\n", out[0].Value())
+	fmt.Printf("slope  %.4g\n", out[1].Value())
+	// Output:
+	// acosh  [0 6.238 11.78]
+	// slope  [3.162e+04 0.003906 1.526e-05]
 }

@@ -41,16 +41,19 @@ func MinkowskiInner(x, y *Node) *Node {
 	checkFull("MinkowskiInner", x)
 	checkFull("MinkowskiInner", y)
 	checkSameDType("MinkowskiInner", x, y)
-	x, y = sameRank(x, y)
+	dt := x.DType()
+	x, y = sameRank(computeInPair(x, y))
 	xt, xs := timeAndSpace(x)
 	yt, ys := timeAndSpace(y)
-	return Sub(ReduceSum(Mul(xs, ys), xs.Rank()-1), Squeeze(Mul(xt, yt), xt.Rank()-1))
+	return roundTo(Sub(ReduceSum(Mul(xs, ys), xs.Rank()-1), Squeeze(Mul(xt, yt), xt.Rank()-1)), dt)
 }
 
 // ToFullCoordinates prepends the time coordinate LorentzTime(x, c) to the space components x:
 // [..., n] → [..., n+1]. With c = 1 this is HyperGRAM's lift π(x) = [√(1+‖x‖²), x].
 func ToFullCoordinates(x, c *Node) *Node {
-	return Concatenate([]*Node{InsertAxes(LorentzTime(x, c), -1), x}, -1)
+	dt := x.DType()
+	x, c = computeIn(x), computeIn(c)
+	return roundTo(Concatenate([]*Node{InsertAxes(LorentzTime(x, c), -1), x}, -1), dt)
 }
 
 // ExpMap0Full is HLFormer's exponential map at the origin in full coordinates (onmt expmap0 followed
@@ -59,11 +62,13 @@ func ToFullCoordinates(x, c *Node) *Node {
 // HLFormer passes u = [0, u_s]; a nonzero u₀ enters only through n, as in the official code.
 func ExpMap0Full(u *Node) *Node {
 	checkFull("ExpMap0Full", u)
+	dt := u.DType()
+	u = computeIn(u)
 	_, us := timeAndSpace(u)
 	n := Sqrt(Max(MinkowskiInner(u, u), scalarLike(u, MinkowskiNormFloor)))
 	factor := Div(Sinh(Min(n, scalarLike(u, ExpMapMaxNorm))), n)
 	space := Mul(InsertAxes(factor, -1), us)
-	return Concatenate([]*Node{InsertAxes(Sqrt(OnePlus(squaredNorm(space))), -1), space}, -1)
+	return roundTo(Concatenate([]*Node{InsertAxes(Sqrt(OnePlus(squaredNorm(space))), -1), space}, -1), dt)
 }
 
 // LogMap0Full is HLFormer's logarithmic map at the origin in full coordinates (onmt logmap0, curvature −1):
@@ -75,9 +80,10 @@ func ExpMap0Full(u *Node) *Node {
 // square root capped by AcoshGradFloor (the floor onmt's own acosh uses).
 func LogMap0Full(y *Node) *Node {
 	checkFull("LogMap0Full", y)
-	yt, ys := timeAndSpace(y)
+	dt := y.DType()
+	yt, ys := timeAndSpace(computeIn(y))
 	s := SafeSqrt(Mul(AddScalar(yt, -1), AddScalar(yt, 1)), AcoshGradFloor) // [..., 1]
-	return Concatenate([]*Node{ZerosLike(yt), Mul(logMapFactor(s), ys)}, -1)
+	return roundTo(Concatenate([]*Node{ZerosLike(yt), Mul(logMapFactor(s), ys)}, -1), dt)
 }
 
 // LorentzCentroid returns the weighted Lorentzian centroid of full-coordinate points (HLFormer's
@@ -90,13 +96,14 @@ func LogMap0Full(y *Node) *Node {
 // (onmt's w = None), points [..., M, n+1] → [..., n+1].
 func LorentzCentroid(weights, points *Node) *Node {
 	checkFull("LorentzCentroid", points)
+	dt := points.DType()
 	var sum *Node
 	if weights == nil {
-		sum = ReduceMean(points, points.Rank()-2)
+		sum = ReduceMean(computeIn(points), points.Rank()-2)
 	} else {
 		checkSameDType("LorentzCentroid", weights, points)
-		sum = MatMul(weights, points)
+		sum = MatMul(computeIn(weights), computeIn(points))
 	}
 	norm := Sqrt(Max(Abs(MinkowskiInner(sum, sum)), scalarLike(sum, CentroidFloor)))
-	return Div(sum, InsertAxes(norm, -1))
+	return roundTo(Div(sum, InsertAxes(norm, -1)), dt)
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/dtypes/bfloat16"
+	"github.com/gomlx/compute/dtypes/float16"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 )
@@ -46,15 +49,46 @@ func (a array) tensor(float32Mode bool) *tensors.Tensor {
 	return tensors.FromFlatDataAndDimensions(append([]float64(nil), a.data...), a.dims...)
 }
 
+// tensorIn converts to a GoMLX tensor of any float dtype (float16 and bfloat16 round to nearest even).
+func (a array) tensorIn(dt dtypes.DType) *tensors.Tensor {
+	switch dt {
+	case dtypes.Float16:
+		return tensors.FromFlatDataAndDimensions(convertSlice(a.data, float16.FromFloat64), a.dims...)
+	case dtypes.BFloat16:
+		return tensors.FromFlatDataAndDimensions(convertSlice(a.data, bfloat16.FromFloat64), a.dims...)
+	}
+	return a.tensor(dt == dtypes.Float32)
+}
+
+// roundedTo returns the value that a dt tensor built from x holds.
+func roundedTo(x float64, dt dtypes.DType) float64 {
+	switch dt {
+	case dtypes.Float16:
+		return float16.FromFloat64(x).Float64()
+	case dtypes.BFloat16:
+		return bfloat16.FromFloat64(x).Float64()
+	case dtypes.Float32:
+		return float64(float32(x))
+	}
+	return x
+}
+
+func convertSlice[S, T any](in []S, convert func(S) T) []T {
+	out := make([]T, len(in))
+	for i, v := range in {
+		out[i] = convert(v)
+	}
+	return out
+}
+
 func flat(t *tensors.Tensor) []float64 {
-	switch t.DType().String() {
-	case "Float32":
-		f := tensors.MustCopyFlatData[float32](t)
-		out := make([]float64, len(f))
-		for i, v := range f {
-			out[i] = float64(v)
-		}
-		return out
+	switch t.DType() {
+	case dtypes.Float32:
+		return convertSlice(tensors.MustCopyFlatData[float32](t), func(v float32) float64 { return float64(v) })
+	case dtypes.Float16:
+		return convertSlice(tensors.MustCopyFlatData[float16.Float16](t), float16.Float16.Float64)
+	case dtypes.BFloat16:
+		return convertSlice(tensors.MustCopyFlatData[bfloat16.BFloat16](t), bfloat16.BFloat16.Float64)
 	default:
 		return tensors.MustCopyFlatData[float64](t)
 	}

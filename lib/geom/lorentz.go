@@ -52,8 +52,10 @@ func squaredNorm(x *Node) *Node {
 // LorentzTime returns the time coordinate x₀ = √(1/c + ‖x‖²) of the hyperboloid point of curvature −c
 // whose space components are x: [..., n] → [...] (MERU convention, spec §3.4(a)).
 func LorentzTime(x, c *Node) *Node {
+	dt := x.DType()
+	x, c = computeIn(x), computeIn(c)
 	c = curvatureLike(x, c)
-	return Sqrt(Add(Inverse(c), squaredNorm(x)))
+	return roundTo(Sqrt(Add(Inverse(c), squaredNorm(x))), dt)
 }
 
 // LorentzInner returns the Lorentzian inner product ⟨x, y⟩_L = x·y − x₀y₀ of two hyperboloid points
@@ -61,10 +63,13 @@ func LorentzTime(x, c *Node) *Node {
 // MERU pairwise_inner). On the hyperboloid ⟨x, x⟩_L = −1/c and ⟨x, y⟩_L ≤ −1/c.
 func LorentzInner(x, y, c *Node) *Node {
 	checkSameDType("LorentzInner", x, y)
+	dt := x.DType()
+	x, y = computeInPair(x, y)
+	c = computeIn(c)
 	xt, yt := LorentzTime(x, c), LorentzTime(y, c)
 	x, y = sameRank(x, y)
 	xt, yt = sameRank(xt, yt)
-	return Sub(ReduceSum(Mul(x, y), x.Rank()-1), Mul(xt, yt))
+	return roundTo(Sub(ReduceSum(Mul(x, y), x.Rank()-1), Mul(xt, yt)), dt)
 }
 
 func checkPairwise(where string, x, y *Node) {
@@ -82,9 +87,12 @@ func pairwiseDot(x, y *Node) *Node {
 // PairwiseLorentzInner returns ⟨x_i, y_j⟩_L for all pairs: [N, n] × [M, n] → [N, M] (MERU pairwise_inner).
 func PairwiseLorentzInner(x, y, c *Node) *Node {
 	checkPairwise("PairwiseLorentzInner", x, y)
+	dt := x.DType()
+	x, y = computeInPair(x, y)
+	c = computeIn(c)
 	xt := InsertAxes(LorentzTime(x, c), 1) // [N, 1]
 	yt := InsertAxes(LorentzTime(y, c), 0) // [1, M]
-	return Sub(pairwiseDot(x, y), Mul(xt, yt))
+	return roundTo(Sub(pairwiseDot(x, y), Mul(xt, yt)), dt)
 }
 
 // expMapFactor returns sinh(r)/r with r = max(rc, MERUEps) and the sinh argument clamped to
@@ -105,9 +113,11 @@ func logMapFactor(sc *Node) *Node {
 // MERU exp_map0 with its clamps: √c‖u‖ ≥ MERUEps in the ratio, sinh argument ≤ ExpMapMaxSinhArg).
 // The geodesic distance from the origin to exp₀(u) is ‖u‖.
 func ExpMap0(u, c *Node) *Node {
+	dt := u.DType()
+	u, c = computeIn(u), computeIn(c)
 	c = curvatureLike(u, c)
 	rc := Mul(Sqrt(c), EuclideanNorm(u)) // √c‖u‖
-	return Mul(InsertAxes(expMapFactor(rc), -1), u)
+	return roundTo(Mul(InsertAxes(expMapFactor(rc), -1), u), dt)
 }
 
 // LogMap0 is the inverse of ExpMap0: [..., n] → [..., n],
@@ -116,20 +126,30 @@ func ExpMap0(u, c *Node) *Node {
 // needs no clamp near the origin (MERU's acosh clamp 1 + 1e-8 makes its float64 log map wrong for
 // ‖x‖ < 1.4e-4/√c; see doc.go). The ratio uses max(√c‖x‖, MERUEps) like MERU.
 func LogMap0(x, c *Node) *Node {
+	dt := x.DType()
+	x, c = computeIn(x), computeIn(c)
 	c = curvatureLike(x, c)
 	sc := Mul(Sqrt(c), EuclideanNorm(x)) // √c‖x‖
-	return Mul(InsertAxes(logMapFactor(sc), -1), x)
+	return roundTo(Mul(InsertAxes(logMapFactor(sc), -1), x), dt)
 }
 
 // LorentzDistance returns the geodesic distance arcosh(−c⟨x, y⟩_L)/√c between hyperboloid points
 // given by their space components: [..., n] × [..., n] → [...] (MERU pairwise_dist, elementwise).
 func LorentzDistance(x, y, c *Node) *Node {
+	checkSameDType("LorentzDistance", x, y)
+	dt := x.DType()
+	x, y = computeInPair(x, y)
+	c = computeIn(c)
 	cc := curvatureLike(x, c)
-	return Div(Acosh(Mul(Neg(cc), LorentzInner(x, y, cc))), Sqrt(cc))
+	return roundTo(Div(Acosh(Mul(Neg(cc), LorentzInner(x, y, cc))), Sqrt(cc)), dt)
 }
 
 // PairwiseLorentzDistance returns d(x_i, y_j) for all pairs: [N, n] × [M, n] → [N, M] (MERU pairwise_dist).
 func PairwiseLorentzDistance(x, y, c *Node) *Node {
+	checkPairwise("PairwiseLorentzDistance", x, y)
+	dt := x.DType()
+	x, y = computeInPair(x, y)
+	c = computeIn(c)
 	cc := curvatureLike(x, c)
-	return Div(Acosh(Mul(Neg(cc), PairwiseLorentzInner(x, y, cc))), Sqrt(cc))
+	return roundTo(Div(Acosh(Mul(Neg(cc), PairwiseLorentzInner(x, y, cc))), Sqrt(cc)), dt)
 }

@@ -23,19 +23,25 @@ func conformalGap(p, c *Node) *Node {
 //	d(p, q) = arcosh(1 + 2c‖p − q‖² / ((1 − c‖p‖²)(1 − c‖q‖²))) / √c.
 func PoincareDistance(p, q, c *Node) *Node {
 	checkSameDType("PoincareDistance", p, q)
+	dt := p.DType()
+	p, q = computeInPair(p, q)
+	c = computeIn(c)
 	c = curvatureLike(p, c)
 	gp, gq := conformalGap(p, c), conformalGap(q, c)
 	pb, qb := sameRank(p, q)
 	gp, gq = sameRank(gp, gq)
 	diff := squaredNorm(Sub(pb, qb))
 	arg := OnePlus(Div(MulScalar(Mul(c, diff), 2), Mul(gp, gq)))
-	return Div(Acosh(arg), Sqrt(c))
+	return roundTo(Div(Acosh(arg), Sqrt(c)), dt)
 }
 
 // PairwisePoincareDistance returns d(p_i, q_j) for all pairs: [N, n] × [M, n] → [N, M], with
 // ‖p − q‖² = ‖p‖² + ‖q‖² − 2p·q from one matmul (clamped at 0 against rounding).
 func PairwisePoincareDistance(p, q, c *Node) *Node {
 	checkPairwise("PairwisePoincareDistance", p, q)
+	dt := p.DType()
+	p, q = computeInPair(p, q)
+	c = computeIn(c)
 	c = curvatureLike(p, c)
 	gp := InsertAxes(conformalGap(p, c), 1) // [N, 1]
 	gq := InsertAxes(conformalGap(q, c), 0) // [1, M]
@@ -43,21 +49,25 @@ func PairwisePoincareDistance(p, q, c *Node) *Node {
 	qn := InsertAxes(squaredNorm(q), 0)
 	diff := Max(Sub(Add(pn, qn), MulScalar(pairwiseDot(p, q), 2)), scalarLike(p, 0))
 	arg := OnePlus(Div(MulScalar(Mul(c, diff), 2), Mul(gp, gq)))
-	return Div(Acosh(arg), Sqrt(c))
+	return roundTo(Div(Acosh(arg), Sqrt(c)), dt)
 }
 
 // LorentzToPoincare maps a hyperboloid point (space components x, curvature −c) to the Poincaré ball:
 // [..., n] → [..., n], p = x / (1 + √c·x₀). (HLFormer App. A.1 Eq. 23 is its inverse at c = 1.)
 func LorentzToPoincare(x, c *Node) *Node {
+	dt := x.DType()
+	x, c = computeIn(x), computeIn(c)
 	c = curvatureLike(x, c)
 	denominator := OnePlus(Mul(Sqrt(c), LorentzTime(x, c)))
-	return Div(x, InsertAxes(denominator, -1))
+	return roundTo(Div(x, InsertAxes(denominator, -1)), dt)
 }
 
 // PoincareToLorentz maps a Poincaré-ball point to the hyperboloid's space components:
 // [..., n] → [..., n], x = 2p / (1 − c‖p‖²) (HLFormer App. A.1 Eq. 23 at c = 1), with 1 − c‖p‖² floored
 // by PoincareBoundaryEps.
 func PoincareToLorentz(p, c *Node) *Node {
+	dt := p.DType()
+	p, c = computeIn(p), computeIn(c)
 	c = curvatureLike(p, c)
-	return Div(MulScalar(p, 2), InsertAxes(conformalGap(p, c), -1))
+	return roundTo(Div(MulScalar(p, 2), InsertAxes(conformalGap(p, c), -1)), dt)
 }

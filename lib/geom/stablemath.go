@@ -3,6 +3,7 @@ package geom
 import (
 	"math"
 
+	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 )
 
@@ -24,8 +25,19 @@ const (
 	AcoshGradFloor = 1e-9
 
 	// CoshSinhMaxArg is the clamp of HLFormer's onmt/utils.py cosh and sinh (max_norm = 85,
-	// spec §3.4(b)): cosh(85) ≈ 4e36 still fits in float32 (max 3.4e38).
+	// spec §3.4(b)): cosh(85) ≈ 4e36 still fits in float32 and bfloat16 (max 3.4e38).
 	CoshSinhMaxArg = 85.0
+
+	// CoshSinhMaxArgFloat16 replaces CoshSinhMaxArg when Cosh and Sinh return float16 (our guard;
+	// the official code never runs them in float16): cosh(11) ≈ sinh(11) ≈ 2.99e4 fit under float16's
+	// largest finite value 65504, cosh(12) ≈ 8.1e4 does not. So the value and the slope stay finite.
+	CoshSinhMaxArgFloat16 = 11.0
+
+	// Float16SqrtSlopeFloor is the least slope floor SafeSqrt uses for a float16 input: 2⁻²⁴ ≈ 6e-8,
+	// float16's smallest positive (subnormal) value. No float16 input lies in (0, 2⁻²⁴), so the slope
+	// at every representable x > 0 stays exact, and the slope at 0, 0.5·2¹² = 2048, fits float16
+	// (a floor of 1e-12 would give 5e5 > 65504, i.e. +Inf).
+	Float16SqrtSlopeFloor = 0x1p-24
 
 	// NormGradFloor is the floor under ‖x‖² when differentiating EuclideanNorm (our guard; torch
 	// defines the gradient of a zero norm as 0 and MERU relies on it). Below it the gradient x/‖x‖ is
@@ -34,7 +46,8 @@ const (
 	NormGradFloor = 1e-30
 
 	// largeArg is where Acosh and Asinh switch to their large-argument forms log(2|x|): beyond it
-	// x² − 1 and x² + 1 round to x² in float64, and x² would overflow float32 at 1.8e19.
+	// x² − 1 and x² + 1 round to x² in float64, and x² would overflow float32 at 1.8e19. It is only
+	// ever a float32 or float64 constant (float16 and bfloat16 are computed in float32, precision.go).
 	largeArg = 1e8
 )
 
@@ -57,24 +70,36 @@ func scalarLike(x *Node, v float64) *Node {
 
 // SafeSqrt returns √max(x, 0) whose derivative 1/(2√x) is evaluated at max(x, slopeFloor), so it is
 // finite at x = 0 (GoMLX's Sqrt gives ∞ there, and 0·∞ = NaN downstream). For x < 0 the derivative is 0.
+// For a float16 x the floor is at least Float16SqrtSlopeFloor, so the slope fits float16.
 func SafeSqrt(x *Node, slopeFloor float64) *Node {
+	dt := x.DType()
+	if dt == dtypes.Float16 {
+		slopeFloor = math.Max(slopeFloor, Float16SqrtSlopeFloor)
+	}
+	x = computeIn(x)
 	zero := scalarLike(x, 0)
 	value := Sqrt(Max(x, zero))
 	slope := Div(scalarLike(x, 0.5), Sqrt(Max(x, scalarLike(x, slopeFloor))))
 	slope = Where(GreaterOrEqual(x, zero), slope, ZerosLike(slope))
-	return withSlope(value, x, slope)
+	return roundTo(withSlope(value, x, slope), dt)
 }
 
 // EuclideanNorm returns ‖x‖ over the last axis, [..., n] → [...], with gradient x/‖x‖ away from 0
 // and exactly 0 at x = 0 (see NormGradFloor).
 func EuclideanNorm(x *Node) *Node {
-	return SafeSqrt(ReduceSum(Square(x), x.Rank()-1), NormGradFloor)
+	dt := x.DType()
+	x = computeIn(x)
+	return roundTo(SafeSqrt(ReduceSum(Square(x), x.Rank()-1), NormGradFloor), dt)
 }
 
 // Acosh returns arcosh(x) for x ≥ 1; smaller x are clamped to 1 (the domain; MERU and HLFormer clamp
 // at 1 + 1e-8, which is 1 in float32, see doc.go). Value: log1p(t + √(t(t+2))) with t = x − 1, accurate
-// near 1; log(2x) beyond largeArg. Derivative 1/√max(x²−1, AcoshGradFloor) for x ≥ 1, 0 below.
+// near 1; log(2x) beyond largeArg. Derivative 1/√max(x²−1, AcoshGradFloor) for x ≥ 1, 0 below: at
+// x = 1 it is 1/√AcoshGradFloor ≈ 31623 (float16 rounds it to 31616), finite in every dtype.
+// Float16 and bfloat16 are computed in float32 (precision.go): finite for every finite x.
 func Acosh(x *Node) *Node {
+	dt := x.DType()
+	x = computeIn(x)
 	one := scalarLike(x, 1)
 	xc := Max(x, one)
 	big := GreaterThan(xc, scalarLike(x, largeArg))
@@ -87,12 +112,14 @@ func Acosh(x *Node) *Node {
 
 	slope := Where(big, Inverse(xc), Inverse(Sqrt(Max(tt, scalarLike(x, AcoshGradFloor)))))
 	slope = Where(GreaterOrEqual(x, one), slope, ZerosLike(slope))
-	return withSlope(value, x, slope)
+	return roundTo(withSlope(value, x, slope), dt)
 }
 
 // Asinh returns arsinh(x) = sign(x)·log1p(|x| + x²/(1 + √(1+x²))), accurate near 0, and
 // sign(x)·log(2|x|) beyond largeArg. Derivative 1/√(1+x²).
 func Asinh(x *Node) *Node {
+	dt := x.DType()
+	x = computeIn(x)
 	one := scalarLike(x, 1)
 	ax := Abs(x)
 	big := GreaterThan(ax, scalarLike(x, largeArg))
@@ -103,35 +130,45 @@ func Asinh(x *Node) *Node {
 	value := Mul(Sign(x), Where(big, large, small))
 
 	slope := Where(big, Inverse(ax), Inverse(Sqrt(Add(one, sq))))
-	return withSlope(value, x, slope)
+	return roundTo(withSlope(value, x, slope), dt)
 }
 
-// clampSinhCosh clamps x to ±CoshSinhMaxArg (HLFormer onmt/utils.py). Outside, the derivative is 0.
+// clampSinhCosh converts x to its compute dtype and clamps it to ±CoshSinhMaxArg (HLFormer
+// onmt/utils.py), or ±CoshSinhMaxArgFloat16 when x is float16. Outside, the derivative is 0.
 func clampSinhCosh(x *Node) *Node {
-	return Min(Max(x, scalarLike(x, -CoshSinhMaxArg)), scalarLike(x, CoshSinhMaxArg))
+	lim := CoshSinhMaxArg
+	if x.DType() == dtypes.Float16 {
+		lim = CoshSinhMaxArgFloat16
+	}
+	x = computeIn(x)
+	return Min(Max(x, scalarLike(x, -lim)), scalarLike(x, lim))
 }
 
 // Sinh returns sinh(x) = (expm1(x) − expm1(−x))/2 (accurate near 0, where (eˣ − e⁻ˣ)/2 loses all
-// digits in float32), with x clamped to ±CoshSinhMaxArg. Derivative cosh(x) inside the clamp.
+// digits in float32), with x clamped to ±CoshSinhMaxArg (±CoshSinhMaxArgFloat16 in float16).
+// Derivative cosh(x) inside the clamp.
 func Sinh(x *Node) *Node {
 	xc := clampSinhCosh(x)
-	half := scalarLike(x, 0.5)
+	half := scalarLike(xc, 0.5)
 	value := Mul(half, Sub(Expm1(xc), Expm1(Neg(xc))))
 	slope := Mul(half, Add(Exp(xc), Exp(Neg(xc))))
-	return withSlope(value, xc, slope)
+	return roundTo(withSlope(value, xc, slope), x.DType())
 }
 
-// Cosh returns cosh(x) = (eˣ + e⁻ˣ)/2 with x clamped to ±CoshSinhMaxArg. Derivative sinh(x) inside the clamp.
+// Cosh returns cosh(x) = (eˣ + e⁻ˣ)/2 with x clamped to ±CoshSinhMaxArg (±CoshSinhMaxArgFloat16 in
+// float16). Derivative sinh(x) inside the clamp.
 func Cosh(x *Node) *Node {
 	xc := clampSinhCosh(x)
-	half := scalarLike(x, 0.5)
+	half := scalarLike(xc, 0.5)
 	value := Mul(half, Add(Exp(xc), Exp(Neg(xc))))
 	slope := Mul(half, Sub(Expm1(xc), Expm1(Neg(xc))))
-	return withSlope(value, xc, slope)
+	return roundTo(withSlope(value, xc, slope), x.DType())
 }
 
-// clampArcTrig clamps x to ±(1 − MERUEps), MERU's asin/acos clamp. Outside, the derivative is 0.
+// clampArcTrig converts x to its compute dtype and clamps it to ±(1 − MERUEps), MERU's asin/acos
+// clamp. Outside, the derivative is 0.
 func clampArcTrig(x *Node) *Node {
+	x = computeIn(x)
 	lim := 1 - MERUEps
 	return Min(Max(x, scalarLike(x, -lim)), scalarLike(x, lim))
 }
@@ -140,20 +177,20 @@ func clampArcTrig(x *Node) *Node {
 // derivative −1/√max(1−x², ArcTrigGradFloor).
 func Acos(x *Node) *Node {
 	xc := clampArcTrig(x)
-	one := scalarLike(x, 1)
+	one := scalarLike(xc, 1)
 	oneMinusSq := Mul(Sub(one, xc), Add(one, xc))
-	value := Atan2(Sqrt(Max(oneMinusSq, scalarLike(x, 0))), xc)
-	slope := Neg(Inverse(Sqrt(Max(oneMinusSq, scalarLike(x, ArcTrigGradFloor)))))
-	return withSlope(value, xc, slope)
+	value := Atan2(Sqrt(Max(oneMinusSq, scalarLike(xc, 0))), xc)
+	slope := Neg(Inverse(Sqrt(Max(oneMinusSq, scalarLike(xc, ArcTrigGradFloor)))))
+	return roundTo(withSlope(value, xc, slope), x.DType())
 }
 
 // Asin returns arcsin(x) ∈ [−π/2, π/2] with x clamped to ±(1 − MERUEps) (MERU). Value: atan2(x, √((1−x)(1+x)));
 // derivative 1/√max(1−x², ArcTrigGradFloor).
 func Asin(x *Node) *Node {
 	xc := clampArcTrig(x)
-	one := scalarLike(x, 1)
+	one := scalarLike(xc, 1)
 	oneMinusSq := Mul(Sub(one, xc), Add(one, xc))
-	value := Atan2(xc, Sqrt(Max(oneMinusSq, scalarLike(x, 0))))
-	slope := Inverse(Sqrt(Max(oneMinusSq, scalarLike(x, ArcTrigGradFloor))))
-	return withSlope(value, xc, slope)
+	value := Atan2(xc, Sqrt(Max(oneMinusSq, scalarLike(xc, 0))))
+	slope := Inverse(Sqrt(Max(oneMinusSq, scalarLike(xc, ArcTrigGradFloor))))
+	return roundTo(withSlope(value, xc, slope), x.DType())
 }

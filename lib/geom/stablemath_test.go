@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 )
@@ -12,13 +13,29 @@ import (
 // elementwise evaluates f and its derivative (gradient of Σ f(x)) at xs, in float64 or float32.
 func elementwise(t *testing.T, f func(*Node) *Node, xs []float64, float32Mode bool) (values, slopes []float64) {
 	t.Helper()
+	dt := dtypes.Float64
+	if float32Mode {
+		dt = dtypes.Float32
+	}
+	_, values, slopes = elementwiseIn(t, f, xs, dt)
+	return values, slopes
+}
+
+// elementwiseIn evaluates f and its derivative at xs given to f in dtype dt. It returns the inputs as
+// rounded to dt, and the values and slopes converted to float64.
+func elementwiseIn(t *testing.T, f func(*Node) *Node, xs []float64, dt dtypes.DType) (rounded, values, slopes []float64) {
+	t.Helper()
 	exec := MustNewExec(backend.MustNew(), func(x *Node) []*Node {
 		y := f(x)
 		return []*Node{y, Gradient(ReduceAllSum(y), x)[0]}
 	})
 	defer exec.Finalize()
-	out := exec.MustCall(newArray(xs, len(xs)).tensor(float32Mode))
-	return flat(out[0]), flat(out[1])
+	out := exec.MustCall(newArray(xs, len(xs)).tensorIn(dt))
+	rounded = make([]float64, len(xs))
+	for i, x := range xs {
+		rounded[i] = roundedTo(x, dt)
+	}
+	return rounded, flat(out[0]), flat(out[1])
 }
 
 func TestElementaryFunctionsMatchMath(t *testing.T) {

@@ -73,7 +73,7 @@ func lorentzGram(rows []*Node) [][]*Node {
 // √|det(V Vᵀ)| (GRAM Eq. 4–6; GRAM volume.py takes the absolute value too). k = 2 gives ‖v₀‖‖v₁‖|sin θ|.
 // The vectors are used as given (GRAM normalises them before, in the model).
 func GramVolume(v *Node) *Node {
-	return volumeFromDet(symmetricDet(euclideanGram(gramRows("GramVolume", v))))
+	return roundTo(volumeFromDet(symmetricDet(euclideanGram(gramRows("GramVolume", computeIn(v))))), v.DType())
 }
 
 // HyperbolicGramVolume returns HyperGRAM's hyperbolic pseudo-volume of the k vectors of v:
@@ -82,17 +82,17 @@ func GramVolume(v *Node) *Node {
 // vectors give G_L = I − 2J (J all ones), so V = √(2k − 1): √5 for k = 3. The vectors are lifted as given (HyperGRAM
 // feeds L2-normalised embeddings, spec §2; normalising is the model's job).
 func HyperbolicGramVolume(v *Node) *Node {
-	return volumeFromDet(symmetricDet(lorentzGram(gramRows("HyperbolicGramVolume", v))))
+	return roundTo(volumeFromDet(symmetricDet(lorentzGram(gramRows("HyperbolicGramVolume", computeIn(v))))), v.DType())
 }
 
 // HybridVolume returns HyperGRAM's mixed volume V_α = (1−α)·V_hyp + α·V_euc of the k vectors of v:
 // [..., k, d] → [...], with α a scalar node (HyperGRAM summary: α initialised at 0.5, kept in [0, 1]
 // by the trainer; this function does not clip it).
 func HybridVolume(alpha, v *Node) *Node {
-	rows := gramRows("HybridVolume", v)
+	rows := gramRows("HybridVolume", computeIn(v))
 	euc := volumeFromDet(symmetricDet(euclideanGram(rows)))
 	hyp := volumeFromDet(symmetricDet(lorentzGram(rows)))
-	return mix(alpha, hyp, euc)
+	return roundTo(mix(computeIn(alpha), hyp, euc), v.DType())
 }
 
 // mix returns (1−α)·hyp + α·euc for a scalar α.
@@ -125,6 +125,12 @@ func volumeMatrixInputs(where string, anchor *Node, others []*Node) {
 			exceptions.Panicf("geom.%s: others[%d] has dtype %s, anchor has %s", where, i, o.DType(), anchor.DType())
 		}
 	}
+}
+
+// computeInMatrixInputs is computeInAll of the anchor and the others.
+func computeInMatrixInputs(anchor *Node, others []*Node) (*Node, []*Node) {
+	wide := computeInAll(append([]*Node{anchor}, others...)...)
+	return wide[0], wide[1:]
 }
 
 // volumeMatrixParts holds what the Euclidean and the hyperbolic volume matrices share: the B1×B2
@@ -192,7 +198,7 @@ func (parts *volumeMatrixParts) lorentzDet() *Node {
 // products with anchor i (one B1×B2 matmul per modality). See doc.go.
 func VolumeMatrix(anchor *Node, others ...*Node) *Node {
 	volumeMatrixInputs("VolumeMatrix", anchor, others)
-	return volumeFromDet(newVolumeMatrixParts(anchor, others).euclideanDet())
+	return roundTo(volumeFromDet(newVolumeMatrixParts(computeInMatrixInputs(anchor, others)).euclideanDet()), anchor.DType())
 }
 
 // HyperbolicVolumeMatrix is VolumeMatrix with HyperbolicGramVolume's lifted Lorentzian Gram
@@ -200,13 +206,13 @@ func VolumeMatrix(anchor *Node, others ...*Node) *Node {
 // the same bordered-determinant evaluation (the anchor's diagonal entry is exactly −1).
 func HyperbolicVolumeMatrix(anchor *Node, others ...*Node) *Node {
 	volumeMatrixInputs("HyperbolicVolumeMatrix", anchor, others)
-	return volumeFromDet(newVolumeMatrixParts(anchor, others).lorentzDet())
+	return roundTo(volumeFromDet(newVolumeMatrixParts(computeInMatrixInputs(anchor, others)).lorentzDet()), anchor.DType())
 }
 
 // HybridVolumeMatrix returns HyperGRAM's (1−α)·HyperbolicVolumeMatrix + α·VolumeMatrix, [B1, B2],
 // sharing the matmuls of the two. α is a scalar node (not clipped here).
 func HybridVolumeMatrix(alpha, anchor *Node, others ...*Node) *Node {
 	volumeMatrixInputs("HybridVolumeMatrix", anchor, others)
-	parts := newVolumeMatrixParts(anchor, others)
-	return mix(alpha, volumeFromDet(parts.lorentzDet()), volumeFromDet(parts.euclideanDet()))
+	parts := newVolumeMatrixParts(computeInMatrixInputs(anchor, others))
+	return roundTo(mix(computeIn(alpha), volumeFromDet(parts.lorentzDet()), volumeFromDet(parts.euclideanDet())), anchor.DType())
 }

@@ -109,6 +109,12 @@ type Config struct {
 	// AlphaInit is HyperGRAM's initial α (0.5); FixedAlpha keeps it constant (ablation).
 	AlphaInit  float64
 	FixedAlpha bool
+	// AlphaLRMultiplier scales the learning rate of α alone (0 or 1: the shared rate, as the
+	// summary implies). An Adam step moves a parameter by at most about its learning rate, so at
+	// lr = 1e-3 and a few hundred steps α can move by at most a few tenths: a run that ends near its
+	// initial 0.5 cannot tell "α converges to 0.5" from "α does not move". A multiplier such as 30
+	// lets α cross [0, 1] within the run, which identifies where it is drawn to.
+	AlphaLRMultiplier float64
 	// TemperatureInit is GRAM's raw learnable τ (0.07, used directly, never clamped: spec §1.3);
 	// FixedTemperature keeps it constant (e.g. τ = 1 for the HyperGRAM summary's exp(−V_α)).
 	TemperatureInit  float64
@@ -205,6 +211,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("gram: DAM needs a positive DAMWeight, got %v", c.DAMWeight)
 	case c.AlphaInit < 0 || c.AlphaInit > 1:
 		return fmt.Errorf("gram: AlphaInit %v outside [0, 1]", c.AlphaInit)
+	case c.AlphaLRMultiplier < 0:
+		return fmt.Errorf("gram: negative AlphaLRMultiplier %v", c.AlphaLRMultiplier)
 	case c.TemperatureInit <= 0:
 		return fmt.Errorf("gram: TemperatureInit must be positive, got %v", c.TemperatureInit)
 	case c.Hidden <= 0 || c.EncoderLayers <= 0 || c.ContraDim <= 0 || (c.DAM && c.MatchHidden <= 0):
@@ -278,6 +286,9 @@ func (c Config) Behavior() string {
 			parts = append(parts, fmt.Sprintf("α fixed at %g", c.AlphaInit))
 		} else {
 			parts = append(parts, fmt.Sprintf("α learnable (init %g), clipped to [0, 1] after each step", c.AlphaInit))
+			if m := c.AlphaLRMultiplier; m > 0 && m != 1 {
+				parts = append(parts, fmt.Sprintf("α's learning rate × %g", m))
+			}
 		}
 	}
 	parts = append(parts, fmt.Sprintf("AdamW lr %g wd %g warmup_linear %g, batch %d", c.LearningRate, c.WeightDecay, c.Warmup, c.BatchSize))

@@ -378,3 +378,42 @@ func TestInitFromCopiesEncoders(t *testing.T) {
 		t.Fatal("InitFrom after training must fail")
 	}
 }
+
+// TestAlphaLearningRateMultiplier: α's own learning-rate multiplier changes α's steps only. Adam
+// moves a parameter by at most about lr · multiplier · schedule per step (|m̂/√v̂| ≤ 1 for a
+// gradient of constant sign), so with multiplier 1 α stays within steps · lr of its start, and with
+// 30 it travels further; every other variable trains exactly as with multiplier 1 until α differs.
+func TestAlphaLearningRateMultiplier(t *testing.T) {
+	data := latentFixture(3, 64, 16, 4, 0.1)
+	travel := map[float64]float64{}
+	var steps int
+	for _, m := range []float64{1, 30} {
+		cfg := tinyConfig()
+		cfg.Geometry, cfg.Epochs, cfg.AlphaLRMultiplier = Hybrid, 2, m
+		tr, err := NewTrainer(backend.MustNew(), data, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Train(); err != nil {
+			t.Fatal(err)
+		}
+		steps = 0
+		for _, s := range tr.History {
+			for _, a := range s.AlphaSteps {
+				travel[m] = math.Max(travel[m], math.Abs(a-HyperGRAMAlphaInit))
+				steps++
+			}
+		}
+	}
+	lr := tinyConfig().LearningRate
+	t.Logf("α travel over %d steps: %g (×1), %g (×30)", steps, travel[1], travel[30])
+	if travel[1] == 0 {
+		t.Fatalf("α did not move with multiplier 1")
+	}
+	if bound := float64(steps) * lr * 1.01; travel[1] > bound {
+		t.Errorf("multiplier 1: α travelled %g in %d steps, more than steps · lr = %g", travel[1], steps, bound)
+	}
+	if !(travel[30] > 5*travel[1]) {
+		t.Errorf("multiplier 30: α travelled %g, multiplier 1: %g", travel[30], travel[1])
+	}
+}

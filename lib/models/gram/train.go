@@ -93,6 +93,14 @@ func NewTrainer(backend compute.Backend, data *Dataset, cfg Config) (*Trainer, e
 	opt.WeightDecay = cfg.WeightDecay
 	opt.Schedule = train.WarmupLinear{Warmup: cfg.Warmup}
 	opt.NoDecay = func(path string) bool { return path == AlphaPath || train.DefaultNoDecay(path) }
+	if m := cfg.AlphaLRMultiplier; m > 0 && m != 1 {
+		opt.LRMultiplier = func(path string) float64 {
+			if path == AlphaPath {
+				return m
+			}
+			return 1
+		}
+	}
 	var err error
 	t.step, err = train.NewStep(backend, t.Store, ProjectAlpha(opt), func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
 		return TrainingLoss(scope, cfg, inputs)

@@ -7,12 +7,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/loss"
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
@@ -64,7 +64,7 @@ const (
 // pairwise-cosine baseline" (T→V+A R@1). Rows: pairwise cosine (−mean cosine score), GRAM from
 // scratch and GRAM's own recipe (cosine stage, then volume stage; same total epochs). evalEvery > 0
 // keeps per-epoch evaluations (for ScoreVsRecall). The runs are added to runs.
-func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report.Table, []Verdict, error) {
+func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report.Table, []reproduce.Comparison, error) {
 	variants := []Variant{Pairwise, GRAM, GRAMFromCosine}
 	for _, d := range sets {
 		if err := o.trainVariants(runs, d, evalEvery, variants...); err != nil {
@@ -78,7 +78,7 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 			"the paper column is MSR-VTT with VAST/EVA-CLIP/BEATs/BERT features: a different task and scale, shown for the direction of the effect only"),
 		"data", "model", "T→V+A R@1", "T→V+A R@10", "V+A→T R@1", "V+A→T R@10")
 	t.AddPaperColumn("T2V R@1 (paper)", paperTable1Cite).AddPaperColumn("V2T R@1 (paper)", paperTable1Cite)
-	var verdicts []Verdict
+	var claims []reproduce.Comparison
 	for _, d := range sets {
 		for _, v := range variants {
 			rs := runs.Get(d, v.Label)
@@ -91,16 +91,13 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 			}
 			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, T2VR10), Cell(rs, V2TR1), Cell(rs, V2TR10), pt, pv)
 		}
-		base := Values(runs.Get(d, Pairwise.Label), T2VR1)
 		for _, v := range variants[1:] {
-			vd := Compare(fmt.Sprintf("%s beats pairwise cosine on %s (T→V+A R@1)", v.Label, ShortName(d)),
-				v.Label, Values(runs.Get(d, v.Label), T2VR1), Pairwise.Label, base)
-			vd.Paper = "MSR-VTT zero-shot T2V R@1: GRAM 54.2 vs VAST 49.3 (GRAM Table 1)"
-			vd.Data = dataLabel(d)
-			verdicts = append(verdicts, vd)
+			claims = append(claims, Compare(PaperGRAM, fmt.Sprintf("%s beats pairwise cosine on %s (T→V+A R@1)", v.Label, ShortName(d)),
+				"MSR-VTT zero-shot T2V R@1: GRAM 54.2 vs VAST 49.3 (GRAM Table 1)", d, T2VR1,
+				Pairwise.Label, runs.Get(d, Pairwise.Label), v.Label, runs.Get(d, v.Label)))
 		}
 	}
-	return t, verdicts, nil
+	return t, claims, nil
 }
 
 // dataLabel is "<short name> (<kind>)".
@@ -119,7 +116,7 @@ func ShortName(d *gram.Dataset) string {
 // Modalities is GRAM's Table 4 analogue: GRAM trained and evaluated with text + image (k = 2), text +
 // audio (k = 2) and all three (k = 3) on d, with the verdict on "adding a modality improves
 // retrieval" (T→data R@1 of k = 3 against each k = 2 model).
-func (o Options) Modalities(runs Runs, d *gram.Dataset) (*report.Table, []Verdict, error) {
+func (o Options) Modalities(runs Runs, d *gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
 	type row struct {
 		label      string
 		modalities []int
@@ -154,23 +151,22 @@ func (o Options) Modalities(runs Runs, d *gram.Dataset) (*report.Table, []Verdic
 	for i, r := range rows {
 		t.AddRow(r.label, Cell(results[i], T2VR1), Cell(results[i], V2TR1), r.paper)
 	}
-	all := Values(results[2], T2VR1)
-	verdicts := []Verdict{
-		Compare("adding audio to text–image improves GRAM ("+ShortName(d)+", T→data R@1)", "k = 3", all, "text–image", Values(results[0], T2VR1)),
-		Compare("adding the image to text–audio improves GRAM ("+ShortName(d)+", T→data R@1)", "k = 3", all, "text–audio", Values(results[1], T2VR1)),
+	const paper = "MSR-VTT zero-shot T2V R@1: text+video 52.8 → +audio 54.1 (GRAM Table 4)"
+	tData := Metric{Name: "T→data R@1", K: 1}
+	claims := []reproduce.Comparison{
+		Compare(PaperGRAM, "adding audio to text–image improves GRAM ("+ShortName(d)+", T→data R@1)", paper, d, tData,
+			"text–image", results[0], "k = 3", results[2]),
+		Compare(PaperGRAM, "adding the image to text–audio improves GRAM ("+ShortName(d)+", T→data R@1)", paper, d, tData,
+			"text–audio", results[1], "k = 3", results[2]),
 	}
-	for i := range verdicts {
-		verdicts[i].Paper = "MSR-VTT zero-shot T2V R@1: text+video 52.8 → +audio 54.1 (GRAM Table 4)"
-		verdicts[i].Data = dataLabel(d)
-	}
-	return t, verdicts, nil
+	return t, claims, nil
 }
 
 // LossAblation is GRAM's Table 6 analogue on d: the pairwise-cosine losses (TV + TA), each volume
 // direction alone, both, and both + DAM (GRAM's full loss). Only the first and last rows of the
 // paper's table can be matched to their checkmarks in the text we have, so only those carry paper
 // numbers.
-func (o Options) LossAblation(runs Runs, d *gram.Dataset) (*report.Table, []Verdict, error) {
+func (o Options) LossAblation(runs Runs, d *gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
 	noDAM := func(c gram.Config) gram.Config { c.DAM = false; return c }
 	dir := func(dr gram.Directions) gram.Config { c := noDAM(gram.DefaultConfig()); c.Directions = dr; return c }
 	variants := []Variant{
@@ -201,26 +197,26 @@ func (o Options) LossAblation(runs Runs, d *gram.Dataset) (*report.Table, []Verd
 		rs := runs.Get(d, v.Label)
 		t.AddRow(v.Label, Cell(rs, T2VR1), Cell(rs, V2TR1), p[0], p[1])
 	}
-	get := func(i int) []float64 { return Values(runs.Get(d, variants[i].Label), T2VR1) }
-	verdicts := []Verdict{
-		Compare("the full GRAM loss beats the pairwise-cosine losses ("+ShortName(d)+", T→V+A R@1)", "full", get(4), "TV+TA", get(0)),
-		Compare("both volume directions beat anchor→data alone ("+ShortName(d)+")", "both", get(3), "anchor→data", get(1)),
-		Compare("both volume directions beat data→anchor alone ("+ShortName(d)+")", "both", get(3), "data→anchor", get(2)),
-		Compare("DAM improves the volume loss ("+ShortName(d)+")", "+DAM", get(4), "no DAM", get(3)),
+	const claimed = "MSR-VTT T2V R@1 from scratch: TV+TA 36.4 → full loss 38.9 (GRAM Table 6)"
+	cmp := func(claim string, a, b int) reproduce.Comparison {
+		return Compare(PaperGRAM, claim+" ("+ShortName(d)+", T→V+A R@1)", claimed, d, T2VR1,
+			variants[a].Label, runs.Get(d, variants[a].Label), variants[b].Label, runs.Get(d, variants[b].Label))
 	}
-	for i := range verdicts {
-		verdicts[i].Paper = "MSR-VTT T2V R@1 from scratch: TV+TA 36.4 → full loss 38.9 (GRAM Table 6)"
-		verdicts[i].Data = dataLabel(d)
+	claims := []reproduce.Comparison{
+		cmp("the full GRAM loss beats the pairwise-cosine losses", 0, 4),
+		cmp("both volume directions beat anchor→data alone", 1, 3),
+		cmp("both volume directions beat data→anchor alone", 2, 3),
+		cmp("DAM improves the volume loss", 3, 4),
 	}
-	return t, verdicts, nil
+	return t, claims, nil
 }
 
 // ScoreVsRecall is GRAM Fig. 3's analogue: GRAM's alignment score 1 − (mean volume of the test
 // split's own triplets) against T→V+A R@1, one point per evaluated epoch of every run given, and
-// their Pearson correlation (the paper: ρ = 0.923 across seven models), with the verdict on "the
-// alignment score is strongly correlated with R@1" (ρ ≥ 0.8). The runs must have been trained with
-// evalEvery > 0.
-func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plot, *report.Table, Verdict, error) {
+// their Pearson correlation (the paper: ρ = 0.923 across seven models). The points are checkpoints of
+// a few runs, not independent models, so the finding is descriptive under the claim rule. The runs
+// must have been trained with evalEvery > 0.
+func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plot, *report.Table, reproduce.Claim, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "GRAM alignment score 1 − mean matched volume"
@@ -247,11 +243,11 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 			}
 		}
 		if len(pts) == 0 {
-			return nil, nil, Verdict{}, fmt.Errorf("study.ScoreVsRecall: runs of %q have no per-epoch evaluations (train with evalEvery > 0)", label)
+			return nil, nil, reproduce.Claim{}, fmt.Errorf("study.ScoreVsRecall: runs of %q have no per-epoch evaluations (train with evalEvery > 0)", label)
 		}
 		s, err := plotter.NewScatter(pts)
 		if err != nil {
-			return nil, nil, Verdict{}, err
+			return nil, nil, reproduce.Claim{}, err
 		}
 		s.GlyphStyle.Color = plotutil.Color(i)
 		s.GlyphStyle.Shape = plotutil.Shape(i)
@@ -271,16 +267,9 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 		t.AddRow("checkpoints of "+label, len(g[0]), fmt.Sprintf("%.3f", Pearson(g[0], g[1])), "—")
 	}
 	t.AddRow("all models together", len(xs), fmt.Sprintf("%.3f", rho), "0.923")
-	claim := "GRAM's alignment score (1 − mean matched volume) is strongly correlated with R@1 (Pearson ρ ≥ 0.8)"
-	v := Verdict{Claim: claim, Holds: rho >= 0.8, Data: dataLabel(data[0]),
-		Ours:  fmt.Sprintf("ρ = %.3f over %d checkpoints of %d models", rho, len(xs), len(groups)),
-		Paper: "ρ = 0.923 over 7 models on MSR-VTT (GRAM Fig. 3)"}
-	if v.Holds {
-		v.Statement = "**holds**: " + claim + " — " + v.Ours
-	} else {
-		v.Why = fmt.Sprintf("ρ = %.3f < 0.8", rho)
-		v.Statement = "**does not hold**: " + claim + " — " + v.Ours
-	}
+	v := reproduce.Describe(PaperGRAM, "GRAM's alignment score (1 − mean matched volume) is strongly correlated with R@1",
+		"ρ = 0.923 over 7 models on MSR-VTT (GRAM Fig. 3)", dataLabel(data[0]),
+		fmt.Sprintf("Pearson ρ = %.3f over %d checkpoints of %d run groups (checkpoints of the same runs are not independent models)", rho, len(xs), len(groups)))
 	return p, t, v, nil
 }
 
@@ -289,8 +278,8 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 // mean ± std over seeds, beside the paper's fine-tuned VAST and GRAM rows. Here I (image) plays the
 // paper's V (video). The verdicts test GRAM's two hypotheses (App. B.3): its loss squeezes each
 // modality's cluster more than a cosine model (mean of II, TT, AA) and widens the gaps between the
-// modalities (mean of IT, TA, IA).
-func ModalityGap(o Options, cosine, volume []*Run) (*report.Table, []Verdict) {
+// modalities (mean of IT, TA, IA), per seed.
+func ModalityGap(o Options, cosine, volume []*Run) (*report.Table, []reproduce.Comparison) {
 	type stat struct {
 		name string
 		get  func(g gram.ModalityGap) float64
@@ -337,20 +326,18 @@ func ModalityGap(o Options, cosine, volume []*Run) (*report.Table, []Verdict) {
 		return out
 	}
 	d := volume[0].Data
-	verdicts := []Verdict{
-		Compare("GRAM's loss squeezes each modality's cluster more than the cosine loss (mean intra-modality cosine, "+ShortName(d)+")",
-			volume[0].Variant.Label, avg(gv, 0, 3), cosine[0].Variant.Label, avg(gc, 0, 3)),
-		Compare("GRAM's loss widens the gaps between modality centroids (mean centroid distance, "+ShortName(d)+")",
-			volume[0].Variant.Label, avg(gv, 3, 6), cosine[0].Variant.Label, avg(gc, 3, 6)),
+	cmp := func(claim, metric, paper string, from, to int) reproduce.Comparison {
+		return reproduce.Comparison{Paper: PaperGRAM, Claim: claim + " (" + ShortName(d) + ")", PaperFigure: paper,
+			Data: dataLabel(d), Metric: metric, Higher: true,
+			A: measured(cosine[0].Variant.Label, cosine, avg(gc, from, to)), B: measured(volume[0].Variant.Label, volume, avg(gv, from, to))}
 	}
-	verdicts[0].Paper = "MSR-VTT fine-tuned: VV/TT/AA 0.21/0.23/0.84 (GRAM) vs 0.08/0.07/0.69 (VAST) (GRAM Table 7)"
-	verdicts[1].Paper = "MSR-VTT fine-tuned: VT/TA/VA 0.40/0.96/1.09 (GRAM) vs 0.37/0.86/0.84 (VAST) (GRAM Table 7)"
-	for i := range verdicts {
-		verdicts[i].Data = dataLabel(d)
-		// The statistics are cosines and distances, not recall points.
-		verdicts[i].Statement = strings.Replace(verdicts[i].Statement, " points,", ",", 1)
+	claims := []reproduce.Comparison{
+		cmp("GRAM's loss squeezes each modality's cluster more than the cosine loss", "mean intra-modality cosine",
+			"MSR-VTT fine-tuned: VV/TT/AA 0.21/0.23/0.84 (GRAM) vs 0.08/0.07/0.69 (VAST) (GRAM Table 7)", 0, 3),
+		cmp("GRAM's loss widens the gaps between modality centroids", "mean centroid distance",
+			"MSR-VTT fine-tuned: VT/TA/VA 0.40/0.96/1.09 (GRAM) vs 0.37/0.86/0.84 (VAST) (GRAM Table 7)", 3, 6),
 	}
-	return t, verdicts
+	return t, claims
 }
 
 // VolumeIntuition is GRAM Fig. 1 as a measurement: the Euclidean volume (and HyperGRAM's hyperbolic

@@ -2,17 +2,21 @@ package gramstudy
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/progress"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/runcache"
 	"github.com/gomlx/compute"
 )
 
@@ -160,7 +164,10 @@ type Run struct {
 func (o Options) Train(d *gram.Dataset, v Variant, seed int64, evalEvery int) (*Run, error) {
 	epochs := o.Epochs(d)
 	run := &Run{Variant: v, Data: d, Seed: seed}
-	dir := o.runDir(d, v, seed, epochs, evalEvery)
+	dir, err := o.runDir(d, v, seed, epochs, evalEvery)
+	if err != nil {
+		return nil, err
+	}
 	mainEpochs := epochs
 	if v.WarmStart != nil {
 		mainEpochs -= epochs / 2
@@ -228,19 +235,49 @@ func (o Options) TrainSeeds(d *gram.Dataset, v Variant, evalEvery int) ([]*Run, 
 	return runs, nil
 }
 
-// CacheVersion is part of every run-cache key: bump it when a change to lib/models/gram changes
-// what a given configuration trains, so that cached runs of the old code are not reused.
-const CacheVersion = 1
-
-// runDir is the cache directory of one run ("" without Options.CacheDir): a hash of everything
-// that determines the trained model.
-func (o Options) runDir(d *gram.Dataset, v Variant, seed int64, epochs, evalEvery int) string {
+// runDir is the run-cache directory of one run ("" without Options.CacheDir): lib/runcache's key of
+// the full configuration (variant, warm start, epochs, evaluation cadence), a fingerprint of the
+// dataset's content, the seed, and the source of lib/models/gram and lib/train — so a change to any
+// of them trains anew, and nothing needs a hand-bumped version.
+func (o Options) runDir(d *gram.Dataset, v Variant, seed int64, epochs, evalEvery int) (string, error) {
 	if o.CacheDir == "" {
-		return ""
+		return "", nil
 	}
-	key := fmt.Sprintf("v%d|%s|%d|%d|%v|%+v|%+v|%d|%d|%d", CacheVersion, d.Name, d.Train.N, d.Test.N, d.Train.Dims, v.Config, v.WarmStart, seed, epochs, evalEvery)
-	sum := sha256.Sum256([]byte(key))
-	return filepath.Join(o.CacheDir, hex.EncodeToString(sum[:8]))
+	cfg := v.Config
+	cfg.Quiet, cfg.CheckpointDir, cfg.CheckpointKeep = false, "", 0
+	spec, err := runcache.NewSpec("gram", struct {
+		Config    gram.Config
+		WarmStart *gram.Config
+		Epochs    int
+		EvalEvery int
+	}{cfg, v.WarmStart, epochs, evalEvery}, fingerprint(d), seed,
+		runcache.Module+"/lib/models/gram", runcache.Module+"/lib/train")
+	if err != nil {
+		return "", err
+	}
+	return runcache.Open(o.CacheDir, spec)
+}
+
+// fingerprint is the sha256 of a dataset's name and content: every split's sizes, features, labels
+// and attributes (relevance is a function of the labels).
+func fingerprint(d *gram.Dataset) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s|%s|%v|", d.Name, d.Kind, d.Modalities)
+	for _, sp := range []*gram.Split{d.Train, d.Val, d.Test} {
+		if sp == nil {
+			h.Write([]byte("none|"))
+			continue
+		}
+		fmt.Fprintf(h, "%d|%v|%v|%t|", sp.N, sp.Dims, sp.Labels, sp.Relevant != nil)
+		for _, f := range sp.Features {
+			binary.Write(h, binary.LittleEndian, f)
+		}
+		for _, k := range slices.Sorted(maps.Keys(sp.Attributes)) {
+			fmt.Fprintf(h, "%s|", k)
+			binary.Write(h, binary.LittleEndian, sp.Attributes[k])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // cachedHistory reads the epoch statistics of a cached run (nil if absent).
@@ -264,6 +301,15 @@ var (
 	// stage), then the volume loss from those encoders.
 	GRAMFromCosine = Variant{Label: "GRAM (cosine → volume)", Config: gram.DefaultConfig(), WarmStart: ptr(gram.PairwiseConfig())}
 	HyperGRAM      = Variant{Label: "HyperGRAM", Config: gram.HyperGRAMConfig()}
+	// FixedAlphaHyperGRAM is HyperGRAM's mixture with α held at its initial 0.5 (not learned).
+	FixedAlphaHyperGRAM = Variant{Label: "HyperGRAM, α fixed at 0.5", Config: func() gram.Config {
+		c := gram.HyperGRAMConfig()
+		c.FixedAlpha = true
+		return c
+	}()}
+	// Ensemble is not trained: the average of the GRAM and pure hyperbolic models' −volume scores
+	// (Options.Geometries builds its runs).
+	Ensemble       = Variant{Label: "ensemble of GRAM and pure hyperbolic (scores averaged)"}
 	PureHyperbolic = Variant{Label: "pure hyperbolic", Config: func() gram.Config {
 		c := gram.DefaultConfig()
 		c.Geometry = gram.Hyperbolic

@@ -11,6 +11,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/data/charades"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
 	gmat "gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -34,21 +35,22 @@ func median(xs []float64) float64 {
 // gaze (frame) embeddings in the POP space, for the model trained with and without L_pop (seed of the
 // first run of each). The table gives the medians per seed (mean ± std); the paper's claim is the order
 // clip < text < frame with L_pop.
-func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *report.Table, Finding, error) {
+func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Comparison, error) {
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 5 analogue — distance from the POP origin (%s scale)", s.Scale.Name),
 		s.Provenance(fmt.Sprintf("Distances of the first %d test videos' clips and frames and the first %d test queries, "+
 			"mapped like the POP branch's inputs (exp(α)·x, MERU exp₀ with the learned c); medians per seed, mean ± std over seeds.", maxVideos, maxQueries)),
 		"model", "clip (glance) median", "text median", "frame (gaze) median", "clip < text < frame (seeds)")
 	var plots []*plot.Plot
 	orderedBy := map[string]int{}
+	perSeed := map[string][3][]float64{} // variant → medians of clips, queries, frames per seed
 	for _, v := range []Variant{HybridVariant, NoPOPVariant} {
 		r, err := s.Run(v)
 		if err != nil {
-			return nil, nil, nil, Finding{}, err
+			return nil, nil, nil, nil, err
 		}
 		m, err := hlformer.New(r.Config)
 		if err != nil {
-			return nil, nil, nil, Finding{}, err
+			return nil, nil, nil, nil, err
 		}
 		var mc, mt, mf []float64
 		ordered := 0
@@ -56,7 +58,7 @@ func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *rep
 		for _, res := range r.Results {
 			d, err := hlformer.POPDistances(s.Backend, m, res.Store, s.Setup.Test, maxVideos, maxQueries)
 			if err != nil {
-				return nil, nil, nil, Finding{}, err
+				return nil, nil, nil, nil, err
 			}
 			if first == nil {
 				first = d
@@ -70,27 +72,29 @@ func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *rep
 		t.AddRow(v.Name, report.Summarize(mc).Format(3), report.Summarize(mt).Format(3), report.Summarize(mf).Format(3),
 			fmt.Sprintf("%d of %d", ordered, len(r.Results)))
 		orderedBy[v.Name] = ordered
+		perSeed[v.Name] = [3][]float64{mc, mt, mf}
 		p, err := histogramPlot(fmt.Sprintf("%s (seed %d, c = %.2f)", shortName(v.Name), r.Seeds[0], first.C), "distance from the origin",
 			[]string{"clip (glance)", "text query", "frame (gaze)"}, [][]float64{first.Clips, first.Queries, first.Frames})
 		if err != nil {
-			return nil, nil, nil, Finding{}, err
+			return nil, nil, nil, nil, err
 		}
 		plots = append(plots, p)
 	}
-	n := len(s.Seeds)
-	f := Finding{Claim: "With L_pop, glance (clip) embeddings lie closest to the origin of the hyperbolic space, text queries next, gaze (frame) embeddings farthest (Fig. 5)",
-		Paper: "Fig. 5 (TVR): clip < text < frame with L_pop, uncorrelated without",
-		Why: fmt.Sprintf("median distances ordered clip < text < frame in %d of %d seeds with L_pop, %d of %d without (table above)",
-			orderedBy[HybridVariant.Name], n, orderedBy[NoPOPVariant.Name], n)}
-	switch {
-	case n >= 2 && orderedBy[HybridVariant.Name] == n:
-		f.Verdict = "holds"
-	case orderedBy[HybridVariant.Name] == 0:
-		f.Verdict = "does not hold"
-	default:
-		f.Verdict = "inconclusive"
+	// Per seed of the model with L_pop: the median distances of clips, queries and frames (Fig. 5's
+	// order clip < text < frame), as two paired comparisons.
+	medians := func(name string, xs []float64) reproduce.Sample {
+		return reproduce.Sample{Name: name, Seeds: s.Seeds, Values: xs}
 	}
-	return plots[0], plots[1], t, f, nil
+	const claim, paper = "With L_pop, glance (clip) embeddings lie closest to the origin of the hyperbolic space, text queries next, gaze (frame) embeddings farthest (Fig. 5)",
+		"Fig. 5 (TVR): clip < text < frame with L_pop, uncorrelated without"
+	h := perSeed[HybridVariant.Name]
+	cmps := []reproduce.Comparison{
+		{Paper: PaperHLFormer, Claim: claim + ": text farther than clips", PaperFigure: paper, Data: s.Data(),
+			Metric: "median distance from the origin", Higher: true, A: medians("clip (glance)", h[0]), B: medians("text query", h[1])},
+		{Paper: PaperHLFormer, Claim: claim + ": frames farther than text", PaperFigure: paper, Data: s.Data(),
+			Metric: "median distance from the origin", Higher: true, A: medians("text query", h[1]), B: medians("frame (gaze)", h[2])},
+	}
+	return plots[0], plots[1], t, cmps, nil
 }
 
 // loadMoments reads the Charades-STA test moments per video (for Fig. 4).
@@ -197,13 +201,13 @@ func pca2(rows []float32, n, d int) [][2]float64 {
 // by the Charades-STA moment containing each frame, for the Euclidean-only and the hybrid model (seed of
 // the first run). The table averages the moment separation (between/within mean distances) over all test
 // videos with ≥ 2 moments, per seed. Needs the Charades setup (moment times).
-func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, Finding, error) {
+func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, reproduce.Comparison, error) {
 	if s.Setup.Kind != report.LabelDerived {
-		return nil, nil, nil, Finding{}, fmt.Errorf("hlformer: Fig. 4 needs Charades-STA moment annotations (setup %q)", s.Setup.Name)
+		return nil, nil, nil, reproduce.Comparison{}, fmt.Errorf("hlformer: Fig. 4 needs Charades-STA moment annotations (setup %q)", s.Setup.Name)
 	}
 	moments, err := s.Setup.loadMoments()
 	if err != nil {
-		return nil, nil, nil, Finding{}, err
+		return nil, nil, nil, reproduce.Comparison{}, err
 	}
 	te := s.Setup.Test
 	frameLen := s.Scale.FrameLen
@@ -222,7 +226,7 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, Finding, error
 		}
 	}
 	if best < 0 {
-		return nil, nil, nil, Finding{}, fmt.Errorf("hlformer: no test video with an annotated moment")
+		return nil, nil, nil, reproduce.Comparison{}, fmt.Errorf("hlformer: no test video with an annotated moment")
 	}
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 4 analogue — moment separation of frame embeddings (%s scale)", s.Scale.Name),
 		s.Provenance("Separation = mean distance between frames of different Charades-STA moments / mean distance within a moment, "+
@@ -235,7 +239,7 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, Finding, error
 	for _, v := range []Variant{EuclideanOnlyVariant, HybridVariant} {
 		r, err := s.Run(v)
 		if err != nil {
-			return nil, nil, nil, Finding{}, err
+			return nil, nil, nil, reproduce.Comparison{}, err
 		}
 		var seps []float64
 		var count int
@@ -264,7 +268,7 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, Finding, error
 				p, err := scatterByLabel(fmt.Sprintf("%s — video %s (PCA)", shortName(v.Name), te.VideoIDs[best]), pts,
 					frameMoments(m, n, moments[te.VideoIDs[best]]))
 				if err != nil {
-					return nil, nil, nil, Finding{}, err
+					return nil, nil, nil, reproduce.Comparison{}, err
 				}
 				plots = append(plots, p)
 			}
@@ -272,15 +276,13 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, Finding, error
 		t.AddRow(v.Name, report.Summarize(seps).Format(3), count)
 		perVariant[v.Name] = seps
 	}
-	var d []float64
-	for i := range perVariant[HybridVariant.Name] {
-		d = append(d, perVariant[HybridVariant.Name][i]-perVariant[EuclideanOnlyVariant.Name][i])
+	sep := func(v Variant) reproduce.Sample {
+		return reproduce.Sample{Name: shortName(v.Name), Seeds: s.Seeds, Values: perVariant[v.Name]}
 	}
-	ms, verdict, se := pairedVerdict(d)
-	f := Finding{Claim: "Lorentz attention makes frame embeddings of the same moment more compact and different moments more separated (Fig. 4)",
-		Paper: "Fig. 4 (TVR, UMAP): qualitative", Verdict: verdict,
-		Why: fmt.Sprintf("moment separation hybrid %s vs Euclidean-only %s; paired difference %s (2·s.e. = %.3f)",
-			report.Summarize(perVariant[HybridVariant.Name]).Format(3), report.Summarize(perVariant[EuclideanOnlyVariant.Name]).Format(3), ms.Format(3), 2*se)}
+	f := reproduce.Comparison{Paper: PaperHLFormer,
+		Claim:       "Lorentz attention makes frame embeddings of the same moment more compact and different moments more separated (Fig. 4)",
+		PaperFigure: "Fig. 4 (TVR, UMAP): qualitative", Data: s.Data(), Metric: "moment separation", Higher: true,
+		A: sep(EuclideanOnlyVariant), B: sep(HybridVariant)}
 	return plots[0], plots[1], t, f, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/gomlx/compute"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -21,7 +22,7 @@ import (
 
 // Study runs the experiments of the HLFormer reproduction on one setup and scale, caching every
 // variant's runs so that tables and figures share them. notebooks/13-hlformer.ipynb and
-// lib/reproduce/hlformer.go are thin callers of it.
+// reproduce.go are thin callers of it.
 type Study struct {
 	Backend compute.Backend
 	Setup   *Setup
@@ -96,68 +97,84 @@ func (s *Study) Table1() (*report.Table, error) {
 		paper, PaperTable1Cite), nil
 }
 
-// Finding is one claim of the paper with our verdict: "holds", "does not hold", "inconclusive" or
-// "not testable here", and the numbers behind it.
-type Finding struct {
-	Claim, Paper, Verdict, Why string
-}
+// PaperHLFormer names the claims of this study in claims.json and REPORT.md: the claim rule's Holm
+// family is one paper's claims.
+const PaperHLFormer = "HLFormer (ICCV 2025)"
 
-// Markdown is the verdict line shown in the notebook.
-func (f Finding) Markdown() string {
-	return fmt.Sprintf("**Claim:** %s (paper: %s). **Verdict: %s** — %s.", f.Claim, f.Paper, f.Verdict, f.Why)
-}
-
-// Finding states the comparison as the claim "A beats B".
-func (c *Comparison) Finding(claim, paper string) Finding {
-	return Finding{Claim: claim, Paper: paper, Verdict: c.Verdict, Why: c.Reason}
-}
-
-// pairedVerdict is the rule of Compare on paired per-seed differences d (claim: mean > 0).
-func pairedVerdict(d []float64) (report.MeanStd, string, float64) {
-	ms := report.Summarize(d)
-	se := ms.Std / math.Sqrt(float64(max(ms.N, 1)))
-	switch {
-	case ms.N >= 2 && ms.Mean > 2*se && ms.Mean > 0:
-		return ms, "holds", se
-	case ms.N >= 2 && ms.Mean < -2*se && ms.Mean < 0:
-		return ms, "does not hold", se
+// sumRRandom is SumR = R@1 + R@5 + R@10 + R@100 (%) under a uniformly random ranking of n videos with
+// one relevant video per query: 100·min(K, n)/n per K (closed form), the collapse gate's level.
+func sumRRandom(n int) float64 {
+	total := 0.0
+	for _, k := range []int{1, 5, 10, 100} {
+		total += 100 * float64(min(k, n)) / float64(n)
 	}
-	return ms, "inconclusive", se
+	return total
 }
 
-// Comparison is a paired comparison of two variants' SumR over the same seeds.
-type Comparison struct {
-	A, B    string
-	SumRA   []float64
-	SumRB   []float64
-	Diff    report.MeanStd // of A − B per seed
-	Verdict string         // "holds", "does not hold" or "inconclusive" for the claim "A > B"
-	Reason  string
+// sumRBest is SumR's best value: every query's video ranked first.
+const sumRBest = 400
+
+// sample is a variant's per-seed best (validation-selected) SumR with its best epochs.
+func (r *Runs) sample() reproduce.Sample {
+	s := reproduce.Sample{Name: shortName(r.Variant.Name), Seeds: r.Seeds, Values: r.SumRs(), Learned: true}
+	for _, res := range r.Results {
+		s.BestEpoch = append(s.BestEpoch, res.BestEpoch)
+	}
+	return s
 }
 
-// Compare returns the paired comparison "a beats b" on SumR. The claim holds when the mean per-seed
-// difference is positive and larger than its standard error times 2 (t ≈ 2), does not hold when it is
-// negative by as much, and is inconclusive otherwise.
-func (s *Study) Compare(a, b Variant) (*Comparison, error) {
-	ra, err := s.Run(a)
+// Floor is the strongest zero-training floor of the setup's test split by SumR, as a sample of the
+// claim rule (one deterministic value); nil without floors (synthetic data).
+func (s *Study) Floor() *reproduce.Sample {
+	var best *reproduce.Sample
+	for _, name := range sortedKeys(s.Setup.Floors) {
+		v := s.Setup.Floors[name].SumR
+		if best == nil || v > best.Values[0] {
+			best = &reproduce.Sample{Name: name, Seeds: []int64{0}, Values: []float64{v}}
+		}
+	}
+	return best
+}
+
+// Data describes the study's data for its claims.
+func (s *Study) Data() string {
+	return fmt.Sprintf("%s, %s scale (%s)", s.Setup.Name, s.Scale.Name, s.Setup.Kind)
+}
+
+// Compare declares the claim "better beats worse" on SumR over the study's seeds for the claim rule,
+// with the zero-training floor of the same split, SumR's best (400) and its random-ranking level.
+func (s *Study) Compare(claim, paper string, worse, better Variant) (reproduce.Comparison, error) {
+	rw, err := s.Run(worse)
 	if err != nil {
-		return nil, err
+		return reproduce.Comparison{}, err
 	}
-	rb, err := s.Run(b)
+	rb, err := s.Run(better)
 	if err != nil {
-		return nil, err
+		return reproduce.Comparison{}, err
 	}
-	c := &Comparison{A: a.Name, B: b.Name, SumRA: ra.SumRs(), SumRB: rb.SumRs()}
-	var d []float64
-	for i := range c.SumRA {
-		d = append(d, c.SumRA[i]-c.SumRB[i])
+	return reproduce.Comparison{Paper: PaperHLFormer, Claim: claim, PaperFigure: paper, Data: s.Data(),
+		Metric: "SumR", Higher: true, A: rw.sample(), B: rb.sample(), Floor: s.Floor(),
+		Best: sumRBest, Random: sumRRandom(s.Setup.Test.NumVideos())}, nil
+}
+
+// BeatsFloor declares the claim "v beats the zero-training floor of the same split" (issue 19): the
+// floor is a deterministic sample repeated over the seeds, so the paired test is a one-sample test.
+func (s *Study) BeatsFloor(v Variant, paper string) (reproduce.Comparison, error) {
+	f := s.Floor()
+	if f == nil {
+		return reproduce.Comparison{}, fmt.Errorf("hlformer: setup %q has no zero-training floor", s.Setup.Name)
 	}
-	var se float64
-	c.Diff, c.Verdict, se = pairedVerdict(d)
-	c.Reason = fmt.Sprintf("SumR %s %s vs %s %s; paired difference %s over %d seeds (2·s.e. = %.2f)",
-		shortName(a.Name), report.Summarize(c.SumRA).Format(2), shortName(b.Name), report.Summarize(c.SumRB).Format(2),
-		c.Diff.Format(2), c.Diff.N, 2*se)
-	return c, nil
+	r, err := s.Run(v)
+	if err != nil {
+		return reproduce.Comparison{}, err
+	}
+	floor := reproduce.Sample{Name: f.Name, Seeds: r.Seeds}
+	for range r.Seeds {
+		floor.Values = append(floor.Values, f.Values[0])
+	}
+	return reproduce.Comparison{Paper: PaperHLFormer, Claim: shortName(v.Name) + " beats the zero-training floor of the same split",
+		PaperFigure: paper, Data: s.Data(), Metric: "SumR", Higher: true, A: floor, B: r.sample(),
+		Best: sumRBest, Random: sumRRandom(s.Setup.Test.NumVideos())}, nil
 }
 
 func shortName(n string) string {
@@ -169,9 +186,9 @@ func shortName(n string) string {
 
 // Table2 is the ablation table (HLFormer Table 2): the full model and each ablation, with the paper's
 // Charades SumR in a paper column.
-func (s *Study) Table2() (*report.Table, []*Comparison, error) {
+func (s *Study) Table2() (*report.Table, []reproduce.Comparison, error) {
 	var runs []*Runs
-	var cmps []*Comparison
+	var cmps []reproduce.Comparison
 	for _, v := range Table2Variants {
 		r, err := s.Run(v)
 		if err != nil {
@@ -179,7 +196,8 @@ func (s *Study) Table2() (*report.Table, []*Comparison, error) {
 		}
 		runs = append(runs, r)
 		if v.Name != HybridVariant.Name {
-			c, err := s.Compare(HybridVariant, v)
+			c, err := s.Compare("The full HLFormer beats the ablation \""+v.Name+"\" (Table 2)",
+				"Charades SumR "+PaperTable2SumR[HybridVariant.Name]+" (full) vs "+PaperTable2SumR[v.Name]+", Table 2", v, HybridVariant)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -216,7 +234,7 @@ func branchVariant(nE, nL int) Variant {
 
 // Figure3 is HLFormer Fig. 3: SumR against the number of branches N_O (at N_L = N_E) and against the
 // Lorentz/Euclidean split N_L : N_E at N_O = 8. It returns the two plots and a table of the points.
-func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []Finding, error) {
+func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Comparison, error) {
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 3 analogue — SumR vs branches (%s scale)", s.Scale.Name), s.Provenance(), "sweep", "N_E", "N_L", "SumR")
 	point := func(nE, nL int) (report.MeanStd, error) {
 		r, err := s.Run(branchVariant(nE, nL))
@@ -285,30 +303,21 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []Finding, err
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	var findings []Finding
-	euc, err := s.Compare(HybridVariant, branchVariant(8, 0))
-	if err != nil {
-		return nil, nil, nil, nil, err
+	var findings []reproduce.Comparison
+	for _, c := range []struct {
+		claim string
+		worse Variant
+	}{
+		{"At N_O = 8, the hybrid split N_L = N_E = 4 beats Euclidean-only blocks (Fig. 3)", branchVariant(8, 0)},
+		{"At N_O = 8, the hybrid split N_L = N_E = 4 beats Lorentz-only blocks (Fig. 3)", branchVariant(0, 8)},
+		{"N_O = 8 branches beat N_O = 2 (performance grows with N_O up to 8, Fig. 3)", branchVariant(1, 1)},
+	} {
+		cmp, err := s.Compare(c.claim, "Fig. 3 (Charades): 4:4 best, SumR grows with N_O up to 8", c.worse, HybridVariant)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		findings = append(findings, cmp)
 	}
-	lor, err := s.Compare(HybridVariant, branchVariant(0, 8))
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	both := Finding{Claim: "At N_O = 8, the hybrid split N_L = N_E = 4 beats both Euclidean-only and Lorentz-only blocks (Fig. 3)",
-		Paper: "Fig. 3 (Charades): 4:4 best", Why: "vs Euclidean-only: " + euc.Reason + "; vs Lorentz-only: " + lor.Reason}
-	switch {
-	case euc.Verdict == "holds" && lor.Verdict == "holds":
-		both.Verdict = "holds"
-	case euc.Verdict == "does not hold" || lor.Verdict == "does not hold":
-		both.Verdict = "does not hold"
-	default:
-		both.Verdict = "inconclusive"
-	}
-	more, err := s.Compare(HybridVariant, branchVariant(1, 1))
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	findings = append(findings, both, more.Finding("N_O = 8 branches beat N_O = 2 (performance grows with N_O up to 8, Fig. 3)", "Fig. 3"))
 	return p1, p2, t, findings, nil
 }
 
@@ -317,7 +326,7 @@ var SigmaSweep = []float64{0.5, 1, 2, 4, 8, 16}
 
 // Figure6 is HLFormer Fig. 6: SumR when all 8 branches use the same Gaussian width σ, plus the default
 // mixed widths None/2/4/8 as a reference line.
-func (s *Study) Figure6() (*plot.Plot, *report.Table, Finding, error) {
+func (s *Study) Figure6() (*plot.Plot, *report.Table, reproduce.Comparison, error) {
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 6 analogue — uniform Gaussian width sweep (%s scale)", s.Scale.Name), s.Provenance(
 		"Width in the code's units: σ = width/9 on positions normalised to [0, 1]."), "width", "SumR")
 	xys := plotter.XYs{}
@@ -332,7 +341,7 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, Finding, error) {
 		}}
 		r, err := s.Run(v)
 		if err != nil {
-			return nil, nil, Finding{}, err
+			return nil, nil, reproduce.Comparison{}, err
 		}
 		ms := r.Summary("SumR")
 		if bestUniform == nil || ms.Mean > bestUniform.Summary("SumR").Mean {
@@ -344,7 +353,7 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, Finding, error) {
 	}
 	ref, err := s.Run(HybridVariant)
 	if err != nil {
-		return nil, nil, Finding{}, err
+		return nil, nil, reproduce.Comparison{}, err
 	}
 	rms := ref.Summary("SumR")
 	t.AddRow("mixed None/2/4/8 (default)", rms.Format(2))
@@ -352,18 +361,18 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, Finding, error) {
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = "SumR vs uniform Gaussian width", "log₂ width", "SumR (mean ± std)"
 	l, sc, err := plotter.NewLinePoints(xys)
 	if err != nil {
-		return nil, nil, Finding{}, err
+		return nil, nil, reproduce.Comparison{}, err
 	}
 	eb, err := plotter.NewYErrorBars(struct {
 		plotter.XYer
 		plotter.YErrorer
 	}{xys, errs})
 	if err != nil {
-		return nil, nil, Finding{}, err
+		return nil, nil, reproduce.Comparison{}, err
 	}
 	refLine, err := plotter.NewLine(plotter.XYs{{X: xys[0].X, Y: rms.Mean}, {X: xys[len(xys)-1].X, Y: rms.Mean}})
 	if err != nil {
-		return nil, nil, Finding{}, err
+		return nil, nil, reproduce.Comparison{}, err
 	}
 	refLine.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	refLine.Color = color.RGBA{R: 200, A: 255}
@@ -371,11 +380,13 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, Finding, error) {
 	p.Legend.Add("uniform width", l, sc)
 	p.Legend.Add("default mixed widths", refLine)
 	p.Legend.Top = true
-	cmp, err := s.Compare(HybridVariant, bestVariant)
+	// The uniform width is the best of the sweep on the test split, so the comparison favours it.
+	cmp, err := s.Compare("Multi-scale Gaussian widths (None/2/4/8) beat the best single uniform width ("+bestVariant.Name+") (Fig. 6)",
+		"Fig. 6 (Charades): mixed widths best", bestVariant, HybridVariant)
 	if err != nil {
-		return nil, nil, Finding{}, err
+		return nil, nil, reproduce.Comparison{}, err
 	}
-	return p, t, cmp.Finding("Multi-scale Gaussian widths (None/2/4/8) beat the best single uniform width ("+bestVariant.Name+") (Fig. 6)", "Fig. 6"), nil
+	return p, t, cmp, nil
 }
 
 // histogram plot of several named samples with a shared binning.
