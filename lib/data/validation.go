@@ -4,33 +4,38 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 )
 
 // DefaultValFraction is the share of the training items CarveValidation sets aside when a data
-// set has no validation split of its own (the official Charades-STA release has none: its
-// "val" is the test split).
+// set has no validation split of its own (the official Charades-STA release has none: its "val"
+// is the test split; GRAM's and GARE's official code report the last or the test-best epoch).
 const DefaultValFraction = 0.1
 
-// carveStream seeds the permutation of CarveValidation. It is a constant, not the training seed,
-// so that every run on a data set validates on the same items whatever its seed.
-const carveStream = 0x76616c6964 // "valid"
+// valSeed seeds CarveValidation's permutation ("val"). It is a constant, not the training seed,
+// so that every run and variant on a data set validates on the same items.
+const valSeed = 0x76616c
 
 // CarveValidation splits n training items (videos, tuples) into the ones kept for training and
-// round(fraction·n) ones (at least 1, at most n−1) set aside for model selection, both in
-// increasing order. The choice depends on n and fraction only, never on the test split or on the
-// training seed. It needs n ≥ 2 and 0 < fraction < 1.
+// round(fraction·n) ones, at least 2, set aside for model selection and early stopping; both lists
+// are in increasing order. The choice depends on n and fraction only (a fixed permutation), never
+// on the test split or the training seed. It needs 0 < fraction < 1 and at least one item left to
+// train on. Carving validation from train, never from test, is this project's deviation wherever
+// the official code selects on test or not at all.
 func CarveValidation(n int, fraction float64) (keep, val []int, err error) {
-	if !(fraction > 0 && fraction < 1) {
-		return nil, nil, fmt.Errorf("validation fraction %g outside (0, 1)", fraction)
+	k := max(2, int(math.Round(fraction*float64(n))))
+	if !(fraction > 0 && fraction < 1) || k >= n {
+		return nil, nil, fmt.Errorf("cannot carve a validation fraction %v (%d items) from %d training items", fraction, k, n)
 	}
-	if n < 2 {
-		return nil, nil, fmt.Errorf("%d training items: need at least 2 to carve a validation split", n)
+	inVal := make([]bool, n)
+	for _, i := range rand.New(rand.NewPCG(valSeed, uint64(n))).Perm(n)[:k] {
+		inVal[i] = true
 	}
-	k := min(max(int(math.Round(fraction*float64(n))), 1), n-1)
-	perm := rand.New(rand.NewPCG(carveStream, uint64(n))).Perm(n)
-	val, keep = slices.Clone(perm[:k]), slices.Clone(perm[k:])
-	slices.Sort(val)
-	slices.Sort(keep)
+	for i, v := range inVal {
+		if v {
+			val = append(val, i)
+		} else {
+			keep = append(keep, i)
+		}
+	}
 	return keep, val, nil
 }

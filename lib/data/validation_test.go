@@ -10,7 +10,7 @@ func TestCarveValidation(t *testing.T) {
 		n       int
 		frac    float64
 		wantVal int
-	}{{10, 0.1, 1}, {2, 0.1, 1}, {5338, 0.1, 534}, {3, 0.9, 2}, {20, 0.25, 5}} {
+	}{{10, 0.1, 2}, {3, 0.1, 2}, {5338, 0.1, 534}, {4, 0.5, 2}, {20, 0.25, 5}} {
 		keep, val, err := CarveValidation(c.n, c.frac)
 		if err != nil {
 			t.Fatal(err)
@@ -35,7 +35,7 @@ func TestCarveValidation(t *testing.T) {
 	for _, bad := range []struct {
 		n    int
 		frac float64
-	}{{1, 0.5}, {10, 0}, {10, 1}, {10, -0.1}} {
+	}{{2, 0.5}, {3, 0.9}, {10, 0}, {10, 1}, {10, -0.1}} {
 		if _, _, err := CarveValidation(bad.n, bad.frac); err == nil {
 			t.Errorf("n=%d frac=%g: no error", bad.n, bad.frac)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,9 +11,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/npy"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 )
 
 func init() {
@@ -77,9 +80,12 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, "%v", err)
 	}
-	st, err := restoreBest(m.Store(), *run)
+	best, err := train.LoadStore(filepath.Join(*run, train.BestDir))
 	if err != nil {
-		return fail(2, "%v", err)
+		return fail(2, "%v (has the run finished an epoch?)", err)
+	}
+	if err := train.CopyVariables(m.Store(), best); err != nil {
+		return fail(1, "%v", err)
 	}
 	ev, err := m.Evaluate(*split, *scoresPath != "")
 	if err != nil {
@@ -93,7 +99,13 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "geoalign eval: wrote %s (%d × %d); the same metrics: %s\n", *scoresPath, ev.Rows, ev.Cols, cmd)
 	}
 	if !*asJSON {
-		fmt.Fprintf(stdout, "%s (%s), best validation epoch %d of %d, split %s\n", *run, spec.Model, st.BestEpoch, st.Epochs, *split)
+		header := fmt.Sprintf("%s (%s), the checkpoint of the best validation", *run, spec.Model)
+		if h, err := readHistory(*run); err == nil {
+			if b, ok := bestRecord(h); ok {
+				header += fmt.Sprintf(" (epoch %d of %d)", b.Epoch, h[len(h)-1].Epoch)
+			}
+		}
+		fmt.Fprintf(stdout, "%s, split %s\n", header, *split)
 	}
 	if err := writeResult(stdout, stderr, "geoalign eval", *split, ev.Result, ev.Opts.Ties, *asJSON); err != nil {
 		return fail(1, "%v", err)
@@ -149,7 +161,11 @@ func isDiagonal(gt []int, rows, cols int) bool {
 	return true
 }
 
-// writeNpyAtomic is npy.WriteFile through a temporary file and a rename.
+// writeNpyAtomic writes a .npy file atomically (lib/atomicfile), its content built in memory.
 func writeNpyAtomic[T npy.Element](path string, shape []int, data []T) error {
-	return writeAtomic(path, func(w io.Writer) error { return npy.Write(w, shape, data) })
+	var b bytes.Buffer
+	if err := npy.Write(&b, shape, data); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, b.Bytes(), 0o644)
 }

@@ -7,8 +7,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // modelKind is a model `geoalign train` knows.
@@ -57,18 +60,56 @@ type modelConfig interface {
 type runFields struct {
 	Epochs      *int
 	Seed        *int64
-	Patience    int     // epochs without a better validation SumR before stopping (0: never)
+	Patience    int     // validations without a better valMetric before stopping (0: never)
 	ValFraction float64 // share of train set aside for validation when the data has no val split
 }
 
-// modelRun is one model built on one data set: the loop's trainable plus evaluation.
+// modelRun is one model built on one data set.
 type modelRun interface {
-	trainable
+	// Store holds the model's variables: `geoalign eval` copies the best checkpoint into it.
+	Store() *model.Store
+	// Train trains with lib/train's loop configured by lc (lc.Dir = RUNDIR: a run there resumes
+	// from its last complete checkpoint), validating on the validation split by valMetric.
+	Train(lc train.Config) error
 	// Notes are facts about the data a result must carry (e.g. a carved validation split).
 	Notes() []string
 	// Evaluate scores a split ("train", "val" or "test") with the current weights; with keep,
 	// the score matrix is returned too.
 	Evaluate(split string, keep bool) (*evaluation, error)
+}
+
+// valMetric selects the best epoch and stops training early: text→video SumR on the validation
+// split (HLFormer's rule; GRAM's and GARE's text→video recalls summed). Its name and the other
+// validation keys (metricsMap) are gram.ValMetric's convention.
+const valMetric = gram.ValMetric
+
+// metricsMap flattens a report into the validation metrics of a history record: t2v_r1, t2v_r5,
+// …, t2v_sumr, t2v_mdr, t2v_mnr, and the same for v2t.
+func metricsMap(r retrieval.Report) map[string]float64 {
+	out := map[string]float64{}
+	add := func(dir string, m *retrieval.Metrics) {
+		if m == nil {
+			return
+		}
+		for i, k := range m.Ks {
+			out[fmt.Sprintf("%s_r%d", dir, k)] = m.Recall[i]
+		}
+		out[dir+"_sumr"], out[dir+"_mdr"], out[dir+"_mnr"] = m.SumR, m.MdR, m.MnR
+	}
+	add("t2v", &r.T2V)
+	add("v2t", r.V2T)
+	return out
+}
+
+// validation is the loop's Validate for a modelRun: its "val" split.
+func validation(m modelRun) func() (map[string]float64, error) {
+	return func() (map[string]float64, error) {
+		ev, err := m.Evaluate("val", false)
+		if err != nil {
+			return nil, err
+		}
+		return metricsMap(ev.Result.Report), nil
+	}
 }
 
 // evaluation is a scored split.
@@ -115,13 +156,12 @@ func checkDim(field *int, name string, fromData int, file string) error {
 	return nil
 }
 
-// validate is a modelRun's Validate: the "val" split through its Evaluate.
-func validate(m interface {
-	Evaluate(string, bool) (*evaluation, error)
-}) (retrieval.Report, error) {
-	ev, err := m.Evaluate("val", false)
+// runTask trains task with lib/train's loop to the end (or resumes it from lc.Dir).
+func runTask[B any](task train.Task[B], lc train.Config) error {
+	loop, err := train.NewLoop(task, lc)
 	if err != nil {
-		return retrieval.Report{}, err
+		return err
 	}
-	return ev.Result.Report, nil
+	_, err = loop.Run()
+	return err
 }

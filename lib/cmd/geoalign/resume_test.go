@@ -10,17 +10,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/geoalign/geoalign/lib/train"
 )
 
-// readHistory reads RUNDIR/history.json.
-func readHistory(t *testing.T, run string) []epochRecord {
+// history reads RUNDIR/history.json.
+func history(t *testing.T, run string) []historyRecord {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(run, historyFile))
+	h, err := readHistory(run)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var h []epochRecord
-	if err := json.Unmarshal(b, &h); err != nil {
 		t.Fatal(err)
 	}
 	return h
@@ -30,14 +28,14 @@ func readHistory(t *testing.T, run string) []epochRecord {
 // (bit for bit) and that eval prints the same test metrics.
 func sameRun(t *testing.T, a, b string) {
 	t.Helper()
-	ha, hb := readHistory(t, a), readHistory(t, b)
+	ha, hb := history(t, a), history(t, b)
 	if len(ha) != len(hb) {
 		t.Fatalf("%d epochs vs %d", len(ha), len(hb))
 	}
 	for i := range ha {
 		ja, _ := json.Marshal(ha[i].Val)
 		jb, _ := json.Marshal(hb[i].Val)
-		if ha[i].Loss != hb[i].Loss || string(ja) != string(jb) {
+		if ha[i].Loss != hb[i].Loss || string(ja) != string(jb) || ha[i].Best != hb[i].Best {
 			t.Errorf("epoch %d: loss %v val %s, resumed: loss %v val %s", i+1, ha[i].Loss, ja, hb[i].Loss, jb)
 		}
 	}
@@ -46,6 +44,13 @@ func sameRun(t *testing.T, a, b string) {
 	if ea != eb {
 		t.Errorf("test metrics differ:\n%s\n%s", ea, eb)
 	}
+}
+
+// checkpoints lists the complete checkpoints of a run directory, oldest first.
+func checkpoints(run string) []string {
+	names, _ := filepath.Glob(filepath.Join(run, "checkpoint-n*.json"))
+	slices.Sort(names)
+	return names
 }
 
 // copyRun copies a run directory (to interrupt a copy of a finished run).
@@ -81,21 +86,20 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			}
 			cut := filepath.Join(dir, c.model+"-cut")
 			copyRun(t, full, cut)
-			epochs := listEpochs(cut)
-			if err := os.RemoveAll(epochDir(cut, epochs[len(epochs)-1])); err != nil {
-				t.Fatal(err)
+			cps := checkpoints(cut)
+			if len(cps) < 2 {
+				t.Fatalf("checkpoints %v: want the last two", cps)
 			}
-			left := listEpochs(cut)
-			if len(left) == 0 {
-				t.Fatalf("no checkpoint left after removing the last of %v", epochs)
+			newest := strings.TrimSuffix(cps[len(cps)-1], ".json")
+			for _, suffix := range []string{".json", ".bin"} {
+				if err := os.Remove(newest + suffix); err != nil {
+					t.Fatal(err)
+				}
 			}
 			// --resume takes its configuration from config.json: the data and config flags may be left out.
 			code, _, errOut := run(trainMain, c.model, "--out", cut, "--resume", "--epochs", "3")
 			if code != 0 {
 				t.Fatalf("resume exit %d: %s", code, errOut)
-			}
-			if !strings.Contains(errOut, "resuming") {
-				t.Errorf("no resume message: %s", errOut)
 			}
 			sameRun(t, full, cut)
 		})
@@ -123,8 +127,11 @@ func TestKillAndResume(t *testing.T) {
 	}
 
 	killed := filepath.Join(dir, "killed")
-	staging := filepath.Join(killed, checkpointsDir, stagingDir)
-	killWhen(t, killed, args(killed), func() bool { return slices.Contains(listEpochs(killed), 2) })
+	staging := filepath.Join(killed, train.StagingDir)
+	killWhen(t, killed, args(killed), func() bool {
+		h, _ := readHistory(killed)
+		return len(h) >= 2
+	})
 	checkOnlyResumable(t, killed, false)
 	killWhen(t, killed, append(args(killed), "--resume"), func() bool {
 		entries, _ := os.ReadDir(staging)
@@ -161,7 +168,7 @@ func killWhen(t *testing.T, run string, args []string, cond func() bool) {
 		if cond() {
 			cmd.Process.Signal(syscall.SIGKILL)
 			err := <-done
-			t.Logf("killed with checkpoints of epochs %v (%v)", listEpochs(run), err)
+			t.Logf("killed with %d checkpoints (%v)", len(checkpoints(run)), err)
 			return
 		}
 		time.Sleep(time.Millisecond)
@@ -169,30 +176,29 @@ func killWhen(t *testing.T, run string, args []string, cond func() bool) {
 }
 
 // checkOnlyResumable checks that a killed run holds nothing but what --resume continues from:
-// config.json, complete checkpoint directories (each with its state.json), the derived
-// history.json and curves.png, and at most a staging directory and the temporary file of an
-// interrupted atomic write (both cleared on resume; finished says none may be left).
+// config.json, complete checkpoints (lib/train's, with best/), the derived history files, and at
+// most a staging directory and temporary files of interrupted atomic writes (both cleared on
+// resume; finished says none may be left).
 func checkOnlyResumable(t *testing.T, run string, finished bool) {
 	t.Helper()
 	entries, _ := os.ReadDir(run)
 	for _, e := range entries {
 		switch name := e.Name(); {
-		case name == configFile, name == historyFile, name == curvesFile, name == checkpointsDir:
+		case name == configFile, name == train.HistoryFile, name == train.PlotFile, name == train.BestDir:
+		case name == curvesFile && finished:
+		case strings.HasPrefix(name, "checkpoint-n") && (strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".bin")):
+		case name == train.StagingDir:
+			if sub, _ := os.ReadDir(filepath.Join(run, name)); finished && len(sub) > 0 {
+				t.Errorf("staging directory left non-empty: %v", sub)
+			}
 		case !finished && isTempFile(name):
 		default:
 			t.Errorf("%s: unexpected entry %s", run, name)
 		}
 	}
-	cps, _ := os.ReadDir(filepath.Join(run, checkpointsDir))
-	for _, e := range cps {
-		if e.Name() == stagingDir {
-			if sub, _ := os.ReadDir(filepath.Join(run, checkpointsDir, stagingDir)); finished && len(sub) > 0 {
-				t.Errorf("staging directory left non-empty: %v", sub)
-			}
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(run, checkpointsDir, e.Name(), stateFile)); err != nil {
-			t.Errorf("incomplete checkpoint %s: %v", e.Name(), err)
+	for _, cp := range checkpoints(run) {
+		if _, err := os.Stat(strings.TrimSuffix(cp, ".json") + ".bin"); err != nil {
+			t.Errorf("checkpoint %s without its data: %v", cp, err)
 		}
 	}
 }

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -18,20 +19,24 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// A run directory (RUNDIR, `geoalign train --out`):
+// A run directory (RUNDIR, `geoalign train --out`) is lib/train's loop directory plus what
+// `geoalign eval` and --resume need to rebuild the model and its data:
 //
-//	config.json                    runSpec: model, data, the whole configuration; written once, first
-//	checkpoints/epoch-NNNN/        GoMLX checkpoint of the store + state.json (latest and best kept)
-//	history.json                   per-epoch loss and validation metrics (a copy of the latest state's)
-//	curves.png                     training loss and validation SumR per epoch
-const configFile = "config.json"
+//	config.json                        runSpec: model, data, the whole configuration; written first
+//	checkpoint-*.{json,bin}, best/     GoMLX checkpoints (the latest, and the best validation epoch)
+//	history.json                       per-epoch loss and validation metrics (train.HistoryFile)
+//	training_plot_points.json          the same for `gomlx_checkpoints -metrics -plot RUNDIR`
+//	curves.png                         training loss and validation SumR per epoch, when training ends
+const (
+	configFile = "config.json"
+	curvesFile = "curves.png"
+)
 
-// runSpec is config.json: everything needed to rebuild the model and its data for --resume and
-// `geoalign eval`.
+// runSpec is config.json.
 type runSpec struct {
 	Model  string          `json:"model"`
 	Data   dataSource      `json:"data"`
-	Config json.RawMessage `json:"config"` // the model's configuration (modelConfig), dims filled from the data
+	Config json.RawMessage `json:"config"` // the model's configuration (modelConfig), widths filled from the data
 	Notes  []string        `json:"notes,omitempty"`
 }
 
@@ -43,6 +48,13 @@ type dataSource struct {
 	Collection    string `json:"collection,omitempty"`
 	VisualFeature string `json:"visual_feature,omitempty"`
 	TextFeature   string `json:"text_feature,omitempty"`
+}
+
+func (s dataSource) String() string {
+	if s.Dir != "" {
+		return s.Dir
+	}
+	return filepath.Join(s.Root, s.Collection) + " (" + s.VisualFeature + ")"
 }
 
 // readSpec reads RUNDIR/config.json.
@@ -65,6 +77,38 @@ func readSpec(run string) (*runSpec, error) {
 	return &s, nil
 }
 
+// historyRecord is what the CLI reads of one record of train.HistoryFile.
+type historyRecord struct {
+	Epoch int                `json:"epoch"`
+	Loss  float64            `json:"loss"`
+	Val   map[string]float64 `json:"val"`
+	Best  bool               `json:"best"`
+}
+
+// readHistory reads RUNDIR/history.json.
+func readHistory(run string) ([]historyRecord, error) {
+	path := filepath.Join(run, train.HistoryFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var h []historyRecord
+	if err := json.Unmarshal(b, &h); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
+}
+
+// bestRecord is the record of the best validation (the last one marked best).
+func bestRecord(h []historyRecord) (historyRecord, bool) {
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Best {
+			return h[i], true
+		}
+	}
+	return historyRecord{}, false
+}
+
 // isEmptyDir reports whether dir does not exist or has no entries but the temporary file of an
 // interrupted atomic write (a run killed while writing its config.json).
 func isEmptyDir(dir string) (bool, error) {
@@ -83,73 +127,34 @@ func isEmptyDir(dir string) (bool, error) {
 	return true, nil
 }
 
-// isTempFile reports whether name is the temporary file of writeAtomic.
+// isTempFile reports whether name is a temporary file of lib/atomicfile (".<name>.tmp<random>"),
+// which a kill during the write leaves behind.
 func isTempFile(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp")
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp")
 }
 
-// writeAtomic writes path with what fill writes, through a temporary file in the same directory
-// and a rename, so that path holds the old content or the new one, never a part.
-// TODO(merge): lib/atomicfile.Write (branch reliab) is the project's one copy of this.
-func writeAtomic(path string, fill func(w io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
+// removeTempFiles deletes the temporary files killed atomic writes left in dir.
+func removeTempFiles(dir string) error {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !e.IsDir() && isTempFile(e.Name()) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
 	}
-	err = fill(tmp)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	syncDir(filepath.Dir(path))
 	return nil
 }
 
-func writeFileAtomic(path string, data []byte) error {
-	return writeAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-func writeJSONAtomic(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", " ")
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(path, append(b, '\n'))
-}
-
-// syncDir makes renames in dir durable; its error is ignored (some file systems refuse to sync a
-// directory, and the rename itself is atomic either way).
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
-
-// writeCurves draws the training loss and the validation SumR (t2v) per epoch side by side.
-func writeCurves(path string, history []epochRecord) error {
+// writeCurves draws the training loss and the validation metric per epoch side by side.
+func writeCurves(path string, history []historyRecord) error {
 	loss, val := make(plotter.XYs, len(history)), make(plotter.XYs, len(history))
 	for i, h := range history {
 		loss[i] = plotter.XY{X: float64(h.Epoch), Y: h.Loss}
-		val[i] = plotter.XY{X: float64(h.Epoch), Y: h.Val.T2V.SumR}
+		val[i] = plotter.XY{X: float64(h.Epoch), Y: h.Val[valMetric]}
 	}
-	var plots [1][2]*plot.Plot
-	for i, c := range []struct {
+	var plots []*plot.Plot
+	for _, c := range []struct {
 		title string
 		xy    plotter.XYs
 	}{{"training loss", loss}, {"validation SumR (text→video)", val}} {
@@ -160,19 +165,16 @@ func writeCurves(path string, history []epochRecord) error {
 			return err
 		}
 		p.Add(l, pts)
-		plots[0][i] = p
+		plots = append(plots, p)
 	}
-	w, h := 2*report.FigureWidth, report.FigureHeight
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(report.FigureDPI))
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Millimeter * 4}
-	canvases := plot.Align([][]*plot.Plot{plots[0][:]}, tiles, dc)
-	for i, p := range plots[0] {
+	img := vgimg.NewWith(vgimg.UseWH(2*report.FigureWidth, report.FigureHeight), vgimg.UseDPI(report.FigureDPI))
+	canvases := plot.Align([][]*plot.Plot{plots}, draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Millimeter * 4}, draw.New(img))
+	for i, p := range plots {
 		p.Draw(canvases[0][i])
 	}
 	var buf bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes(), 0o644)
 }

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/train"
 )
 
 func init() {
@@ -170,37 +172,36 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, "%v", err)
 	}
-	var log io.Writer
 	if !f.quiet {
-		log = stderr
 		for _, n := range run.Notes() {
 			fmt.Fprintln(stderr, "note:", n)
 		}
 	}
-	if !f.resume {
-		if err := createRun(f.out, kind.name, src, cfg, run.Notes()); err != nil {
+	if f.resume {
+		if err := removeTempFiles(f.out); err != nil {
 			return fail(1, "%v", err)
 		}
+	} else if err := createRun(f.out, kind.name, src, cfg, run.Notes()); err != nil {
+		return fail(1, "%v", err)
 	}
-	st, err := restoreLatest(run.Store(), f.out, stderr)
+	lc := train.Config{Epochs: *rf.Epochs, Seed: *rf.Seed, Metric: valMetric, Patience: rf.Patience, Dir: f.out,
+		Label: fmt.Sprintf("%s on %s", kind.name, src), Quiet: f.quiet || !isTerminal(stderr)}
+	if !f.quiet {
+		lc.Log = stderr
+	}
+	if err := run.Train(lc); err != nil {
+		return fail(1, "%v", err)
+	}
+	h, err := readHistory(f.out)
 	if err != nil {
 		return fail(1, "%v", err)
 	}
-	if st.Finished {
-		fmt.Fprintf(stderr, "%s: %s already finished (%s)\n", name, f.out, st.Stopped)
-	} else {
-		if st.Epochs > 0 && log != nil {
-			fmt.Fprintf(log, "resuming %s after epoch %d (best validation SumR %.2f at epoch %d)\n", f.out, st.Epochs, st.BestSumR, st.BestEpoch)
-		}
-		o := loopOptions{Dir: f.out, Epochs: *rf.Epochs, Patience: rf.Patience, Log: log, Bar: !f.quiet && isTerminal(stderr)}
-		if err := runLoop(run, st, o); err != nil {
-			return fail(1, "%v", err)
-		}
+	if err := writeCurves(filepath.Join(f.out, curvesFile), h); err != nil {
+		return fail(1, "%v", err)
 	}
-	if !f.quiet {
-		best := st.History[st.BestEpoch-1]
-		fmt.Fprintf(stderr, "%s; best epoch %d: validation %s\nevaluate it: geoalign eval --run %s --json\n",
-			st.Stopped, st.BestEpoch, shortMetrics(best.Val.T2V), f.out)
+	if best, ok := bestRecord(h); ok && !f.quiet {
+		fmt.Fprintf(stderr, "%s: %d epochs; best validation %s %.2f at epoch %d\nevaluate it: geoalign eval --run %s --json\n",
+			name, h[len(h)-1].Epoch, valMetric, best.Val[valMetric], best.Epoch, f.out)
 	}
 	return 0
 }
@@ -269,7 +270,7 @@ func (f *trainFlags) resumeSpec(kind modelKind, cfg modelConfig, src dataSource)
 		}
 	}
 	if src != (dataSource{}) && src != spec.Data {
-		return src, fmt.Errorf("the data flags name %+v, but %s was trained on %+v", src, path, spec.Data)
+		return src, fmt.Errorf("the data flags name %s, but %s was trained on %s", src, path, spec.Data)
 	}
 	rf := cfg.run()
 	if f.set["epochs"] && f.epochs != *rf.Epochs {
@@ -300,7 +301,7 @@ func createRun(dir, model string, src dataSource, cfg modelConfig, notes []strin
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return writeJSONAtomic(filepath.Join(dir, configFile), runSpec{Model: model, Data: src, Config: raw, Notes: notes})
+	return atomicfile.WriteJSON(filepath.Join(dir, configFile), runSpec{Model: model, Data: src, Config: raw, Notes: notes})
 }
 
 // isTerminal reports whether w is a character device (a terminal): the progress bar redraws its

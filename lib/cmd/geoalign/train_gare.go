@@ -2,14 +2,13 @@ package main
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/featdir"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/ml/model"
 )
@@ -54,7 +53,6 @@ type gareRun struct {
 	trainer *gare.Trainer
 	train   *gare.Dataset // paired: caption i ↔ its video
 	sets    map[string]*gare.Dataset
-	steps   int
 }
 
 func (c *gareConfig) open(backend compute.Backend, src dataSource, training bool) (modelRun, error) {
@@ -90,8 +88,9 @@ func (c *gareConfig) open(backend compute.Backend, src dataSource, training bool
 	}
 	r := &gareRun{cfg: c, data: d, sets: map[string]*gare.Dataset{}}
 	r.train = pairedDataset(d, d.Splits.Train)
+	steps := r.train.NumTexts / mc.Batch
 	if training {
-		if r.steps = r.train.NumTexts / mc.Batch; r.steps == 0 {
+		if steps == 0 {
 			return nil, fmt.Errorf("%s: the training split has %d captions, fewer than one batch of Model.Batch = %d",
 				filepath.Join(d.Dir, featdir.TrainFile), r.train.NumTexts, mc.Batch)
 		}
@@ -100,7 +99,7 @@ func (c *gareConfig) open(backend compute.Backend, src dataSource, training bool
 		return nil, err
 	}
 	if training {
-		if r.trainer, err = r.m.NewTrainerWithChunk(mc.Epochs*r.steps, t.TextChunk); err != nil {
+		if r.trainer, err = r.m.NewTrainerWithChunk(mc.Epochs*steps, t.TextChunk); err != nil {
 			return nil, err
 		}
 	}
@@ -150,30 +149,24 @@ func gareDataset(d *featdir.TextVideo, name string, texts, videos []int) *gare.D
 }
 
 func (r *gareRun) Store() *model.Store { return r.m.Store }
-func (r *gareRun) StepsPerEpoch() int  { return r.steps }
 func (r *gareRun) Notes() []string     { return splitNotes(r.data.Splits) }
 
-// TrainEpoch runs one epoch as gare.Model.Train does: a permutation of the pairs drawn from
-// (seed, epoch), full batches of Model.Batch, one BertAdam step each.
-func (r *gareRun) TrainEpoch(e int, onStep func(float64)) (float64, error) {
-	b := r.cfg.Model.Batch
-	perm := rand.New(rand.NewPCG(uint64(r.cfg.Training.Seed), uint64(e))).Perm(r.train.NumTexts)
-	var sum float64
-	for s := range r.steps {
-		st, err := r.trainer.Run(r.train, perm[s*b:(s+1)*b])
-		if err != nil {
-			return 0, fmt.Errorf("step %d: %w", s, err)
-		}
-		if math.IsNaN(st.Total) || math.IsInf(st.Total, 0) {
-			return st.Total, fmt.Errorf("step %d: loss is %v (InfoNCE %v, IB %v, norm %v, dir %v)", s, st.Total, st.Info, st.IB, st.Norm, st.Dir)
-		}
-		sum += st.Total
-		onStep(st.Total)
+// Train runs lib/train's loop on GARE's step as gare.Model.Train does: every epoch a permutation
+// of the pairs (from the loop's data-order generator) cut into full batches of Model.Batch, one
+// BertAdam step each.
+func (r *gareRun) Train(lc train.Config) error {
+	task := train.Task[[]int]{
+		Store: r.m.Store,
+		Plan:  train.Shuffled(r.train.NumTexts, r.cfg.Model.Batch),
+		Step: func(batch []int) ([]float64, error) {
+			st, err := r.trainer.Run(r.train, batch)
+			return []float64{st.Total, st.Info, st.IB, st.Norm, st.Dir}, err
+		},
+		Terms:    []string{"loss", "info", "ib", "norm", "dir"},
+		Validate: validation(r),
 	}
-	return sum / float64(r.steps), nil
+	return runTask(task, lc)
 }
-
-func (r *gareRun) Validate() (retrieval.Report, error) { return validate(r) }
 
 // Evaluate scores a split with gare.Scorer, block by block (Δ is never stored): text→video and
 // video→text R@1/5/10, MdR, MnR (GARE's CLIP4Clip-style metrics). With keep the matrix is

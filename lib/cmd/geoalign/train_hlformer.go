@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -84,15 +83,14 @@ func (c *hlformerConfig) run() runFields {
 
 // hlformerRun is an HLFormer model on a collection.
 type hlformerRun struct {
-	cfg     *hlformerConfig
-	layout  prvr.Layout
-	m       *hlformer.Model
-	store   *model.Store
-	step    hlformer.Step
-	eval    *hlformer.Evaluator
-	splits  map[string]*prvr.Split // loaded splits; "val" may be carved from "train"
-	notes   []string
-	batches int
+	cfg    *hlformerConfig
+	layout prvr.Layout
+	m      *hlformer.Model
+	store  *model.Store
+	step   hlformer.Step
+	eval   *hlformer.Evaluator
+	splits map[string]*prvr.Split // loaded splits; "val" may be carved from "train"
+	notes  []string
 }
 
 func (c *hlformerConfig) open(backend compute.Backend, src dataSource, training bool) (modelRun, error) {
@@ -126,8 +124,9 @@ func (c *hlformerConfig) open(backend compute.Backend, src dataSource, training 
 	}
 	if training {
 		tr := r.splits["train"]
-		r.batches = len(hlformer.PlanEpoch(tr, t.BatchVideos, t.QueryBucket, rand.New(rand.NewPCG(uint64(t.Seed), 0))))
-		if r.batches == 0 {
+		// The number of full batches does not depend on the shuffle.
+		batches := len(hlformer.PlanEpoch(tr, t.BatchVideos, t.QueryBucket, rand.New(rand.NewPCG(0, 0))))
+		if batches == 0 {
 			return nil, fmt.Errorf("%s: the training split has %d videos, fewer than one batch of Training.BatchVideos = %d",
 				r.layout.CaptionFile("train"), tr.NumVideos(), t.BatchVideos)
 		}
@@ -135,7 +134,7 @@ func (c *hlformerConfig) open(backend compute.Backend, src dataSource, training 
 		if chunk == 0 {
 			chunk = hlformer.DefaultVideoChunk
 		}
-		opt := train.BertAdam(t.LearningRate, t.Epochs*r.batches)
+		opt := train.BertAdam(t.LearningRate, t.Epochs*batches)
 		if r.step, err = hlformer.NewStep(backend, r.m, r.store, opt, c.Loss, chunk); err != nil {
 			return nil, err
 		}
@@ -256,39 +255,52 @@ func sameCaptionIDs(a, b string) (bool, error) {
 }
 
 func (r *hlformerRun) Store() *model.Store { return r.store }
-func (r *hlformerRun) StepsPerEpoch() int  { return r.batches }
 func (r *hlformerRun) Notes() []string     { return r.notes }
 
-// TrainEpoch runs one epoch as hlformer.Train does: PlanEpoch's batches from (seed, epoch), hard
-// negatives from Training.HardNegativeStart.
-func (r *hlformerRun) TrainEpoch(e int, onStep func(float64)) (float64, error) {
-	t, c, tr := r.cfg.Training, r.cfg.Model, r.splits["train"]
-	plans := hlformer.PlanEpoch(tr, t.BatchVideos, t.QueryBucket, rand.New(rand.NewPCG(uint64(t.Seed), uint64(e))))
-	hard := e >= t.HardNegativeStart
-	var sum float64
-	for bi, p := range plans {
-		inputs := hlformer.BatchInputs(tr, p, c, dtypes.Float32)
-		args := make([]any, 0, len(inputs)+1)
-		for _, in := range inputs {
-			args = append(args, in)
-		}
-		outs, err := r.step.Run(append(args, hard)...)
-		train.FinalizeAll(inputs)
-		if err != nil {
-			return 0, fmt.Errorf("batch %d: %w", bi, err)
-		}
-		loss := float64(outs[0].Value().(float32))
-		train.FinalizeAll(outs)
-		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return loss, fmt.Errorf("batch %d: loss is %v", bi, loss)
-		}
-		sum += loss
-		onStep(loss)
-	}
-	return sum / float64(len(plans)), nil
+// hlformerBatch is one training batch: its videos and queries, and the hard-negative switch of its
+// epoch.
+type hlformerBatch struct {
+	plan hlformer.BatchPlan
+	hard bool
 }
 
-func (r *hlformerRun) Validate() (retrieval.Report, error) { return validate(r) }
+// Train runs lib/train's loop on HLFormer's step: each epoch hlformer.PlanEpoch's batches (drawn
+// from the loop's data-order generator), hard negatives from Training.HardNegativeStart, as
+// hlformer.Train schedules them.
+func (r *hlformerRun) Train(lc train.Config) error {
+	t, c, tr := r.cfg.Training, r.cfg.Model, r.splits["train"]
+	task := train.Task[hlformerBatch]{
+		Store: r.store,
+		Plan: func(epoch int, rng *rand.Rand) ([]hlformerBatch, error) {
+			var out []hlformerBatch
+			for _, p := range hlformer.PlanEpoch(tr, t.BatchVideos, t.QueryBucket, rng) {
+				out = append(out, hlformerBatch{plan: p, hard: epoch >= t.HardNegativeStart})
+			}
+			return out, nil
+		},
+		Step: func(b hlformerBatch) ([]float64, error) {
+			inputs := hlformer.BatchInputs(tr, b.plan, c, dtypes.Float32)
+			args := make([]any, 0, len(inputs)+1)
+			for _, in := range inputs {
+				args = append(args, in)
+			}
+			outs, err := r.step.Run(append(args, b.hard)...)
+			train.FinalizeAll(inputs)
+			if err != nil {
+				return nil, err
+			}
+			defer train.FinalizeAll(outs)
+			vals := make([]float64, len(outs))
+			for i, o := range outs {
+				vals[i] = float64(o.Value().(float32))
+			}
+			return vals, nil
+		},
+		Terms:    append([]string{"loss"}, hlformer.LossTermNames[1:]...),
+		Validate: validation(r),
+	}
+	return runTask(task, lc)
+}
 
 // Evaluate scores a split by hlformer.Evaluator.EvaluateStream (videos encoded and scored one
 // chunk at a time): the PRVR protocol, text→video R@1/5/10/100.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 )
 
 // TestMain lets a test run the command as a separate process (the kill -9 test): with
@@ -79,8 +80,7 @@ func checkAboveRandom(t *testing.T, rep retrieval.Report, ks []int, items, queri
 	}
 }
 
-const gramTestConfig = `{"Model": {"BatchSize": 16, "Hidden": 32, "ContraDim": 16, "MatchHidden": 16, "LearningRate": 0.01},
- "Training": {"Patience": 0}}`
+const gramTestConfig = `{"Model": {"BatchSize": 16, "Hidden": 32, "ContraDim": 16, "MatchHidden": 16, "LearningRate": 0.01}}`
 
 func TestTrainEvalGRAM(t *testing.T) {
 	dir := t.TempDir()
@@ -95,7 +95,7 @@ func TestTrainEvalGRAM(t *testing.T) {
 	rep, _ := evalJSON(t, runDir)
 	checkAboveRandom(t, rep, retrieval.TextVideoKs, 20, 20)
 	checkBestVal(t, runDir)
-	for _, f := range []string{configFile, historyFile, curvesFile} {
+	for _, f := range []string{configFile, train.HistoryFile, train.PlotFile, curvesFile, train.BestDir} {
 		if _, err := os.Stat(filepath.Join(runDir, f)); err != nil {
 			t.Error(err)
 		}
@@ -157,15 +157,12 @@ func TestTrainEvalHLFormer(t *testing.T) {
 // metrics history.json recorded for that epoch.
 func checkBestVal(t *testing.T, runDir string) {
 	t.Helper()
-	h := readHistory(t, runDir)
-	best := 0
-	for i := range h {
-		if h[i].Val.T2V.SumR > h[best].Val.T2V.SumR {
-			best = i
-		}
+	best, ok := bestRecord(history(t, runDir))
+	if !ok {
+		t.Fatal("no best record")
 	}
-	want, _ := json.Marshal(h[best].Val)
-	if _, got := evalJSON(t, runDir, "--split", "val"); strings.TrimSpace(got) != string(want) {
-		t.Errorf("eval --split val: %s, history's best epoch %d: %s", got, best+1, want)
+	rep, _ := evalJSON(t, runDir, "--split", "val")
+	if rep.T2V.SumR != best.Val["t2v_sumr"] || rep.T2V.R(1) != best.Val["t2v_r1"] {
+		t.Errorf("eval --split val: %v, history's best epoch %d: %v", rep.T2V, best.Epoch, best.Val)
 	}
 }

@@ -14,11 +14,11 @@ func ExampleLoadTuples() {
 	dir, _ := os.MkdirTemp("", "tuples")
 	defer os.RemoveAll(dir)
 	d := &featdir.Tuples{
-		IDs:        []string{"a", "b", "c", "d", "e"},
+		IDs:        []string{"a", "b", "c", "d", "e", "f", "g", "h"},
 		Modalities: []string{"text", "video", "audio"},
 		Dims:       []int{2, 3, 1},
-		Features:   [][]float32{make([]float32, 10), make([]float32, 15), make([]float32, 5)},
-		Splits:     featdir.Splits{Train: []int{0, 1, 2}, Test: []int{3, 4}}, // no val.txt
+		Features:   [][]float32{make([]float32, 16), make([]float32, 24), make([]float32, 8)},
+		Splits:     featdir.Splits{Train: []int{0, 1, 2, 3, 4, 5}, Test: []int{6, 7}}, // no val.txt
 	}
 	if err := featdir.WriteTuples(dir, d); err != nil {
 		fmt.Println(err)
@@ -40,5 +40,5 @@ func ExampleLoadTuples() {
 	// Output:
 	// audio.npy ids.txt modalities.txt test.txt text.npy train.txt video.npy
 	// [text video audio] [2 3 1] true
-	// no val.txt: validation = 1 of the 3 training items (fraction 0.3, fixed choice), trained on the other 2
+	// no val.txt: validation = 2 of the 6 training items (fraction 0.3, fixed choice), trained on the other 4
 }
