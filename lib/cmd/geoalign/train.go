@@ -29,8 +29,8 @@ const gpuHelp = `Devices: the backend is chosen by GOMLX_BACKEND, never by the c
                                    the system library paths)
   GOMLX_BACKEND=xla:/abs/path/to/plugin.so   an explicit PJRT plugin, e.g. the one a JAX install ships:
                                    xla:$VENV/lib/python3.X/site-packages/jax_plugins/xla_cuda12/xla_cuda_plugin.so
-                                   (it looks for the CUDA libraries in ../nvidia or ../../nvidia next to it,
-                                   which is where pip's nvidia-* packages put them)
+                                   (it finds pip's nvidia-* CUDA libraries in site-packages/nvidia; if XLA does
+                                   not: XLA_FLAGS=--xla_gpu_cuda_data_dir=$VENV/.../site-packages/nvidia)
   options after a comma: xla:cuda,preallocate=false,memory_fraction=0.5,visible_devices=1
   GOMLX_NO_AUTO_INSTALL=1          never download a PJRT plugin (else GoMLX may fetch one)
 Training uses one device: GoMLX's data parallelism (ml/train DistributedDataset with
@@ -42,10 +42,12 @@ func trainUsage(w io.Writer) {
        geoalign train <model> -h           data format and flags of one model
        geoalign train <model> --print-config   the default configuration (the official code's values) as JSON
 
-Trains a model on features you bring into a run directory (--out RUNDIR: config.json, checkpoints/,
-history.json, curves.png), validating after every epoch on a validation split (never the test
-split), keeping the best epoch, stopping early, checkpointing atomically; --resume continues a
-killed run exactly where its last checkpoint left it. Then: geoalign eval --run RUNDIR.
+Trains a model on features you bring into a run directory (--out RUNDIR: config.json, GoMLX
+checkpoints with the best validation epoch in best/, history.json, training_plot_points.json for
+gomlx_checkpoints -metrics -plot RUNDIR, curves.png), validating after every epoch on a validation
+split (never the test split), keeping the best epoch, stopping early, checkpointing atomically;
+--resume continues a killed run to the numbers an uninterrupted one ends with. Then:
+geoalign eval --run RUNDIR.
 
 `, modelNames())
 	for _, k := range modelKinds {
