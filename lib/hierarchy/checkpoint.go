@@ -3,11 +3,13 @@ package hierarchy
 import (
 	"encoding/gob"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data/wordnet"
 	"github.com/gomlx/compute"
 )
@@ -25,7 +27,8 @@ type checkpoint struct {
 	RNGState []byte
 }
 
-// SaveCheckpoint writes the trainer's state to path atomically (a temporary file renamed over it).
+// SaveCheckpoint writes the trainer's state to path atomically (lib/atomicfile: a synced temporary
+// file renamed over it).
 func (t *Trainer) SaveCheckpoint(path string) error {
 	state, err := t.pcg.MarshalBinary()
 	if err != nil {
@@ -34,21 +37,11 @@ func (t *Trainer) SaveCheckpoint(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("hierarchy: checkpoint: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
+	cp := checkpoint{Version: checkpointVersion, Config: t.Config, History: t.History, Emb: *t.Emb, RNGState: state}
+	if err := atomicfile.Write(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(&cp) }); err != nil {
 		return fmt.Errorf("hierarchy: checkpoint: %w", err)
 	}
-	cp := checkpoint{Version: checkpointVersion, Config: t.Config, History: t.History, Emb: *t.Emb, RNGState: state}
-	if err := gob.NewEncoder(tmp).Encode(&cp); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("hierarchy: writing checkpoint %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("hierarchy: writing checkpoint %s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }
 
 // LoadCheckpoint restores a Trainer saved by SaveCheckpoint for the same closure; Train then

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -50,15 +51,15 @@ func Render(p *plot.Plot, w, h vg.Length) (Figure, error) {
 	return Figure{PNG: pngBuf.Bytes(), SVG: svgBuf.Bytes()}, nil
 }
 
-// Save writes <base>.png and <base>.svg, creating directories as needed.
+// Save writes <base>.png and <base>.svg, creating directories as needed; each atomically.
 func (f Figure) Save(base string) error {
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(base+".png", f.PNG, 0o644); err != nil {
+	if err := atomicfile.WriteFile(base+".png", f.PNG, 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(base+".svg", f.SVG, 0o644)
+	return atomicfile.WriteFile(base+".svg", f.SVG, 0o644)
 }
 
 // SavePlot renders p at the default size and saves it as <base>.png and <base>.svg.

@@ -111,7 +111,7 @@ func TestTrainBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")
-			code, stdout, stderr := run(trainMain, append(c.args(t), "--epochs", "1", "--out", out)...)
+			code, stdout, stderr := call(trainMain, append(c.args(t), "--epochs", "1", "--out", out)...)
 			checkBad(t, code, stdout, stderr, c.want)
 			if _, err := os.Stat(out); !os.IsNotExist(err) {
 				t.Errorf("RUNDIR %s was created (%v)", out, err)
@@ -144,7 +144,7 @@ func TestRunDirRules(t *testing.T) {
 	writeToyTuples(t, data, 32, 8, 8)
 	cfg := writeConfig(t, dir, gramTestConfig)
 	runDir := filepath.Join(dir, "run")
-	if code, _, errOut := run(trainMain, "gram", "--data", data, "--config", cfg, "--epochs", "2", "--quiet", "--out", runDir); code != 0 {
+	if code, _, errOut := call(trainMain, "gram", "--data", data, "--config", cfg, "--epochs", "2", "--quiet", "--out", runDir); code != 0 {
 		t.Fatalf("train exit %d: %s", code, errOut)
 	}
 	before, _ := os.ReadFile(filepath.Join(runDir, train.HistoryFile))
@@ -170,7 +170,7 @@ func TestRunDirRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := run(c.main, c.args...)
+			code, stdout, stderr := call(c.main, c.args...)
 			checkBad(t, code, stdout, stderr, c.want)
 		})
 	}
@@ -178,7 +178,7 @@ func TestRunDirRules(t *testing.T) {
 		t.Error("a rejected command changed the run")
 	}
 	// The same command line with --resume added is accepted: the run is finished, nothing changes.
-	code, _, errOut := run(trainMain, "gram", "--data", data, "--config", cfg, "--epochs", "2", "--out", runDir, "--resume")
+	code, _, errOut := call(trainMain, "gram", "--data", data, "--config", cfg, "--epochs", "2", "--out", runDir, "--resume")
 	if after, _ := os.ReadFile(filepath.Join(runDir, train.HistoryFile)); code != 0 || string(after) != string(before) {
 		t.Errorf("resume of a finished run: exit %d, %s; history changed: %v", code, errOut, string(after) != string(before))
 	}
@@ -207,7 +207,7 @@ func TestTrainEvalExitCodes(t *testing.T) {
 		{evalMain, nil, 2, "--run RUNDIR is required"},
 		{evalMain, []string{"--bogus"}, 2, "-bogus"},
 	} {
-		code, _, stderr := run(c.main, c.args...)
+		code, _, stderr := call(c.main, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d (want %d), stderr %q does not contain %q", c.args, code, c.code, firstLine(stderr), c.want)
 		}
@@ -231,7 +231,7 @@ func TestPrintConfig(t *testing.T) {
 			"Model.WeightDecay": 0.01, "Model.Warmup": 0.1}},
 		{"hypergram", map[string]float64{"Model.Geometry": 2, "Model.AlphaInit": 0.5}},
 	} {
-		code, out, errOut := run(trainMain, c.model, "--print-config")
+		code, out, errOut := call(trainMain, c.model, "--print-config")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", c.model, code, errOut)
 		}
@@ -247,7 +247,7 @@ func TestPrintConfig(t *testing.T) {
 		}
 		// Fed back as --config it is accepted and changes nothing.
 		p := writeConfig(t, t.TempDir(), out)
-		code, again, errOut := run(trainMain, c.model, "--print-config", "--config", p)
+		code, again, errOut := call(trainMain, c.model, "--print-config", "--config", p)
 		if code != 0 || again != out {
 			t.Errorf("%s: --print-config --config <its output>: exit %d, %s", c.model, code, errOut)
 		}

@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,17 +17,14 @@ import (
 )
 
 func init() {
-	register("eval", "evaluate a trained run on a split: the metric JSON of `geoalign metrics` (geoalign eval -h)", runEval)
+	register("eval", "evaluate a trained run on a split: the metric JSON of `geoalign metrics` (geoalign eval -h)", evalMain)
 }
-
-func runEval(args []string) int { return evalMain(args, os.Stdout, os.Stderr) }
 
 // evalMain is `geoalign eval`: it rebuilds the run's model and data from RUNDIR/config.json,
 // loads the checkpoint of the best validation epoch, scores the split and prints what
 // `geoalign metrics` prints for the same score matrix.
 func evalMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	run := fs.String("run", "", "run directory `RUNDIR` written by geoalign train")
 	split := fs.String("split", "test", "split to score: test, val or train")
 	asJSON := fs.Bool("json", false, `print {"t2v": {...}, "v2t": {...}} as geoalign metrics --json does`)
@@ -40,61 +35,55 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "\nScores a split with the checkpoint of the run's best validation epoch. Metrics: HLFormer text→video\nR@1/5/10/100 (PRVR); GARE and GRAM/HyperGRAM both directions, R@1/5/10 (GRAM: lower median).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
-	fail := func(code int, format string, a ...any) int {
+	fail := func(code int, format string, a ...any) int { // shadows main.go's fail: the code is chosen here
 		fmt.Fprintf(stderr, "geoalign eval: "+format+"\n", a...)
 		return code
 	}
 	switch {
-	case fs.NArg() > 0:
-		return fail(2, "unexpected argument %q", fs.Arg(0))
 	case *run == "":
-		return fail(2, "--run RUNDIR is required")
+		return fail(exitUsage, "--run RUNDIR is required")
 	case *split != "test" && *split != "val" && *split != "train":
-		return fail(2, "--split %q: want test, val or train", *split)
+		return fail(exitUsage, "--split %q: want test, val or train", *split)
 	case *scoresPath != "" && !strings.HasSuffix(*scoresPath, ".npy"):
-		return fail(2, "--scores %s: the file name must end in .npy", *scoresPath)
+		return fail(exitUsage, "--scores %s: the file name must end in .npy", *scoresPath)
 	}
 	spec, err := readSpec(*run)
 	if err != nil {
-		return fail(2, "%v", err)
+		return fail(exitUsage, "%v", err)
 	}
 	kind, ok := lookupModel(spec.Model)
 	if !ok {
-		return fail(2, "%s: unknown model %q", filepath.Join(*run, configFile), spec.Model)
+		return fail(exitUsage, "%s: unknown model %q", filepath.Join(*run, configFile), spec.Model)
 	}
 	cfg := kind.defaults()
 	if err := decodeConfig(spec.Config, cfg, filepath.Join(*run, configFile)); err != nil {
-		return fail(2, "%v", err)
+		return fail(exitUsage, "%v", err)
 	}
-	b, err := backend.New()
-	if err != nil {
-		return fail(1, "%v", err)
+	if code, ok := checkBackend(stderr, "eval"); !ok {
+		return code
 	}
-	m, err := cfg.open(b, spec.Data, false)
+	m, err := cfg.open(backend.MustNew(), spec.Data, false)
 	if err != nil {
-		return fail(2, "%v", err)
+		return fail(exitUsage, "%v", err)
 	}
 	best, err := train.LoadStore(filepath.Join(*run, train.BestDir))
 	if err != nil {
-		return fail(2, "%v (has the run finished an epoch?)", err)
+		return fail(exitUsage, "%v (has the run finished an epoch?)", err)
 	}
 	if err := train.CopyVariables(m.Store(), best); err != nil {
-		return fail(1, "%v", err)
+		return fail(exitFailure, "%v", err)
 	}
 	ev, err := m.Evaluate(*split, *scoresPath != "")
 	if err != nil {
-		return fail(2, "%v", err)
+		return fail(exitUsage, "%v", err)
 	}
 	if *scoresPath != "" {
 		cmd, err := writeScores(*scoresPath, ev)
 		if err != nil {
-			return fail(1, "%v", err)
+			return fail(exitFailure, "%v", err)
 		}
 		fmt.Fprintf(stderr, "geoalign eval: wrote %s (%d × %d); the same metrics: %s\n", *scoresPath, ev.Rows, ev.Cols, cmd)
 	}
@@ -108,9 +97,9 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s, split %s\n", header, *split)
 	}
 	if err := writeResult(stdout, stderr, "geoalign eval", *split, ev.Result, ev.Opts.Ties, *asJSON); err != nil {
-		return fail(1, "%v", err)
+		return fail(exitFailure, "%v", err)
 	}
-	return 0
+	return exitOK
 }
 
 // writeScores writes the score matrix (and a ground truth other than the diagonal) as .npy files,

@@ -81,7 +81,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 	} {
 		t.Run(c.model, func(t *testing.T) {
 			full := filepath.Join(dir, c.model+"-full")
-			if code, _, errOut := run(trainMain, append([]string{c.model, "--quiet", "--out", full}, c.args...)...); code != 0 {
+			if code, _, errOut := call(trainMain, append([]string{c.model, "--quiet", "--out", full}, c.args...)...); code != 0 {
 				t.Fatalf("train exit %d: %s", code, errOut)
 			}
 			cut := filepath.Join(dir, c.model+"-cut")
@@ -97,7 +97,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 				}
 			}
 			// --resume takes its configuration from config.json: the data and config flags may be left out.
-			code, _, errOut := run(trainMain, c.model, "--out", cut, "--resume", "--epochs", "3")
+			code, _, errOut := call(trainMain, c.model, "--out", cut, "--resume", "--epochs", "3")
 			if code != 0 {
 				t.Fatalf("resume exit %d: %s", code, errOut)
 			}
@@ -122,7 +122,7 @@ func TestKillAndResume(t *testing.T) {
 		return []string{"train", "gram", "--data", data, "--config", cfg, "--epochs", "8", "--quiet", "--out", out}
 	}
 	full := filepath.Join(dir, "full")
-	if code, _, errOut := run(trainMain, args(full)[1:]...); code != 0 {
+	if code, _, errOut := call(trainMain, args(full)[1:]...); code != 0 {
 		t.Fatalf("train exit %d: %s", code, errOut)
 	}
 
@@ -138,7 +138,7 @@ func TestKillAndResume(t *testing.T) {
 		return len(entries) > 0
 	})
 	checkOnlyResumable(t, killed, false)
-	if code, _, errOut := run(trainMain, append(args(killed)[1:], "--resume")...); code != 0 {
+	if code, _, errOut := call(trainMain, append(args(killed)[1:], "--resume")...); code != 0 {
 		t.Fatalf("resume exit %d: %s", code, errOut)
 	}
 	checkOnlyResumable(t, killed, true)

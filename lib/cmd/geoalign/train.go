@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,10 +14,8 @@ import (
 )
 
 func init() {
-	register("train", "train hlformer, gare, gram or hypergram on your own features (geoalign train -h)", runTrain)
+	register("train", "train hlformer, gare, gram or hypergram on your own features (geoalign train -h)", trainMain)
 }
-
-func runTrain(args []string) int { return trainMain(args, os.Stdout, os.Stderr) }
 
 // gpuHelp is the part of `geoalign train -h` about devices; README "Use your own features" says
 // the same.
@@ -70,22 +67,21 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help" {
 		trainUsage(stderr)
 		if len(args) == 0 {
-			return 2
+			return exitUsage
 		}
-		return 0
+		return exitOK
 	}
 	kind, ok := lookupModel(args[0])
 	if !ok {
 		fmt.Fprintf(stderr, "geoalign train: unknown model %q (one of %s; geoalign train -h)\n", args[0], modelNames())
-		return 2
+		return exitUsage
 	}
 	name := "geoalign train " + kind.name
-	fail := func(code int, format string, a ...any) int {
+	fail := func(code int, format string, a ...any) int { // shadows main.go's fail: the code is chosen here
 		fmt.Fprintf(stderr, name+": "+format+"\n", a...)
 		return code
 	}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := flag.NewFlagSet("train "+kind.name, flag.ContinueOnError)
 	var f trainFlags
 	if kind.prvr {
 		fs.StringVar(&f.root, "data-root", "", "`DIR` holding the collection (the official data_root)")
@@ -107,14 +103,8 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\n%s\n", gpuHelp)
 	}
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		return fail(2, "unexpected argument %q", fs.Arg(0))
+	if code, ok := parseFlags(fs, args[1:], stderr); !ok {
+		return code
 	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
@@ -123,56 +113,55 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	if f.printConfig {
 		if f.config != "" {
 			if err := overlayConfigFile(cfg, f.config); err != nil {
-				return fail(2, "%v", err)
+				return fail(exitUsage, "%v", err)
 			}
 		}
 		if err := printConfig(stdout, cfg); err != nil {
-			return fail(1, "%v", err)
+			return fail(exitFailure, "%v", err)
 		}
-		return 0
+		return exitOK
 	}
 	if f.out == "" {
-		return fail(2, "--out RUNDIR is required")
+		return fail(exitUsage, "--out RUNDIR is required")
 	}
 	src, err := f.source(kind)
 	if err != nil {
-		return fail(2, "%v", err)
+		return fail(exitUsage, "%v", err)
 	}
 	if f.resume {
 		if src, err = f.resumeSpec(kind, cfg, src); err != nil {
-			return fail(2, "%v", err)
+			return fail(exitUsage, "%v", err)
 		}
 	} else {
 		if empty, err := isEmptyDir(f.out); err != nil {
-			return fail(2, "%v", err)
+			return fail(exitUsage, "%v", err)
 		} else if !empty {
-			return fail(2, "%s exists and is not empty: continue it with --resume, or choose another --out", f.out)
+			return fail(exitUsage, "%s exists and is not empty: continue it with --resume, or choose another --out", f.out)
 		}
 		if src == (dataSource{}) {
 			if kind.prvr {
-				return fail(2, "--data-root, --collection and --visual-feature are required")
+				return fail(exitUsage, "--data-root, --collection and --visual-feature are required")
 			}
-			return fail(2, "--data DIR is required")
+			return fail(exitUsage, "--data DIR is required")
 		}
 		if f.config != "" {
 			if err := overlayConfigFile(cfg, f.config); err != nil {
-				return fail(2, "%v", err)
+				return fail(exitUsage, "%v", err)
 			}
 		}
 		f.apply(cfg)
 	}
 	rf := cfg.run()
 	if *rf.Epochs < 1 {
-		return fail(2, "epochs = %d: need at least 1", *rf.Epochs)
+		return fail(exitUsage, "epochs = %d: need at least 1", *rf.Epochs)
 	}
 
-	b, err := backend.New()
-	if err != nil {
-		return fail(1, "%v", err)
+	if code, ok := checkBackend(stderr, fs.Name()); !ok {
+		return code
 	}
-	run, err := cfg.open(b, src, true)
+	run, err := cfg.open(backend.MustNew(), src, true)
 	if err != nil {
-		return fail(2, "%v", err)
+		return fail(exitUsage, "%v", err)
 	}
 	if !f.quiet {
 		for _, n := range run.Notes() {
@@ -181,10 +170,10 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.resume {
 		if err := removeTempFiles(f.out); err != nil {
-			return fail(1, "%v", err)
+			return fail(exitFailure, "%v", err)
 		}
 	} else if err := createRun(f.out, kind.name, src, cfg, run.Notes()); err != nil {
-		return fail(1, "%v", err)
+		return fail(exitFailure, "%v", err)
 	}
 	lc := train.Config{Epochs: *rf.Epochs, Seed: *rf.Seed, Metric: valMetric, Patience: rf.Patience, Dir: f.out,
 		Label: fmt.Sprintf("%s on %s", kind.name, src), Quiet: f.quiet || !isTerminal(stderr)}
@@ -192,20 +181,20 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 		lc.Log = stderr
 	}
 	if err := run.Train(lc); err != nil {
-		return fail(1, "%v", err)
+		return fail(exitFailure, "%v", err)
 	}
 	h, err := readHistory(f.out)
 	if err != nil {
-		return fail(1, "%v", err)
+		return fail(exitFailure, "%v", err)
 	}
 	if err := writeCurves(filepath.Join(f.out, curvesFile), h); err != nil {
-		return fail(1, "%v", err)
+		return fail(exitFailure, "%v", err)
 	}
 	if best, ok := bestRecord(h); ok && !f.quiet {
 		fmt.Fprintf(stderr, "%s: %d epochs; best validation %s %.2f at epoch %d\nevaluate it: geoalign eval --run %s --json\n",
 			name, h[len(h)-1].Epoch, valMetric, best.Val[valMetric], best.Epoch, f.out)
 	}
-	return 0
+	return exitOK
 }
 
 // source is the data named by the flags (absolute paths), or the zero value when none is given.

@@ -24,8 +24,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// run calls a command in process and returns its exit code and outputs.
-func run(main func([]string, io.Writer, io.Writer) int, args ...string) (int, string, string) {
+// call runs a command in process and returns its exit code and outputs.
+func call(main func([]string, io.Writer, io.Writer) int, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := main(args, &out, &errb)
 	return code, out.String(), errb.String()
@@ -56,7 +56,7 @@ func randomLevel(ks []int, n, q int) (mean, sd float64) {
 // evalJSON runs geoalign eval --json on a run and parses its output.
 func evalJSON(t *testing.T, runDir string, extra ...string) (retrieval.Report, string) {
 	t.Helper()
-	code, out, errOut := run(evalMain, append([]string{"--run", runDir, "--json"}, extra...)...)
+	code, out, errOut := call(evalMain, append([]string{"--run", runDir, "--json"}, extra...)...)
 	if code != 0 {
 		t.Fatalf("eval exit %d: %s", code, errOut)
 	}
@@ -87,7 +87,7 @@ func TestTrainEvalGRAM(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	writeToyTuples(t, data, 128, 16, 20)
 	runDir := filepath.Join(dir, "run")
-	code, _, errOut := run(trainMain, "gram", "--data", data, "--config", writeConfig(t, dir, gramTestConfig), "--epochs", "3", "--out", runDir)
+	code, _, errOut := call(trainMain, "gram", "--data", data, "--config", writeConfig(t, dir, gramTestConfig), "--epochs", "3", "--out", runDir)
 	if code != 0 {
 		t.Fatalf("train exit %d: %s", code, errOut)
 	}
@@ -110,7 +110,7 @@ func TestTrainEvalGARE(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	writeToyTextVideo(t, data, 96, 0, 24) // no val.txt: validation carved from train
 	runDir := filepath.Join(dir, "run")
-	code, _, errOut := run(trainMain, "gare", "--data", data, "--config", writeConfig(t, dir, gareTestConfig), "--epochs", "5", "--out", runDir)
+	code, _, errOut := call(trainMain, "gare", "--data", data, "--config", writeConfig(t, dir, gareTestConfig), "--epochs", "5", "--out", runDir)
 	if code != 0 {
 		t.Fatalf("train exit %d: %s", code, errOut)
 	}
@@ -129,7 +129,7 @@ func TestTrainEvalHLFormer(t *testing.T) {
 	dir := t.TempDir()
 	c := writeToyPRVR(t, filepath.Join(dir, "data"), 64, 16)
 	runDir := filepath.Join(dir, "run")
-	code, _, errOut := run(trainMain, "hlformer", "--data-root", c.Root, "--collection", c.Collection, "--visual-feature", c.Feature,
+	code, _, errOut := call(trainMain, "hlformer", "--data-root", c.Root, "--collection", c.Collection, "--visual-feature", c.Feature,
 		"--config", writeConfig(t, dir, hlformerTestConfig), "--epochs", "3", "--out", runDir)
 	if code != 0 {
 		t.Fatalf("train exit %d: %s", code, errOut)
@@ -147,7 +147,7 @@ func TestTrainEvalHLFormer(t *testing.T) {
 	if _, again := evalJSON(t, runDir, "--scores", scores); again != out {
 		t.Errorf("eval --scores printed %s, eval %s", again, out)
 	}
-	code, mout, merr := run(metricsMain, "--scores", scores, "--query-video", filepath.Join(dir, "scores.query_video.npy"), "--ks", "1,5,10,100", "--json")
+	code, mout, merr := call(metricsMain, "--scores", scores, "--query-video", filepath.Join(dir, "scores.query_video.npy"), "--ks", "1,5,10,100", "--json")
 	if code != 0 || mout != out {
 		t.Errorf("geoalign metrics on the written scores: exit %d, %s%s; eval printed %s", code, mout, merr, out)
 	}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data/audio"
 	"github.com/geoalign/geoalign/lib/data/glove"
 	"github.com/geoalign/geoalign/lib/npy"
@@ -179,12 +180,12 @@ func BuildTuxPaint(env Env, g *glove.Vectors, gloveSubset string) (*Manifest, er
 	for _, s := range ss {
 		paths = append(paths, s.image, s.speech, filepath.Join(TuxPaintStamps, s.id+".txt"))
 	}
-	inputs, err := hashInputs(paths, "Debian tuxpaint-stamps-default")
+	inputs, err := env.hashInputs(paths, "Debian tuxpaint-stamps-default")
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(env.Cache, TuxPaintDir)
-	if m, ok := fresh(dir, env.Cache, tuxBuilder, inputs); ok {
+	if m, ok := env.fresh(dir, tuxBuilder, inputs); ok {
 		return m, nil
 	}
 	for _, tool := range []string{"oggdec", "rsvg-convert"} {
@@ -245,7 +246,7 @@ func BuildTuxPaint(env Env, g *glove.Vectors, gloveSubset string) (*Manifest, er
 			outputs = append(outputs, relTo(env.Cache, p))
 		}
 		p := filepath.Join(dir, "meta_"+split+".tsv")
-		if err := os.WriteFile(p, []byte("id\tcategory\tcaption\n"+strings.Join(meta[k], "\n")+"\n"), 0o644); err != nil {
+		if err := atomicfile.WriteFile(p, []byte("id\tcategory\tcaption\n"+strings.Join(meta[k], "\n")+"\n"), 0o644); err != nil {
 			return nil, err
 		}
 		outputs = append(outputs, relTo(env.Cache, p))

@@ -3,8 +3,10 @@ package gare
 import (
 	"encoding/gob"
 	"fmt"
+	"io"
 	"os"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/tensors"
 )
@@ -29,15 +31,10 @@ func (m *Model) SaveWeights(path string) error {
 		}
 		out[v.Path()] = savedTensor{Dims: t.Shape().Dimensions, Data: tensors.MustCopyFlatData[float32](t)}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+	if err := atomicfile.Write(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(out) }); err != nil {
+		return fmt.Errorf("gare: %w", err)
 	}
-	if err := gob.NewEncoder(f).Encode(out); err != nil {
-		f.Close()
-		return fmt.Errorf("gare: writing %s: %w", path, err)
-	}
-	return f.Close()
+	return nil
 }
 
 // LoadWeights reads parameters written by SaveWeights into a model of the same configuration.

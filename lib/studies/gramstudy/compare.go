@@ -2,11 +2,11 @@ package gramstudy
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -35,7 +35,7 @@ func (m Metric) Of(e gram.Evaluation) float64 {
 
 // Random is the metric's expected value (%) under a uniformly random ranking of the test split of
 // emb: a query with r relevant items among N has a relevant one in the top K with probability
-// 1 − C(N − r, K) / C(N, K) (closed form, averaged over the queries). Relevance is emb's
+// 1 − C(N − r, K) / C(N, K) (retrieval.RandomRecall, averaged over the queries). Relevance is emb's
 // (class-level) or the diagonal (instance-level). It is the level of the rule's collapse gate.
 func (m Metric) Random(emb *gram.Embeddings) float64 {
 	n := emb.N
@@ -50,13 +50,9 @@ func (m Metric) Random(emb *gram.Embeddings) float64 {
 				}
 			}
 		}
-		miss := 1.0 // C(n − r, K) / C(n, K) = Π_{i<K} (n − r − i) / (n − i)
-		for i := 0; i < m.K; i++ {
-			miss *= math.Max(float64(n-r-i), 0) / float64(n-i)
-		}
-		total += 1 - miss
+		total += retrieval.RandomRecall(m.K, n, r)
 	}
-	return 100 * total / float64(n)
+	return total / float64(n)
 }
 
 // Values applies m to every run's own evaluation.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/reproduce"
 
 	"github.com/geoalign/geoalign/lib/models/gram"
@@ -26,19 +27,20 @@ func studyOptions(opts reproduce.Options) Options {
 	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: os.Getenv("GEOALIGN_RUN_CACHE")}
 }
 
-// gramSets loads the three tri-modal sets of the GRAM and HyperGRAM reproductions.
-func gramSets(o Options) ([]*gram.Dataset, error) {
+// gramSets loads the three tri-modal sets of the GRAM and HyperGRAM reproductions (the synthetic
+// one alone with synthetic). A missing or corrupt real set is a data.BadInput error.
+func gramSets(o Options, synthetic bool) ([]*gram.Dataset, error) {
+	syn, err := o.Synthetic(0, 0.3)
+	if err != nil || synthetic {
+		return []*gram.Dataset{syn}, err
+	}
 	digits, err := o.Digits()
 	if err != nil {
-		return nil, err
+		return nil, data.BadInput(err)
 	}
 	tux, err := o.TuxPaint()
 	if err != nil {
-		return nil, err
-	}
-	syn, err := o.Synthetic(0, 0.3)
-	if err != nil {
-		return nil, err
+		return nil, data.BadInput(err)
 	}
 	return []*gram.Dataset{digits, tux, syn}, nil
 }
@@ -47,7 +49,7 @@ func gramSets(o Options) ([]*gram.Dataset, error) {
 // recipe) on the three sets. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
 func gramTable1(opts reproduce.Options) ([]*report.Table, error) {
 	o := studyOptions(opts)
-	sets, err := gramSets(o)
+	sets, err := gramSets(o, opts.Synthetic)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +86,9 @@ func (s figureSaver) plot(name string, p *plot.Plot) error {
 // with learning curves and the alignment-score/R@1 correlation (Fig. 3) on Tux Paint, the modality
 // and loss ablations (Tables 4 and 6) and the modality gap (Table 7) on Tux Paint, and claims.json.
 func gramFigures(opts reproduce.Options) error {
+	if err := opts.NeedsRealData("gram"); err != nil {
+		return err
+	}
 	o := studyOptions(opts)
 	save := figureSaver{filepath.Join(opts.Out, "gram")}
 	var evidence reproduce.Evidence
@@ -105,7 +110,7 @@ func gramFigures(opts reproduce.Options) error {
 	if err := save.table("initial-gradients", tg); err != nil {
 		return err
 	}
-	sets, err := gramSets(o)
+	sets, err := gramSets(o, false)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/models/gare"
@@ -111,11 +112,13 @@ func DefaultGridSize(opts reproduce.Options) GridSize {
 		Seeds: seeds,
 		TriModal: func(o gramstudy.Options) (*gram.Dataset, error) {
 			o.DataCache = opts.DataCache
-			return o.TuxPaint()
+			d, err := o.TuxPaint()
+			return d, data.BadInput(err)
 		},
 		GramFull: opts.Full,
 		TextVideo: func() (*gare.Dataset, *gare.Dataset, error) {
-			return garestudy.CharadesData(cache, "", gs.CharadesTrain, gs.CharadesTest)
+			tr, te, err := garestudy.CharadesData(cache, "", gs.CharadesTrain, gs.CharadesTest)
+			return tr, te, data.BadInput(err)
 		},
 		GARE: gs,
 		PRVR: func() (*hlformerstudy.Setup, error) {
@@ -128,6 +131,9 @@ func DefaultGridSize(opts reproduce.Options) GridSize {
 
 // gridFigures runs the grid at the default (or full) size and saves figures/grid/grid.*.
 func gridFigures(opts reproduce.Options) error {
+	if err := opts.NeedsRealData("grid"); err != nil {
+		return err
+	}
 	start := time.Now()
 	t, err := RunGrid(backend.MustNew(), DefaultGridSize(opts))
 	if err != nil {

@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/models/hlformer"
+	"github.com/geoalign/geoalign/lib/runcache"
 
 	"github.com/geoalign/geoalign/lib/data/charades"
 	"github.com/geoalign/geoalign/lib/data/glove"
@@ -196,7 +196,11 @@ func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlfor
 		tc := tc
 		tc.Seed = seed
 		if tc.CheckpointDir != "" {
-			tc.CheckpointDir = filepath.Join(tc.CheckpointDir, slug(v.Name), fmt.Sprintf("seed%d", seed))
+			dir, err := runDir(tc.CheckpointDir, setup, c, l, tc, seed)
+			if err != nil {
+				return nil, fmt.Errorf("%s, seed %d: %w", v.Name, seed, err)
+			}
+			tc.CheckpointDir = dir
 		}
 		start := time.Now()
 		res, err := hlformer.Train(be, m, l, tc, setup.Train, setup.Test)
@@ -209,6 +213,23 @@ func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlfor
 		runs.Results = append(runs.Results, res)
 	}
 	return runs, nil
+}
+
+// runDir is the run-cache directory of one run under root: lib/runcache's key of the model, loss and
+// training configurations, the content of the setup's train and test splits, the seed, and the source
+// of lib/models/hlformer and lib/train — editing a scale or the model code trains anew.
+func runDir(root string, setup *Setup, c hlformer.Config, l hlformer.LossConfig, tc hlformer.TrainConfig, seed int64) (string, error) {
+	tc.CheckpointDir, tc.Seed = "", 0
+	spec, err := runcache.NewSpec("hlformer", struct {
+		Model    hlformer.Config
+		Loss     hlformer.LossConfig
+		Training hlformer.TrainConfig
+	}{c, l, tc}, setup.Train.Fingerprint()+"+"+setup.Test.Fingerprint(), seed,
+		runcache.Module+"/lib/models/hlformer", runcache.Module+"/lib/train")
+	if err != nil {
+		return "", err
+	}
+	return runcache.Open(root, spec)
 }
 
 // metric extracts one column of the PRVR tables from metrics.
@@ -398,18 +419,4 @@ func LoadTable(path string) (*report.Table, error) {
 		return nil, fmt.Errorf("hlformer: %s: %w", path, err)
 	}
 	return &t, nil
-}
-
-// slug turns a variant name into a directory name.
-func slug(name string) string {
-	var b []rune
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b = append(b, r)
-		case len(b) > 0 && b[len(b)-1] != '-':
-			b = append(b, '-')
-		}
-	}
-	return strings.Trim(string(b), "-")
 }

@@ -5,11 +5,11 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/models/hlformer"
+	"github.com/geoalign/geoalign/lib/retrieval"
 
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -29,7 +29,8 @@ type Study struct {
 	Scale   Scale
 	Seeds   []int64
 	Log     io.Writer
-	// CacheDir, if set, holds a checkpoint per variant and seed (<CacheDir>/<scale>/<variant>/seed<N>):
+	// CacheDir, if set, holds a checkpoint per run under lib/runcache's key (configuration, data, seed,
+	// model and training code; <CacheDir>/hlformer/<key>/ with spec.json):
 	// an interrupted study resumes, and finished runs are only re-evaluated.
 	CacheDir string
 	runs     map[string]*Runs
@@ -51,7 +52,7 @@ func (s *Study) Run(v Variant) (*Runs, error) {
 	base := s.Scale.Config(s.Setup.Train.Dim, s.Setup.Train.QueryDim)
 	tc := s.Scale.Training()
 	if s.CacheDir != "" {
-		tc.CheckpointDir = filepath.Join(s.CacheDir, s.Setup.Name+"-"+s.Scale.Name)
+		tc.CheckpointDir = s.CacheDir
 	}
 	r, err := RunVariant(s.Backend, s.Setup, base, hlformer.CharadesLoss(), tc, v, s.Seeds, s.Log)
 	if err != nil {
@@ -106,7 +107,7 @@ const PaperHLFormer = "HLFormer (ICCV 2025)"
 func sumRRandom(n int) float64 {
 	total := 0.0
 	for _, k := range []int{1, 5, 10, 100} {
-		total += 100 * float64(min(k, n)) / float64(n)
+		total += retrieval.RandomRecall(k, n, 1)
 	}
 	return total
 }

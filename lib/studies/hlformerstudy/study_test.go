@@ -77,3 +77,38 @@ func TestSumRRandom(t *testing.T) {
 		}
 	}
 }
+
+// The run cache keys every run on everything that determines it: the same inputs give the same
+// directory, and a change of a training field (the scale's epochs), of the data or of the seed gives
+// another (issue 18: editing a scale never re-evaluates old checkpoints).
+func TestRunDirKeysOnScaleDataAndSeed(t *testing.T) {
+	a, err := SyntheticSetup(3, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := SyntheticSetup(4, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	c := CIScale.Config(a.Train.Dim, a.Train.QueryDim)
+	tc := CIScale.Training()
+	dir := func(s *Setup, tc hlformer.TrainConfig, seed int64) string {
+		d, err := runDir(root, s, c, hlformer.CharadesLoss(), tc, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	base := dir(a, tc, 1)
+	longer := tc
+	longer.Epochs++
+	if dir(a, tc, 1) != base {
+		t.Fatal("the same run got two directories")
+	}
+	for name, d := range map[string]string{"epochs": dir(a, longer, 1), "data": dir(b, tc, 1), "seed": dir(a, tc, 2)} {
+		if d == base {
+			t.Errorf("a change of %s kept the run directory %s", name, d)
+		}
+	}
+}
