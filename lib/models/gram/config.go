@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/loss"
 )
 
@@ -186,9 +185,9 @@ func PairwiseConfig() Config {
 }
 
 // DefaultValFraction of the train split is carved out for validation when a dataset has no
-// validation split: data.DefaultValFraction (10 %), enough queries for a SumR that separates epochs
-// on the sets used here (≥ 50 tuples) while keeping 90 % for training.
-const DefaultValFraction = data.DefaultValFraction
+// validation split: 10 %, enough queries for a SumR that separates epochs on the sets used here
+// (≥ 50 tuples) while keeping 90 % for training.
+const DefaultValFraction = 0.1
 
 // HyperGRAMAlphaInit is HyperGRAM's initial mixing weight α (summary: "initialised at 0.5").
 const HyperGRAMAlphaInit = 0.5
