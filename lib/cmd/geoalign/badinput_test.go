@@ -184,7 +184,8 @@ func TestRunDirRules(t *testing.T) {
 	}
 }
 
-// Help is success (0), usage errors are 2 (issue 22's convention).
+// Help is success (0), usage errors are 2 (issue 22's convention; TestExitCodes has the rows every
+// command has, these are train's and eval's own).
 func TestTrainEvalExitCodes(t *testing.T) {
 	for _, c := range []struct {
 		main func([]string, io.Writer, io.Writer) int
@@ -192,19 +193,13 @@ func TestTrainEvalExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{trainMain, []string{"-h"}, 0, "xla:cuda"},
 		{trainMain, []string{"--help"}, 0, "models: hlformer, gare, gram, hypergram"},
 		{trainMain, []string{"gare", "-h"}, 0, "video_ids.txt"},
-		{trainMain, []string{"gram", "-h"}, 0, "modalities.txt"},
 		{trainMain, []string{"hlformer", "-h"}, 0, "roberta_NAME_query_feat.hdf5"},
 		{trainMain, []string{"hypergram", "--help"}, 0, "--print-config"},
-		{evalMain, []string{"-h"}, 0, "--scores"},
-		{trainMain, nil, 2, "usage"},
-		{trainMain, []string{"bogus"}, 2, `unknown model "bogus"`},
 		{trainMain, []string{"gare", "--bogus"}, 2, "-bogus"},
 		{trainMain, []string{"gare", "extra"}, 2, `unexpected argument "extra"`},
 		{trainMain, []string{"gare", "--data", "x"}, 2, "--out RUNDIR is required"},
-		{evalMain, nil, 2, "--run RUNDIR is required"},
 		{evalMain, []string{"--bogus"}, 2, "-bogus"},
 	} {
 		code, _, stderr := call(c.main, c.args...)
