@@ -1,7 +1,10 @@
 // Command geoalign is the command-line face of the geoalign library: retrieval metrics,
-// dataset building, table reproduction and benchmarks, without Jupyter.
+// dataset building, table reproduction, training and evaluation on one's own features, without
+// Jupyter.
 //
 //	geoalign version                 backend, SIMD and Go runtime in use
+//	geoalign train <model> -h        train hlformer, gare, gram or hypergram on your features (train*.go)
+//	geoalign eval --run RUNDIR       score a trained run: geoalign metrics' JSON (eval.go)
 //	geoalign <command> -h            help for one command
 //
 // Every subcommand lives in its own file and registers itself in init with register.

@@ -98,6 +98,9 @@ func TestExitCodes(t *testing.T) {
 	cache, featureBin := truncatedCache(t)
 	descBin := filepath.Join(tracks.CharadesLayout(cache, tracks.CharadesDescCollection).FeatureDir(), bigfile.FeatureFileName)
 	tiny := filepath.Join("..", "..", "data", "wordnet", "testdata", "tiny")
+	gramData := filepath.Join(dir, "gram")
+	writeToyTuples(t, gramData, 32, 8, 8)
+	gramCfg := writeConfig(t, dir, gramTestConfig)
 	wordnetTiny := []string{"wordnet", "--wordnet-dir", tiny, "--filter", filepath.Join(tiny, "mammals_filter.txt"),
 		"--dim", "2", "--seeds", "1", "--epochs", "1", "--checkpoints", "", "--disk=false", "--stability=false", "--quiet"}
 
@@ -146,6 +149,19 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"figures", "--data", "/nonexistent", "--out", out}, exitUsage, "/nonexistent"},
 		{[]string{"figures", "--paper", "gram", "--data", "synthetic", "--out", out}, exitUsage, "need the real tracks"},
 		{[]string{"figures", "--report-only", "--out", aFile}, exitFailure, "REPORT.md"},
+
+		{[]string{"train"}, exitUsage, "usage: geoalign train"},
+		{[]string{"train", "-h"}, exitOK, "xla:cuda"},
+		{[]string{"train", "gram", "-h"}, exitOK, "modalities.txt"},
+		{[]string{"train", "bogus"}, exitUsage, `unknown model "bogus"`},
+		{[]string{"train", "gram", "--data", filepath.Join(dir, "nodata"), "--out", out}, exitUsage, "nodata"},
+		{[]string{"train", "gram", "--data", gramData, "--config", gramCfg, "--epochs", "1", "--quiet", "--out", filepath.Join(aFile, "run")}, exitUsage, "a-file"},
+		{[]string{"train", "gram", "--data", gramData, "--config", writeConfig(t, t.TempDir(), `{"Model": {"BatchSize": 16, "LearningRate": 1e30}}`),
+			"--epochs", "2", "--quiet", "--out", filepath.Join(dir, "nan-run")}, exitFailure, "NaN"}, // the loop's NaN guard (on the loss or the validation scores)
+
+		{[]string{"eval"}, exitUsage, "--run RUNDIR is required"},
+		{[]string{"eval", "-h"}, exitOK, "--scores"},
+		{[]string{"eval", "--run", out}, exitUsage, "config.json"},
 
 		{[]string{"wordnet", "-h"}, exitOK, "usage: geoalign wordnet"},
 		{[]string{"wordnet", "--model", "bogus"}, exitUsage, "--model"},

@@ -75,29 +75,40 @@ func metricsMain(args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		return bad("%v", err)
 	}
+	if err := writeResult(stdout, stderr, "geoalign metrics", *scores, res, opts.Ties, *asJSON); err != nil {
+		return bad("%v", err)
+	}
+	return 0
+}
+
+// writeResult prints a retrieval result as `geoalign metrics` does — JSON with --json
+// (retrieval.Report: {"t2v": {...}, "v2t": {...}}), text otherwise — and notes on stderr how many
+// queries tie. `geoalign eval` prints through it too, so the two commands' outputs cannot drift
+// apart.
+func writeResult(stdout, stderr io.Writer, cmd, name string, res retrieval.Result, ties retrieval.TieRule, asJSON bool) error {
 	for _, d := range []struct {
 		name string
 		m    *retrieval.Metrics
 	}{{"t2v", &res.T2V}, {"v2t", res.V2T}} {
 		if d.m != nil && d.m.Tied > 0 {
-			fmt.Fprintf(stderr, "geoalign metrics: note: %d %s queries tie with another item; ranks use the %s rule (--ties)\n",
-				d.m.Tied, d.name, opts.Ties)
+			fmt.Fprintf(stderr, "%s: note: %d %s queries tie with another item; ranks use the %s rule (--ties)\n",
+				cmd, d.m.Tied, d.name, ties)
 		}
 	}
-	if *asJSON {
+	if asJSON {
 		b, err := json.Marshal(res.Report)
 		if err != nil {
-			return bad("%v", err)
+			return err
 		}
 		fmt.Fprintln(stdout, string(b))
-		return 0
+		return nil
 	}
-	fmt.Fprintf(stdout, "%s: %d queries × %d videos\n", *scores, res.T2V.Queries, res.Items)
+	fmt.Fprintf(stdout, "%s: %d queries × %d videos\n", name, res.T2V.Queries, res.Items)
 	fmt.Fprintf(stdout, "t2v  %v\n", res.T2V)
 	if res.V2T != nil {
 		fmt.Fprintf(stdout, "v2t  %v\n", *res.V2T)
 	}
-	return 0
+	return nil
 }
 
 // parseKs parses "1,5,10,100".
