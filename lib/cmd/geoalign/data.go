@@ -28,7 +28,7 @@ func dataDirs(fs *flag.FlagSet) (cache, shared *string) {
 
 func runData(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, `usage: geoalign data build [-only glove,charades,digits,tuxpaint] [-cache dir] [-shared dir]
+		fmt.Fprintln(os.Stderr, `usage: geoalign data build [-only glove,charades,digits,tuxpaint,tuxpaint-langs,wordnet] [-cache dir] [-shared dir]
        geoalign data load [-split test]       time loading the Charades-STA PRVR track
        geoalign data baseline [-split test]   zero-training Charades-STA PRVR baseline`)
 		return 2
