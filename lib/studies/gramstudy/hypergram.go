@@ -20,8 +20,8 @@ const paperGeometryCite = "HyperGRAM summary, main results (MSR-VTT zero-shot T2
 
 // Geometries is HyperGRAM's main comparison on each dataset: GRAM (Euclidean), pure hyperbolic and
 // HyperGRAM (learnable α), T→V+A and V+A→T R@1, mean ± std over seeds, with the final α and the
-// verdicts on the summary's ordering (HyperGRAM > GRAM, HyperGRAM > pure hyperbolic, pure hyperbolic
-// ≤ GRAM).
+// claims of the summary's ordering (HyperGRAM > GRAM, HyperGRAM > pure hyperbolic, pure hyperbolic
+// ≤ GRAM) on every dataset that can test them (NoClaimReason: not FSDD digits).
 func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
 	variants := []Variant{GRAM, PureHyperbolic, HyperGRAM}
 	for _, d := range sets {
@@ -45,6 +45,10 @@ func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []r
 				alphas[i] = r.Trainer.Alpha()
 			}
 			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, V2TR1), report.Summarize(alphas).Format(3), paper[v.Label])
+		}
+		if why := NoClaimReason(d, allRuns(runs, d, variants)); why != "" {
+			t.Provenance.Notes = append(t.Provenance.Notes, why)
+			continue
 		}
 		cmp := func(claim, paper string, a, b Variant) reproduce.Comparison {
 			return Compare(PaperHyperGRAM, claim+" on "+ShortName(d)+" (T→V+A R@1)", "HyperGRAM summary, main results: "+paper, d, T2VR1,
