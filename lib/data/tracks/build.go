@@ -24,6 +24,7 @@ var builders = []builder{
 	{"charades", func(env Env, v map[string]bool) error { return CharadesVocabulary(env.Shared, v) }, BuildCharades},
 	{"digits", DigitsVocabulary, BuildDigits},
 	{"tuxpaint", TuxPaintVocabulary, BuildTuxPaint},
+	{"tuxpaint-langs", TuxPaintLangsVocabulary, BuildTuxPaintLangs},
 	{"wordnet", WordNetVocabulary, BuildWordNet},
 }
 

@@ -9,7 +9,10 @@
 //     (Charades descriptions ↔ videos, one caption per video, the official v1 train/test split,
 //     for GARE-style text→video retrieval);
 //   - digits: tri-modal FSDD spoken digits ↔ sklearn handwritten digits ↔ number words;
-//   - tuxpaint: Tux Paint stamps, image ↔ English caption ↔ human-spoken caption.
+//   - tuxpaint: Tux Paint stamps, image ↔ English caption ↔ human-spoken French caption;
+//   - tuxpaint-langs: the Tux Paint stamps spoken in every language of TuxSpeechLanguages (fr, es,
+//     ru, ro, ca, bg), image ↔ English caption ↔ one spoken caption per language (GRAM with up to
+//     eight modalities on the same stamps).
 //
 // Every build is idempotent and verified: a track writes manifest.json last, recording the
 // sha256 of its inputs and of every output; a later build whose inputs hash the same and whose

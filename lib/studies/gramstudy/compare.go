@@ -2,6 +2,7 @@ package gramstudy
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/report"
@@ -139,4 +140,39 @@ func provenance(o Options, data []*gram.Dataset, behavior string, notes ...strin
 		"verdicts: the claims of this table are decided by the project's one claim rule (lib/reproduce) and listed in claims.json and figures/REPORT.md")
 	p.Notes = append(p.Notes, notes...)
 	return p
+}
+
+// MinDistinctQueries is the fewest distinct query texts a test split needs for a retrieval claim:
+// queries with identical text rank the items identically, so over q distinct texts R@1 moves in
+// steps of about 100/q points (one text answered right or wrong for all its queries), and a claim
+// needs steps of at most one point.
+const MinDistinctQueries = 100
+
+// DistinctQueries is the number of distinct anchor (text) rows of a split.
+func DistinctQueries(s *gram.Split) int {
+	n := 0
+	for _, id := range gram.SameRows(s.Features[0], s.Dims[0]) {
+		n = max(n, id+1)
+	}
+	return n
+}
+
+// NoClaimReason says why no retrieval claim is declared on d, or "" when claims are: a test split
+// with fewer than MinDistinctQueries distinct texts is a sanity check, not a test. This drops FSDD
+// digits (ten number words for 300 recordings, class-level): every method answers each word with a
+// tuple of its digit first, and its R@1 cannot tell the methods apart (runs is the R@1 of every run
+// on d, for the note).
+func NoClaimReason(d *gram.Dataset, runs []*Run) string {
+	q := DistinctQueries(d.Test)
+	if q >= MinDistinctQueries {
+		return ""
+	}
+	s := report.Summarize(Values(runs, T2VR1))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range Values(runs, T2VR1) {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	return fmt.Sprintf("%s: no claim is declared — its %d test queries have %d distinct texts (< %d), so R@1 moves in steps of about %.0f points "+
+		"and measures whether each of %d texts is answered first by a tuple of its class: a sanity check, not a test "+
+		"(here T→V+A R@1 %.1f–%.1f over %d runs, mean %.1f)", ShortName(d), d.Test.N, q, MinDistinctQueries, 100/float64(q), q, lo, hi, len(runs), s.Mean)
 }

@@ -66,7 +66,9 @@ func (s figureSaver) plot(name string, p *plot.Plot) error {
 
 // gramFigures regenerates figures/gram/: the volume intuition (Fig. 1), Table 1 on the three sets
 // with learning curves and the alignment-score/R@1 correlation (Fig. 3) on Tux Paint, the modality
-// and loss ablations (Tables 4 and 6) and the modality gap (Table 7) on Tux Paint, and claims.json.
+// and loss ablations (Tables 4 and 6) and the modality gap (Table 7) on Tux Paint, Table 4 with
+// k = 2 … 5 modalities (text, image, speech fr, es, ru) on the multilingual Tux Paint stamps, and
+// claims.json.
 func gramFigures(opts reproduce.Options) error {
 	if err := opts.NeedsRealData("gram"); err != nil {
 		return err
@@ -140,6 +142,25 @@ func gramFigures(opts reproduce.Options) error {
 	}
 	evidence.Compare(cs...)
 	if err := save.table("table4-modalities", t4); err != nil {
+		return err
+	}
+	langs, err := o.TuxPaintLangs()
+	if err != nil {
+		return err
+	}
+	km, cs, err := o.ModalityCount(runs, langs, GRAM)
+	if err != nil {
+		return err
+	}
+	evidence.Compare(cs...)
+	if err := save.table("table4-k-modalities", km.Table(o)); err != nil {
+		return err
+	}
+	pk, err := km.Plot()
+	if err != nil {
+		return err
+	}
+	if err := save.plot("table4-k-modalities", pk); err != nil {
 		return err
 	}
 	t6, cs, err := o.LossAblation(runs, tux)
