@@ -5,56 +5,113 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
 
-// Verdict of a paper's claim as tested here.
-type Verdict string
-
-const (
-	Holds        Verdict = "holds"
-	DoesNotHold  Verdict = "does not hold"
-	Partly       Verdict = "partly holds"
-	NotTestable  Verdict = "not testable here"
-	Inconclusive Verdict = "inconclusive"
-)
-
-// Claim is one row of figures/REPORT.md: a headline claim of a paper, what the paper reports,
-// what we computed (never typed: Ours is formatted from numbers computed in the run), on which
-// data, and the verdict with its reason.
+// Claim is one row of figures/REPORT.md and one entry of a paper's claims.json: a claim of a
+// paper, what the paper reports, what we computed, on which data, and the outcome of the claim
+// rule (Decide) with the numbers that decide it. Only the rule's constructors (Decide, Describe,
+// Untestable) should make one.
 type Claim struct {
 	Paper       string  `json:"paper"`
 	Claim       string  `json:"claim"`
 	PaperFigure string  `json:"paper_figure"` // the paper's number/figure, with table/figure reference
-	Ours        string  `json:"ours"`         // mean ± std (n seeds), computed
+	Ours        string  `json:"ours"`         // computed: each sample's mean ± s.e., never typed
 	Data        string  `json:"data"`         // real / label-derived / synthetic, which
-	Verdict     Verdict `json:"verdict"`
-	Why         string  `json:"why"` // the reason for the verdict, with the numbers that decide it
-	Source      string  `json:"source"`
+	Metric      string  `json:"metric,omitempty"`
+	N           int     `json:"n,omitempty"`     // seeds paired; 0 for descriptive and untestable rows
+	Diff        *Diff   `json:"diff,omitempty"`  // B − A over the seeds; nil below two seeds
+	P           *PValue `json:"p,omitempty"`     // nil unless the claim was tested (in its paper's Holm family)
+	Floor       string  `json:"floor,omitempty"` // the zero-training baseline of the split, where one applies
+	Outcome     Outcome `json:"outcome"`
+	Gate        Gate    `json:"gate,omitempty"`   // the validity gate that made the claim not testable
+	Reason      string  `json:"reason,omitempty"` // why: the gate's numbers, the seed count, the tautology
+	Source      string  `json:"source,omitempty"`
 }
 
-// SaveClaims writes a paper's claims to <dir>/claims.json, the file REPORT.md is built from.
-func SaveClaims(dir string, claims []Claim) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+// Verdict is the outcome as REPORT.md prints it: "holds", "inconclusive: n = 3 < 5 seeds",
+// "not testable: ceiling — …", "tautology: …".
+func (c Claim) Verdict() string {
+	switch {
+	case c.Gate != "":
+		return fmt.Sprintf("%s: %s — %s", c.Outcome, c.Gate, c.Reason)
+	case c.Reason != "":
+		return fmt.Sprintf("%s: %s", c.Outcome, c.Reason)
 	}
+	return string(c.Outcome)
+}
+
+// String is the claim on one line with every number the rule used, what a notebook prints:
+// "<claim> → <verdict> (<ours>; n = 5, Δ = +2.41 ± 0.38, Holm p = 0.0032; floor …)".
+func (c Claim) String() string {
+	var parts []string
+	if c.Ours != "" {
+		parts = append(parts, c.Ours)
+	}
+	var test []string
+	if c.N > 0 {
+		test = append(test, fmt.Sprintf("n = %d", c.N))
+	}
+	if c.Diff != nil {
+		test = append(test, "Δ = "+pm(c.Diff.Mean, c.Diff.StdErr, true))
+	}
+	if c.P != nil {
+		test = append(test, "Holm p = "+pval(c.P.Holm))
+	}
+	if len(test) > 0 {
+		parts = append(parts, strings.Join(test, ", "))
+	}
+	if c.Floor != "" {
+		parts = append(parts, "floor "+c.Floor)
+	}
+	s := c.Claim + " → " + c.Verdict()
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, "; ") + ")"
+	}
+	return s
+}
+
+// check returns an error naming the field a claim lacks or gets wrong.
+func (c Claim) check() error {
+	switch {
+	case c.Claim == "":
+		return fmt.Errorf("field \"claim\" is empty")
+	case c.Data == "":
+		return fmt.Errorf("claim %q: field \"data\" is empty", c.Claim)
+	case !slices.Contains(outcomes, c.Outcome):
+		return fmt.Errorf("claim %q: field \"outcome\" is %q, not one of the rule's outcomes %v (a claim must come from reproduce.Decide, Describe or Untestable)",
+			c.Claim, c.Outcome, outcomes)
+	case c.Ours == "" && c.Outcome != NotTestable && c.Outcome != Tautology:
+		return fmt.Errorf("claim %q: outcome %q but field \"ours\" (the computed result) is empty", c.Claim, c.Outcome)
+	case (c.Outcome == Holds || c.Outcome == Contradicted) && (c.P == nil || c.Diff == nil):
+		return fmt.Errorf("claim %q: outcome %q without its test (fields \"p\" and \"diff\")", c.Claim, c.Outcome)
+	}
+	return nil
+}
+
+// SaveClaims writes a paper's claims to <dir>/claims.json (atomically), the file REPORT.md is
+// built from. It refuses a claim that lacks its text, data, computed result or a rule's outcome.
+func SaveClaims(dir string, claims []Claim) error {
 	for i, c := range claims {
-		if c.Claim == "" || c.Verdict == "" || c.Data == "" {
-			return fmt.Errorf("reproduce: claim %d of %s lacks its text, verdict or data", i, dir)
-		}
-		if c.Verdict != NotTestable && c.Ours == "" {
-			return fmt.Errorf("reproduce: claim %q has a verdict but no computed result", c.Claim)
+		if err := c.check(); err != nil {
+			return fmt.Errorf("reproduce: %s claim %d: %w", dir, i, err)
 		}
 	}
 	b, err := json.MarshalIndent(claims, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "claims.json"), append(b, '\n'), 0o644)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, "claims.json"), append(b, '\n'))
 }
 
-// LoadClaims reads every figures/*/claims.json below root, ordered by paper.
+// LoadClaims reads every figures/*/claims.json below root, ordered by paper. A claim that the
+// rule could not have written (a missing field, an outcome of the old per-paper rules) is an error
+// naming the file.
 func LoadClaims(root string) ([]Claim, error) {
 	files, err := filepath.Glob(filepath.Join(root, "*", "claims.json"))
 	if err != nil {
@@ -72,6 +129,9 @@ func LoadClaims(root string) ([]Claim, error) {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
 		for i := range cs {
+			if err := cs[i].check(); err != nil {
+				return nil, fmt.Errorf("%s: claim %d: %w", f, i, err)
+			}
 			if cs[i].Source == "" {
 				rel, _ := filepath.Rel(root, f)
 				cs[i].Source = rel
@@ -82,14 +142,17 @@ func LoadClaims(root string) ([]Claim, error) {
 	return all, nil
 }
 
-// WriteReport renders REPORT.md from the claims and a fixed preamble and "cannot be tested"
-// section (prose kept in figures/REPORT.head.md and figures/REPORT.limits.md, no numbers).
+// WriteReport renders <root>/REPORT.md (atomically) from the claims: the preamble
+// <root>/REPORT.head.md, the claim rule stated once (RuleText), one table per paper, and the
+// "cannot be tested" section <root>/REPORT.limits.md (both prose, no numbers; optional).
 func WriteReport(root string, claims []Claim) error {
 	var b strings.Builder
 	if head, err := os.ReadFile(filepath.Join(root, "REPORT.head.md")); err == nil {
 		b.Write(head)
 		b.WriteString("\n")
 	}
+	b.WriteString(RuleText())
+	b.WriteString("\n")
 	byPaper := map[string][]Claim{}
 	var papers []string
 	for _, c := range claims {
@@ -98,23 +161,59 @@ func WriteReport(root string, claims []Claim) error {
 		}
 		byPaper[c.Paper] = append(byPaper[c.Paper], c)
 	}
+	const dash = "—"
 	for _, p := range papers {
-		fmt.Fprintf(&b, "## %s\n\n| claim | paper | ours | data | verdict |\n|---|---|---|---|---|\n", p)
+		fmt.Fprintf(&b, "## %s\n\n| claim | paper | ours | n | Δ (B − A) | p | floor | data | outcome |\n|---|---|---|---|---|---|---|---|---|\n", p)
 		for _, c := range byPaper[p] {
-			verdict := string(c.Verdict)
-			if c.Why != "" {
-				verdict += ": " + c.Why
+			n, diff, pv, floor := dash, dash, dash, dash
+			if c.N > 0 {
+				n = fmt.Sprint(c.N)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(c.Claim), cell(c.PaperFigure), cell(c.Ours), cell(c.Data), cell(verdict))
+			if c.Diff != nil {
+				diff = pm(c.Diff.Mean, c.Diff.StdErr, true)
+			}
+			if c.P != nil {
+				pv = fmt.Sprintf("%s (raw %s, m = %d)", pval(c.P.Holm), pval(c.P.Raw), c.P.Family)
+			}
+			if c.Floor != "" {
+				floor = c.Floor
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(c.Claim), cell(c.PaperFigure), cell(c.Ours),
+				n, diff, pv, cell(floor), cell(c.Data), cell(c.Verdict()))
 		}
 		b.WriteString("\n")
 	}
 	if lim, err := os.ReadFile(filepath.Join(root, "REPORT.limits.md")); err == nil {
 		b.Write(lim)
 	}
-	return os.WriteFile(filepath.Join(root, "REPORT.md"), []byte(b.String()), 0o644)
+	return writeFileAtomic(filepath.Join(root, "REPORT.md"), []byte(b.String()))
 }
 
 func cell(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
+}
+
+// writeFileAtomic writes path through a temporary file in the same directory renamed over it, so
+// a reader never sees a half-written file.
+func writeFileAtomic(path string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -1,10 +1,11 @@
-// Package reproduce regenerates the papers' tables and figures from the command line
-// (`make reproduce-table1`, `make figures`) with the same library code the notebooks call.
+// Package reproduce is the engine of the experiments layer: the registry of the papers'
+// reproductions (`make reproduce-table1`, `make figures`), the provenance every table carries, and
+// the one claim rule (Decide: validity gates, paired t-test over seeds, Holm within a paper) whose
+// Claims become claims.json and figures/REPORT.md.
 //
-// Each paper registers its experiments in its own file (gram.go, hypergram.go, gare.go,
-// hlformer.go, wordnet.go): a Table1 function producing the paper's Table 1 analogue on the
-// data available here, and optionally a Figures function producing the committed figures.
-// Every table carries its provenance (lib/report) and every number in it is computed in the run.
+// Each paper's study package (lib/studies/gramstudy, garestudy, hlformerstudy, grid) registers its
+// Table 1 and figures with Register when it is linked in, and declares its claims as Comparisons;
+// this package imports none of them.
 package reproduce
 
 import (

@@ -1,6 +1,6 @@
 // Package garestudy reproduces GARE's tables and figures (../shared/papers/gare.txt) with
 // lib/models/gare on the data available here, for notebooks/12-gare.ipynb and
-// `make figures` / `make reproduce-table1 PAPER=gare` (lib/reproduce/gare.go):
+// `make figures` / `make reproduce-table1 PAPER=gare` (reproduce.go):
 //
 //   - data: Charades descriptions ↔ videos (real text, label-derived video features; CharadesData)
 //     and the synthetic false-negative benchmark (SyntheticData, lib/data/synth GeneratePairs);

@@ -1,6 +1,6 @@
 // Package hlformerstudy reproduces HLFormer's tables and figures (../shared/papers/hlformer-iccv2025.txt)
 // with lib/models/hlformer on the data available here, for notebooks/13-hlformer.ipynb and
-// `make figures` / `make reproduce-table1 PAPER=hlformer` (lib/reproduce/hlformer.go).
+// `make figures` / `make reproduce-table1 PAPER=hlformer` (reproduce.go).
 //
 // Setup is a PRVR benchmark (LoadCharadesSTA: the label-derived Charades-STA track with its
 // zero-training floors; SyntheticSetup: lib/data/synth), Variant a model/objective change (Table 1's

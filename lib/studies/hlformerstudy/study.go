@@ -21,7 +21,7 @@ import (
 
 // Study runs the experiments of the HLFormer reproduction on one setup and scale, caching every
 // variant's runs so that tables and figures share them. notebooks/13-hlformer.ipynb and
-// lib/reproduce/hlformer.go are thin callers of it.
+// reproduce.go are thin callers of it.
 type Study struct {
 	Backend compute.Backend
 	Setup   *Setup

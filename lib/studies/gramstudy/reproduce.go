@@ -1,12 +1,13 @@
-package reproduce
+package gramstudy
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/reproduce"
+
 	"github.com/geoalign/geoalign/lib/models/gram"
-	"github.com/geoalign/geoalign/lib/studies/gramstudy"
 	"github.com/geoalign/geoalign/lib/report"
 	"gonum.org/v1/plot"
 )
@@ -15,18 +16,18 @@ import (
 // class-level), Tux Paint stamps (real, instance-level) and the synthetic concept hierarchy with 30 %
 // uninformative audio (lib/studies/gramstudy). Notebook: notebooks/10-gram.ipynb.
 func init() {
-	Register(Experiment{Paper: "gram", Table1: gramTable1, Figures: gramFigures})
+	reproduce.Register(reproduce.Experiment{Paper: "gram", Table1: gramTable1, Figures: gramFigures})
 }
 
 // studyOptions maps the reproduction options to the studies'. GEOALIGN_RUN_CACHE, when set, is a
 // run cache shared with the notebooks (build/notebook-cache/gram): finished runs with the same data,
-// configuration, seed and gramstudy.CacheVersion are reloaded instead of retrained.
-func studyOptions(opts Options) gramstudy.Options {
-	return gramstudy.Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: os.Getenv("GEOALIGN_RUN_CACHE")}
+// configuration, seed and CacheVersion are reloaded instead of retrained.
+func studyOptions(opts reproduce.Options) Options {
+	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: os.Getenv("GEOALIGN_RUN_CACHE")}
 }
 
 // gramSets loads the three tri-modal sets of the GRAM and HyperGRAM reproductions.
-func gramSets(o gramstudy.Options) ([]*gram.Dataset, error) {
+func gramSets(o Options) ([]*gram.Dataset, error) {
 	digits, err := o.Digits()
 	if err != nil {
 		return nil, err
@@ -43,7 +44,7 @@ func gramSets(o gramstudy.Options) ([]*gram.Dataset, error) {
 }
 
 // withVerdicts appends the verdict lines to a table's provenance notes.
-func withVerdicts(t *report.Table, vs []gramstudy.Verdict) *report.Table {
+func withVerdicts(t *report.Table, vs []Verdict) *report.Table {
 	for _, v := range vs {
 		t.Provenance.Notes = append(t.Provenance.Notes, "Verdict: "+v.Statement)
 	}
@@ -52,13 +53,13 @@ func withVerdicts(t *report.Table, vs []gramstudy.Verdict) *report.Table {
 
 // gramTable1: text → image+audio retrieval, GRAM vs pairwise cosine (and GRAM's cosine → volume
 // recipe) on the three sets. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
-func gramTable1(opts Options) ([]*report.Table, error) {
+func gramTable1(opts reproduce.Options) ([]*report.Table, error) {
 	o := studyOptions(opts)
 	sets, err := gramSets(o)
 	if err != nil {
 		return nil, err
 	}
-	t, vs, err := o.Table1(gramstudy.Runs{}, sets, 0)
+	t, vs, err := o.Table1(Runs{}, sets, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -66,17 +67,17 @@ func gramTable1(opts Options) ([]*report.Table, error) {
 }
 
 // claimsOf converts study verdicts into report claims.
-func claimsOf(paper string, vs []gramstudy.Verdict) []Claim {
-	var out []Claim
+func claimsOf(paper string, vs []Verdict) []reproduce.Claim {
+	var out []reproduce.Claim
 	for _, v := range vs {
-		c := Claim{Paper: paper, Claim: v.Claim, PaperFigure: v.Paper, Ours: v.Ours, Data: v.Data, Verdict: DoesNotHold}
+		c := reproduce.Claim{Paper: paper, Claim: v.Claim, PaperFigure: v.Paper, Ours: v.Ours, Data: v.Data, Outcome: reproduce.DoesNotHold}
 		switch {
 		case v.NotTestable:
-			c.Verdict = NotTestable
+			c.Outcome = reproduce.NotTestable
 		case v.Holds:
-			c.Verdict = Holds
+			c.Outcome = reproduce.Holds
 		default:
-			c.Why = v.Why
+			c.Reason = v.Why
 		}
 		out = append(out, c)
 	}
@@ -86,8 +87,8 @@ func claimsOf(paper string, vs []gramstudy.Verdict) []Claim {
 // figureSaver writes tables and plots under <out>/<paper>/.
 type figureSaver struct{ dir string }
 
-func (s figureSaver) table(name string, t *report.Table, vs []gramstudy.Verdict) error {
-	Stamp(t)
+func (s figureSaver) table(name string, t *report.Table, vs []Verdict) error {
+	reproduce.Stamp(t)
 	return withVerdicts(t, vs).Save(filepath.Join(s.dir, name))
 }
 
@@ -99,12 +100,12 @@ func (s figureSaver) plot(name string, p *plot.Plot) error {
 // gramFigures regenerates figures/gram/: the volume intuition (Fig. 1), Table 1 on the three sets
 // with learning curves and the alignment-score/R@1 correlation (Fig. 3) on Tux Paint, the modality
 // and loss ablations (Tables 4 and 6) and the modality gap (Table 7) on Tux Paint, and claims.json.
-func gramFigures(opts Options) error {
+func gramFigures(opts reproduce.Options) error {
 	o := studyOptions(opts)
 	save := figureSaver{filepath.Join(opts.Out, "gram")}
-	var verdicts []gramstudy.Verdict
+	var verdicts []Verdict
 
-	p, maxErr, err := gramstudy.VolumeIntuition(o)
+	p, maxErr, err := VolumeIntuition(o)
 	if err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func gramFigures(opts Options) error {
 	if err := save.plot("volume-intuition", p); err != nil {
 		return err
 	}
-	tg, err := gramstudy.InitialGradients(o, 64, gram.DefaultConfig().ContraDim)
+	tg, err := InitialGradients(o, 64, gram.DefaultConfig().ContraDim)
 	if err != nil {
 		return err
 	}
@@ -126,7 +127,7 @@ func gramFigures(opts Options) error {
 		return err
 	}
 	tux := sets[1]
-	runs := gramstudy.Runs{}
+	runs := Runs{}
 	// Tux Paint first, with per-epoch evaluations (learning curves, Fig. 3); the second call reuses
 	// those runs and trains the other sets without them.
 	if _, _, err := o.Table1(runs, []*gram.Dataset{tux}, 1); err != nil {
@@ -140,19 +141,19 @@ func gramFigures(opts Options) error {
 	if err := save.table("table1", t1, vs); err != nil {
 		return err
 	}
-	groups := map[string][]*gramstudy.Run{
-		gramstudy.Pairwise.Label:       runs.Get(tux, gramstudy.Pairwise.Label),
-		gramstudy.GRAM.Label:           runs.Get(tux, gramstudy.GRAM.Label),
-		gramstudy.GRAMFromCosine.Label: runs.Get(tux, gramstudy.GRAMFromCosine.Label),
+	groups := map[string][]*Run{
+		Pairwise.Label:       runs.Get(tux, Pairwise.Label),
+		GRAM.Label:           runs.Get(tux, GRAM.Label),
+		GRAMFromCosine.Label: runs.Get(tux, GRAMFromCosine.Label),
 	}
-	lc, err := gramstudy.LearningCurves("Tux Paint: test T→V+A R@1 by epoch (mean over seeds)", groups)
+	lc, err := LearningCurves("Tux Paint: test T→V+A R@1 by epoch (mean over seeds)", groups)
 	if err != nil {
 		return err
 	}
 	if err := save.plot("learning-curves", lc); err != nil {
 		return err
 	}
-	fig3, t3, v3, err := gramstudy.ScoreVsRecall(o, "Tux Paint: GRAM alignment score vs R@1 (every epoch, every seed)", groups)
+	fig3, t3, v3, err := ScoreVsRecall(o, "Tux Paint: GRAM alignment score vs R@1 (every epoch, every seed)", groups)
 	if err != nil {
 		return err
 	}
@@ -160,7 +161,7 @@ func gramFigures(opts Options) error {
 	if err := save.plot("fig3-score-vs-recall", fig3); err != nil {
 		return err
 	}
-	if err := save.table("fig3-score-vs-recall", t3, []gramstudy.Verdict{v3}); err != nil {
+	if err := save.table("fig3-score-vs-recall", t3, []Verdict{v3}); err != nil {
 		return err
 	}
 	t4, vs, err := o.Modalities(runs, tux)
@@ -179,10 +180,10 @@ func gramFigures(opts Options) error {
 	if err := save.table("table6-loss-ablation", t6, vs); err != nil {
 		return err
 	}
-	t7, vs := gramstudy.ModalityGap(o, runs.Get(tux, gramstudy.Pairwise.Label), runs.Get(tux, gramstudy.GRAM.Label))
+	t7, vs := ModalityGap(o, runs.Get(tux, Pairwise.Label), runs.Get(tux, GRAM.Label))
 	verdicts = append(verdicts, vs...)
 	if err := save.table("table7-modality-gap", t7, vs); err != nil {
 		return err
 	}
-	return SaveClaims(save.dir, claimsOf("GRAM (ICLR 2025)", verdicts))
+	return reproduce.SaveClaims(save.dir, claimsOf("GRAM (ICLR 2025)", verdicts))
 }

@@ -1,22 +1,23 @@
-package reproduce
+package garestudy
 
 import (
 	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/reproduce"
+
 	"github.com/geoalign/geoalign/lib/backend"
-	garestudy "github.com/geoalign/geoalign/lib/studies/garestudy"
 	"github.com/geoalign/geoalign/lib/report"
 )
 
 // GARE (NeurIPS 2025) on the Charades descriptions ↔ videos track (real text, label-derived video
-// features) and the synthetic false-negative benchmark, through lib/studies/garestudy.
+// features) and the synthetic false-negative benchmark, through lib/studies/
 // Notebook: notebooks/12-gare.ipynb.
 func init() {
-	Register(Experiment{Paper: "gare", Table1: gareTable1, Figures: gareFigures})
+	reproduce.Register(reproduce.Experiment{Paper: "gare", Table1: gareTable1, Figures: gareFigures})
 }
 
-func gareScale(opts Options, full garestudy.Scale) garestudy.Scale {
-	s := garestudy.CIScale()
+func gareScale(opts reproduce.Options, full Scale) Scale {
+	s := CIScale()
 	if opts.Full {
 		s = full
 	}
@@ -29,18 +30,18 @@ func gareScale(opts Options, full garestudy.Scale) garestudy.Scale {
 	return s
 }
 
-func gareCache(opts Options) string {
+func gareCache(opts reproduce.Options) string {
 	if opts.DataCache != "" {
 		return opts.DataCache
 	}
-	return garestudy.DefaultCache()
+	return DefaultCache()
 }
 
 // gareTable1: baseline vs GARE, text→video and video→text. CI-sized: 2,048 training pairs, D = 64,
 // 3 seeds (≈ 1–2 minutes on 2 cores); opts.Full: the whole split at D = 128.
-func gareTable1(opts Options) ([]*report.Table, error) {
-	scale := gareScale(opts, garestudy.FullScale())
-	suite, err := garestudy.NewSuite(backend.MustNew(), scale, gareCache(opts), garestudy.DefaultWorkDir(scale.Name))
+func gareTable1(opts reproduce.Options) ([]*report.Table, error) {
+	scale := gareScale(opts, FullScale())
+	suite, err := NewSuite(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name))
 	if err != nil {
 		return nil, err
 	}
@@ -60,13 +61,13 @@ func gareTable1(opts Options) ([]*report.Table, error) {
 // claims.json. Without opts.Full it runs the notebook's small scale into the same files (a smoke
 // run; do not commit its output). Runs are cached in build/gare-<scale>/, so an interrupted run
 // resumes where it stopped and the notebook (FULL=1) reuses them.
-func gareFigures(opts Options) error {
-	scale := garestudy.SmallScale()
+func gareFigures(opts reproduce.Options) error {
+	scale := SmallScale()
 	if opts.Full {
-		scale = garestudy.FullScale()
+		scale = FullScale()
 	}
-	scale = gareScale(Options{Full: true, Seeds: opts.Seeds}, scale)
-	suite, err := garestudy.NewSuite(backend.MustNew(), scale, gareCache(opts), garestudy.DefaultWorkDir(scale.Name))
+	scale = gareScale(reproduce.Options{Full: true, Seeds: opts.Seeds}, scale)
+	suite, err := NewSuite(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name))
 	if err != nil {
 		return err
 	}
@@ -79,35 +80,35 @@ func gareFigures(opts Options) error {
 	if err != nil {
 		return err
 	}
-	sections = append([]*garestudy.Section{t1}, sections...)
-	var claims []Claim
+	sections = append([]*Section{t1}, sections...)
+	var claims []reproduce.Claim
 	for _, sec := range sections {
 		for _, a := range sec.Artifacts {
 			if a.Table != nil {
-				Stamp(a.Table)
+				reproduce.Stamp(a.Table)
 			}
 		}
 		for _, v := range sec.Verdicts {
 			claims = append(claims, gareClaim(v))
 		}
 	}
-	if err := garestudy.SaveAll(dir, sections); err != nil {
+	if err := SaveAll(dir, sections); err != nil {
 		return err
 	}
-	return SaveClaims(dir, claims)
+	return reproduce.SaveClaims(dir, claims)
 }
 
-func gareClaim(v garestudy.Verdict) Claim {
-	c := Claim{Paper: "gare", Claim: v.Claim, PaperFigure: v.Paper, Ours: v.Ours, Data: v.Data}
+func gareClaim(v Verdict) reproduce.Claim {
+	c := reproduce.Claim{Paper: "gare", Claim: v.Claim, PaperFigure: v.Paper, Ours: v.Ours, Data: v.Data}
 	switch v.Result {
-	case garestudy.Holds:
-		c.Verdict = Holds
-	case garestudy.DoesNotHold:
-		c.Verdict, c.Why = DoesNotHold, "measured: the condition fails (or the opposite difference exceeds one standard error)"
-	case garestudy.NotTestable:
-		c.Verdict = NotTestable
+	case Holds:
+		c.Outcome = reproduce.Holds
+	case DoesNotHold:
+		c.Outcome, c.Reason = reproduce.DoesNotHold, "measured: the condition fails (or the opposite difference exceeds one standard error)"
+	case NotTestable:
+		c.Outcome = reproduce.NotTestable
 	default:
-		c.Verdict, c.Why = Inconclusive, "the seed-paired difference is within one standard error"
+		c.Outcome, c.Reason = reproduce.Inconclusive, "the seed-paired difference is within one standard error"
 	}
 	return c
 }

@@ -1,11 +1,11 @@
-package reproduce
+package hlformerstudy
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
+	"github.com/geoalign/geoalign/lib/reproduce"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/report"
@@ -17,20 +17,20 @@ import (
 // live in lib/models/hlformer (Study); notebooks/13-hlformer.ipynb calls the same functions.
 
 func init() {
-	Register(Experiment{Paper: "hlformer", Table1: hlformerTable1, Figures: hlformerFigures})
+	reproduce.Register(reproduce.Experiment{Paper: "hlformer", Table1: hlformerTable1, Figures: hlformerFigures})
 }
 
 // hlformerScales: the CI-sized default runs Table 1 in about two minutes; Full is the full Charades-STA
 // training run for Table 1 and the ablation scale for Table 2 and the sweeps.
-func hlformerScales(opts Options) (main, ablation hlformerstudy.Scale) {
+func hlformerScales(opts reproduce.Options) (main, ablation Scale) {
 	if opts.Full {
-		return hlformerstudy.FullScale, hlformerstudy.AblationScale
+		return FullScale, AblationScale
 	}
-	return hlformerstudy.CIScale, hlformerstudy.CIScale
+	return CIScale, CIScale
 }
 
-// hlformerSetup loads Charades-STA (falling back to synthetic data) at the scale's subset.
-func hlformerSetup(opts Options, sc hlformerstudy.Scale) (*hlformerstudy.Setup, error) {
+// LoadSetup loads Charades-STA (falling back to synthetic data) at the scale's subset.
+func LoadSetup(opts reproduce.Options, sc Scale) (*Setup, error) {
 	cache := opts.DataCache
 	if cache == "" {
 		cache = filepath.Join("datasets", "cache")
@@ -39,10 +39,10 @@ func hlformerSetup(opts Options, sc hlformerstudy.Scale) (*hlformerstudy.Setup, 
 	if shared == "" {
 		shared = filepath.Join("..", "shared", "data")
 	}
-	setup, err := hlformerstudy.LoadCharadesSTA(cache, shared)
+	setup, err := LoadCharadesSTA(cache, shared)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "hlformer: %v\nhlformer: using the synthetic PRVR benchmark instead\n", err)
-		if setup, err = hlformerstudy.SyntheticSetup(7, 1024); err != nil {
+		if setup, err = SyntheticSetup(7, 1024); err != nil {
 			return nil, err
 		}
 	}
@@ -52,19 +52,19 @@ func hlformerSetup(opts Options, sc hlformerstudy.Scale) (*hlformerstudy.Setup, 
 	return setup, setup.ComputeFloors()
 }
 
-func hlformerTable1(opts Options) ([]*report.Table, error) {
+func hlformerTable1(opts reproduce.Options) ([]*report.Table, error) {
 	sc, _ := hlformerScales(opts)
-	setup, err := hlformerSetup(opts, sc)
+	setup, err := LoadSetup(opts, sc)
 	if err != nil {
 		return nil, err
 	}
-	st := hlformerstudy.NewStudy(backend.MustNew(), setup, sc, opts.Seeds, os.Stderr)
+	st := NewStudy(backend.MustNew(), setup, sc, opts.Seeds, os.Stderr)
 	st.CacheDir = hlformerCacheDir(opts)
 	t, err := st.Table1()
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := st.Compare(hlformerstudy.HybridVariant, hlformerstudy.EuclideanOnlyVariant)
+	cmp, err := st.Compare(HybridVariant, EuclideanOnlyVariant)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func hlformerTable1(opts Options) ([]*report.Table, error) {
 
 // hlformerCacheDir is where the studies checkpoint every run, so that an interrupted full run resumes:
 // $GEOALIGN_RUN_CACHE/hlformer if set, else build/hlformer-runs for the full configuration (none for CI).
-func hlformerCacheDir(opts Options) string {
+func hlformerCacheDir(opts reproduce.Options) string {
 	if d := os.Getenv("GEOALIGN_RUN_CACHE"); d != "" {
 		return filepath.Join(d, "hlformer")
 	}
@@ -87,7 +87,7 @@ func hlformerCacheDir(opts Options) string {
 // hlformerFigures regenerates figures/hlformer/: Table 1, the hybrid-vs-Euclidean verdict and Fig. 4
 // (main scale), Table 2, Fig. 3, 5 and 6 (ablation scale), with suffix -ci or -full, and the claims for
 // figures/REPORT.md.
-func hlformerFigures(opts Options) error {
+func hlformerFigures(opts reproduce.Options) error {
 	mainScale, ablScale := hlformerScales(opts)
 	suffix := "-ci"
 	if opts.Full {
@@ -95,49 +95,49 @@ func hlformerFigures(opts Options) error {
 	}
 	out := filepath.Join(opts.Out, "hlformer")
 	be := backend.MustNew()
-	setup, err := hlformerSetup(opts, mainScale)
+	setup, err := LoadSetup(opts, mainScale)
 	if err != nil {
 		return err
 	}
-	st := hlformerstudy.NewStudy(be, setup, mainScale, opts.Seeds, os.Stderr)
+	st := NewStudy(be, setup, mainScale, opts.Seeds, os.Stderr)
 	st.CacheDir = hlformerCacheDir(opts)
 	abl := st
 	if ablScale.Name != mainScale.Name {
-		as, err := hlformerSetup(opts, ablScale)
+		as, err := LoadSetup(opts, ablScale)
 		if err != nil {
 			return err
 		}
-		abl = hlformerstudy.NewStudy(be, as, ablScale, opts.Seeds, os.Stderr)
+		abl = NewStudy(be, as, ablScale, opts.Seeds, os.Stderr)
 		abl.CacheDir = st.CacheDir
 	}
-	save := func(t *report.Table, name string, findings ...hlformerstudy.Finding) error {
+	save := func(t *report.Table, name string, findings ...Finding) error {
 		for _, f := range findings {
 			t.Provenance.Notes = append(t.Provenance.Notes, fmt.Sprintf("Claim: %s — %s: %s.", f.Claim, f.Verdict, f.Why))
 		}
-		Stamp(t)
+		reproduce.Stamp(t)
 		return t.Save(filepath.Join(out, name+suffix))
 	}
 	savePlot := func(p *plot.Plot, name string) error {
 		_, err := report.SavePlot(p, filepath.Join(out, name+suffix))
 		return err
 	}
-	var claims []Claim
-	claim := func(s *hlformerstudy.Study, f hlformerstudy.Finding) {
-		v := map[string]Verdict{"holds": Holds, "does not hold": DoesNotHold, "not testable here": NotTestable}[f.Verdict]
+	var claims []reproduce.Claim
+	claim := func(s *Study, f Finding) {
+		v := map[string]reproduce.Outcome{"holds": reproduce.Holds, "does not hold": reproduce.DoesNotHold, "not testable here": reproduce.NotTestable}[f.Verdict]
 		if v == "" {
-			v = Inconclusive
+			v = reproduce.Inconclusive
 		}
-		claims = append(claims, Claim{Paper: "hlformer", Claim: f.Claim, PaperFigure: f.Paper, Ours: f.Why,
-			Data: fmt.Sprintf("%s, %s scale (%s)", s.Setup.Name, s.Scale.Name, s.Setup.Kind), Verdict: v, Why: f.Why})
+		claims = append(claims, reproduce.Claim{Paper: "hlformer", Claim: f.Claim, PaperFigure: f.Paper, Ours: f.Why,
+			Data: fmt.Sprintf("%s, %s scale (%s)", s.Setup.Name, s.Scale.Name, s.Setup.Kind), Outcome: v, Reason: f.Why})
 	}
 
 	// table1 saves a study's Table 1 with its hybrid-vs-Euclidean-only verdict.
-	table1 := func(s *hlformerstudy.Study, name, claimText, paperRef string) error {
+	table1 := func(s *Study, name, claimText, paperRef string) error {
 		t, err := s.Table1()
 		if err != nil {
 			return err
 		}
-		cmp, err := s.Compare(hlformerstudy.HybridVariant, hlformerstudy.EuclideanOnlyVariant)
+		cmp, err := s.Compare(HybridVariant, EuclideanOnlyVariant)
 		if err != nil {
 			return err
 		}
@@ -151,16 +151,16 @@ func hlformerFigures(opts Options) error {
 	}
 	// The synthetic partial-relevance benchmark (lib/data/synth): Table 1 and the hybrid-vs-Euclidean
 	// comparison on a world of untrimmed videos made of moments of hierarchical concepts.
-	synVideos, synScale := 384, hlformerstudy.CIScale
+	synVideos, synScale := 384, CIScale
 	synScale.TrainVideos, synScale.TestVideos, synScale.QueryLen = 0, 0, 8
 	if opts.Full {
-		synVideos, synScale = 1024, hlformerstudy.SyntheticScale
+		synVideos, synScale = 1024, SyntheticScale
 	}
-	syn, err := hlformerstudy.SyntheticSetup(7, synVideos)
+	syn, err := SyntheticSetup(7, synVideos)
 	if err != nil {
 		return err
 	}
-	sst := hlformerstudy.NewStudy(be, syn, synScale, opts.Seeds, os.Stderr)
+	sst := NewStudy(be, syn, synScale, opts.Seeds, os.Stderr)
 	sst.CacheDir = st.CacheDir
 	if err := table1(sst, "table1-synthetic", "Hybrid Euclidean + Lorentz attention beats Euclidean-only attention on synthetic partial-relevance data",
 		"Table 1, Fig. 3"); err != nil {
@@ -201,7 +201,7 @@ func hlformerFigures(opts Options) error {
 	if err != nil {
 		return err
 	}
-	var f2 []hlformerstudy.Finding
+	var f2 []Finding
 	for _, c := range cmps {
 		f := c.Finding("The full HLFormer beats the ablation \""+c.B+"\" (Table 2)", "Table 2, Charades")
 		f2 = append(f2, f)
@@ -237,5 +237,5 @@ func hlformerFigures(opts Options) error {
 	if err := save(t6, "fig6", f6); err != nil {
 		return err
 	}
-	return SaveClaims(out, claims)
+	return reproduce.SaveClaims(out, claims)
 }

@@ -1,27 +1,28 @@
-package reproduce
+package gramstudy
 
 import (
 	"path/filepath"
 
-	"github.com/geoalign/geoalign/lib/studies/gramstudy"
+	"github.com/geoalign/geoalign/lib/reproduce"
+
 	"github.com/geoalign/geoalign/lib/report"
 )
 
 // HyperGRAM (CVPR 2026; no public code, summary only) on the tri-modal sets of the GRAM
 // reproduction. Notebook: notebooks/11-hypergram.ipynb.
 func init() {
-	Register(Experiment{Paper: "hypergram", Table1: hypergramTable1, Figures: hypergramFigures})
+	reproduce.Register(reproduce.Experiment{Paper: "hypergram", Table1: hypergramTable1, Figures: hypergramFigures})
 }
 
 // hypergramTable1: GRAM vs pure hyperbolic vs HyperGRAM (T→V+A and V+A→T R@1, final α) on the
 // three sets. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
-func hypergramTable1(opts Options) ([]*report.Table, error) {
+func hypergramTable1(opts reproduce.Options) ([]*report.Table, error) {
 	o := studyOptions(opts)
 	sets, err := gramSets(o)
 	if err != nil {
 		return nil, err
 	}
-	t, vs, err := o.Geometries(gramstudy.Runs{}, sets)
+	t, vs, err := o.Geometries(Runs{}, sets)
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +33,7 @@ func hypergramTable1(opts Options) ([]*report.Table, error) {
 // trajectories (from α₀ = 0.5 on every set, and from 0.2 and 0.8 on Tux Paint), the semantic-role
 // test on the synthetic hierarchy with varying text richness, the volume–text-length correlation on
 // Tux Paint, the Lorentz vs Poincaré low-precision check, and claims.json.
-func hypergramFigures(opts Options) error {
+func hypergramFigures(opts reproduce.Options) error {
 	o := studyOptions(opts)
 	save := figureSaver{dir: filepath.Join(opts.Out, "hypergram")}
 	sets, err := gramSets(o)
@@ -40,10 +41,10 @@ func hypergramFigures(opts Options) error {
 		return err
 	}
 	tux := sets[1]
-	runs := gramstudy.Runs{}
-	var verdicts []gramstudy.Verdict
+	runs := Runs{}
+	var verdicts []Verdict
 
-	tr, err := gramstudy.RandomUnitVolumesTable(o, 16, 128, 512)
+	tr, err := RandomUnitVolumesTable(o, 16, 128, 512)
 	if err != nil {
 		return err
 	}
@@ -68,24 +69,24 @@ func hypergramFigures(opts Options) error {
 		return err
 	}
 
-	groups := map[string][]*gramstudy.Run{}
+	groups := map[string][]*Run{}
 	for _, d := range sets {
-		groups[gramstudy.ShortName(d)+", α₀ = 0.5"] = runs.Get(d, gramstudy.HyperGRAM.Label)
+		groups[ShortName(d)+", α₀ = 0.5"] = runs.Get(d, HyperGRAM.Label)
 	}
 	for _, a := range []struct {
 		label string
 		value float64
 	}{{"0.2", 0.2}, {"0.8", 0.8}} {
-		v := gramstudy.HyperGRAM
+		v := HyperGRAM
 		v.Label = "HyperGRAM α₀ = " + a.label
 		v.Config.AlphaInit = a.value
 		rs, err := o.TrainSeeds(tux, v, 0)
 		if err != nil {
 			return err
 		}
-		groups[gramstudy.ShortName(tux)+", α₀ = "+a.label] = rs
+		groups[ShortName(tux)+", α₀ = "+a.label] = rs
 	}
-	pa, ta, va, err := gramstudy.AlphaTrajectory(o, groups)
+	pa, ta, va, err := AlphaTrajectory(o, groups)
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func hypergramFigures(opts Options) error {
 	if err := save.plot("alpha-trajectory", pa); err != nil {
 		return err
 	}
-	if err := save.table("alpha-final", ta, []gramstudy.Verdict{va}); err != nil {
+	if err := save.table("alpha-final", ta, []Verdict{va}); err != nil {
 		return err
 	}
 
@@ -101,7 +102,7 @@ func hypergramFigures(opts Options) error {
 	if err != nil {
 		return err
 	}
-	rs, err := o.TrainSeeds(rich, gramstudy.HyperGRAM, 0)
+	rs, err := o.TrainSeeds(rich, HyperGRAM, 0)
 	if err != nil {
 		return err
 	}
@@ -110,25 +111,25 @@ func hypergramFigures(opts Options) error {
 		return err
 	}
 	verdicts = append(verdicts, vsr)
-	if err := save.table("semantic-role", ts, []gramstudy.Verdict{vsr}); err != nil {
+	if err := save.table("semantic-role", ts, []Verdict{vsr}); err != nil {
 		return err
 	}
-	tl, vl, err := o.TextLengthCorrelation(runs.Get(tux, gramstudy.HyperGRAM.Label))
+	tl, vl, err := o.TextLengthCorrelation(runs.Get(tux, HyperGRAM.Label))
 	if err != nil {
 		return err
 	}
 	verdicts = append(verdicts, vl)
-	if err := save.table("text-length", tl, []gramstudy.Verdict{vl}); err != nil {
+	if err := save.table("text-length", tl, []Verdict{vl}); err != nil {
 		return err
 	}
-	traw, err := o.RawLift(tux, runs.Get(tux, gramstudy.HyperGRAM.Label))
+	traw, err := o.RawLift(tux, runs.Get(tux, HyperGRAM.Label))
 	if err != nil {
 		return err
 	}
 	if err := save.table("raw-lift", traw, nil); err != nil {
 		return err
 	}
-	tp, _, vp, err := gramstudy.LowPrecision(o)
+	tp, _, vp, err := LowPrecision(o)
 	if err != nil {
 		return err
 	}
@@ -136,5 +137,5 @@ func hypergramFigures(opts Options) error {
 	if err := save.table("low-precision", tp, vp); err != nil {
 		return err
 	}
-	return SaveClaims(save.dir, claimsOf("HyperGRAM (CVPR 2026)", verdicts))
+	return reproduce.SaveClaims(save.dir, claimsOf("HyperGRAM (CVPR 2026)", verdicts))
 }

@@ -1,4 +1,4 @@
-package reproduce
+package grid
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/geoalign/geoalign/lib/reproduce"
 
 	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
 
@@ -32,7 +34,7 @@ import (
 // partially relevant video retrieval (HLFormer's PRVR) — in one table, with the same data and seeds
 // within a task. Only `make figures` runs it (no Table 1): figures/grid/grid.{md,csv,json}.
 func init() {
-	Register(Experiment{Paper: "grid", Figures: gridFigures})
+	reproduce.Register(reproduce.Experiment{Paper: "grid", Figures: gridFigures})
 }
 
 // The grid's rows, in table order.
@@ -90,7 +92,7 @@ type GridSize struct {
 // GARE's CI scale, D = 64) and Charades-STA at HLFormer's CI scale (256 / 256 videos,
 // label-derived), seeds 1, 2, 3. Full takes GARE's full scale (the whole split, D = 128), the GRAM
 // studies' full epochs and HLFormer's ablation scale.
-func DefaultGridSize(opts Options) GridSize {
+func DefaultGridSize(opts reproduce.Options) GridSize {
 	seeds := opts.Seeds
 	if len(seeds) == 0 {
 		seeds = []int64{1, 2, 3}
@@ -117,7 +119,7 @@ func DefaultGridSize(opts Options) GridSize {
 		},
 		GARE: gs,
 		PRVR: func() (*hlformerstudy.Setup, error) {
-			return hlformerSetup(Options{DataCache: opts.DataCache}, hs)
+			return hlformerstudy.LoadSetup(reproduce.Options{DataCache: opts.DataCache}, hs)
 		},
 		HLFormer: hs,
 		Log:      os.Stderr,
@@ -125,13 +127,13 @@ func DefaultGridSize(opts Options) GridSize {
 }
 
 // gridFigures runs the grid at the default (or full) size and saves figures/grid/grid.*.
-func gridFigures(opts Options) error {
+func gridFigures(opts reproduce.Options) error {
 	start := time.Now()
 	t, err := RunGrid(backend.MustNew(), DefaultGridSize(opts))
 	if err != nil {
 		return fmt.Errorf("grid: %w", err)
 	}
-	Stamp(t)
+	reproduce.Stamp(t)
 	t.Provenance.Notes = append(t.Provenance.Notes, fmt.Sprintf("Wall time of this run: %s.", time.Since(start).Round(time.Second)))
 	return t.Save(filepath.Join(opts.Out, "grid", "grid"))
 }
