@@ -126,23 +126,35 @@ func (s *Setup) ComputeFloors() error {
 	return err
 }
 
-// FloorsOn computes the zero-training baselines on split sp of the Charades setup through lib/retrieval,
-// with the metric code of the learned models (hlformer.EvaluateScores): GloVe query tokens vs the GloVe
-// block of the label-derived clips (max over clips), and its content-word variant.
+// FloorsOn computes the zero-training baselines on split sp of the Charades setup (FloorScores) through
+// lib/retrieval, with the metric code of the learned models (hlformer.EvaluateScores).
 func (s *Setup) FloorsOn(sp *prvr.Split) (map[string]retrieval.Metrics, error) {
+	scores, err := s.FloorScores(sp)
+	if err != nil {
+		return nil, err
+	}
+	floors := map[string]retrieval.Metrics{}
+	for name, sc := range scores {
+		res, err := hlformer.EvaluateScores(sc, sp)
+		if err != nil {
+			return nil, err
+		}
+		floors[name] = res.T2V
+	}
+	return floors, nil
+}
+
+// FloorScores are the row-major [queries × videos] score matrices of the zero-training baselines on
+// split sp of the Charades setup, by name: GloVe query tokens vs the GloVe block of the label-derived
+// clips (max over clips, FloorTokens), and its content-word variant (FloorContentWords).
+func (s *Setup) FloorScores(sp *prvr.Split) (map[string][]float32, error) {
 	if s.Kind != report.LabelDerived {
 		return nil, fmt.Errorf("hlformer: zero-training floors need the label-derived Charades setup, not %q", s.Name)
 	}
-	floors := map[string]retrieval.Metrics{}
-	scores, err := tracks.ZeroShotMaxOverClips(sp, tracks.CharadesGloVeOffset, glove.Dim)
+	tokens, err := tracks.ZeroShotMaxOverClips(sp, tracks.CharadesGloVeOffset, glove.Dim)
 	if err != nil {
 		return nil, err
 	}
-	res, err := hlformer.EvaluateScores(scores, sp)
-	if err != nil {
-		return nil, err
-	}
-	floors[FloorTokens] = res.T2V
 	g, err := glove.ReadText(filepath.Join(s.cache, "glove", "glove100_subset.txt"))
 	if err != nil {
 		return nil, err
@@ -151,14 +163,11 @@ func (s *Setup) FloorsOn(sp *prvr.Split) (map[string]retrieval.Metrics, error) {
 	if err != nil {
 		return nil, err
 	}
-	if scores, err = tracks.ZeroShotContentWords(sp, classes, g); err != nil {
+	content, err := tracks.ZeroShotContentWords(sp, classes, g)
+	if err != nil {
 		return nil, err
 	}
-	if res, err = hlformer.EvaluateScores(scores, sp); err != nil {
-		return nil, err
-	}
-	floors[FloorContentWords] = res.T2V
-	return floors, nil
+	return map[string][]float32{FloorTokens: tokens, FloorContentWords: content}, nil
 }
 
 // Names of the zero-training floors (FloorsOn); FloorContentWords is the stronger one on Charades-STA.
