@@ -76,16 +76,16 @@ type Run struct {
 	// bracket a random tie-break.
 	ValFloors, ValFloorsOptimistic   map[string]Metrics
 	TestFloors, TestFloorsOptimistic map[string]Metrics
-	History     []Epoch
-	BestEpoch   int
-	BestVal     Metrics
-	Test        Metrics // of the best validation epoch
-	Stopped     string
-	StepSeconds float64
-	Seconds     float64
-	Commit      string // reproduce.GitCommit at the start
-	Backend     string
-	Machine     string // CPUs and the load average at the start (the machine is shared)
+	History                          []Epoch
+	BestEpoch                        int
+	BestVal                          Metrics
+	Test                             Metrics // of the best validation epoch
+	Stopped                          string
+	StepSeconds                      float64
+	Seconds                          float64
+	Commit                           string // reproduce.GitCommit at the start
+	Backend                          string
+	Machine                          string // CPUs and the load average at the start (the machine is shared)
 }
 
 func main() {
