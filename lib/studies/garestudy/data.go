@@ -6,10 +6,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/data/charades"
+	"github.com/geoalign/geoalign/lib/data/glove"
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/models/gare"
+	"github.com/geoalign/geoalign/lib/retrieval"
 )
 
 // CharadesFrames and CharadesWords are the per-video frames (the code's 12) and per-caption
@@ -73,6 +76,40 @@ func CharadesData(cache, workDir string, trainPairs, testPairs int) (train, test
 		return nil, nil, err
 	}
 	return train, test, nil
+}
+
+// CharadesFloor is the zero-training floor of the Charades descriptions ↔ videos test split (the data of
+// CharadesData, all test pairs), evaluated as gare.Model.Evaluate evaluates a model (text→video and
+// video→text, TextVideoKs, ties pessimistic): the score of a description for a video is the best
+// cosine, over the video's 32 clips, between the unit mean GloVe vector of the description's content
+// words and the clip's mix of its annotated actions' name vectors (tracks.ZeroShotContentWords, the
+// stronger of the Charades floors; no parameter is learned). shared holds charades/classes.tsv.
+func CharadesFloor(cache, shared string) (retrieval.Report, error) {
+	s, err := prvr.Load(tracks.CharadesLayout(cache, tracks.CharadesDescCollection), "test")
+	if err != nil {
+		return retrieval.Report{}, fmt.Errorf("gare floor (run `make data`): %w", err)
+	}
+	g, err := glove.ReadText(filepath.Join(cache, "glove", "glove100_subset.txt"))
+	if err != nil {
+		return retrieval.Report{}, err
+	}
+	classes, err := charades.ReadClasses(filepath.Join(shared, "charades", "classes.tsv"))
+	if err != nil {
+		return retrieval.Report{}, err
+	}
+	scores, err := tracks.ZeroShotContentWords(s, classes, g)
+	if err != nil {
+		return retrieval.Report{}, err
+	}
+	mat, err := retrieval.NewMatrix(s.NumQueries(), s.NumVideos(), scores)
+	if err != nil {
+		return retrieval.Report{}, err
+	}
+	res, err := retrieval.Evaluate[float32](mat, s.QueryVideo, retrieval.Options{VideoToText: true})
+	if err != nil {
+		return retrieval.Report{}, err
+	}
+	return res.Report, nil
 }
 
 // repoRoot is the directory of the nearest go.mod above the working directory (GoNB runs cells
