@@ -221,8 +221,8 @@ func (r *hlformerRun) loadTrainVal() error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.layout.CaptionFile("train"), err)
 	}
-	r.splits["train"] = hlformer.SubsetVideos(tr, keep, "train")
-	r.splits["val"] = hlformer.SubsetVideos(tr, val, "val")
+	r.splits["train"] = tr.SubsetVideos(keep, "train")
+	r.splits["val"] = tr.SubsetVideos(val, "val")
 	r.notes = []string{fmt.Sprintf("deviation from the official code: %s, so validation (early stopping, best epoch) uses %d of the %d training videos "+
 		"(Training.ValFraction %g, a fixed choice), never test; training uses the other %d",
 		reason, len(val), tr.NumVideos(), r.cfg.Training.ValFraction, len(keep))}

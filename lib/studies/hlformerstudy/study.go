@@ -69,7 +69,7 @@ func (s *Study) Provenance(notes ...string) report.Provenance {
 			"MAIM with branch-softmax temperature 0.6, POP with the video as apex and learned curvature in [0.1, 10], multi-positive NCE " +
 			"without temperature, triplet with the hard-negative curriculum, query diversity with the focal factor, S = 0.7 S_c + 0.3 S_f, " +
 			"BertAdam without bias correction and per-tensor clipping; Charades loss weights (λ_c 0.02, λ_f 0.04, λ₁ 3e-3, λ₂ 1e-3, m 0.2)",
-		Notes: append([]string{s.Scale.Describe(), "Model selection as the code: best epoch by val SumR, val = test split; metrics text→video through lib/retrieval (ties pessimistic)."}, notes...),
+		Notes: append([]string{s.Scale.Describe(), "Model selection: best epoch by validation SumR (the validation split is carved from train by video, prvr.CarveValidation; the code selects on its val = test split); metrics of the selected model on the test split, text→video through lib/retrieval (ties pessimistic)."}, notes...),
 	}
 }
 

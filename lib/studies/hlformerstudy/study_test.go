@@ -30,6 +30,25 @@ func TestStudyTable1AndFigure5(t *testing.T) {
 	if len(tab.Rows) != 3 || strings.Contains(md, "(paper)") || !strings.Contains(md, "synthetic") {
 		t.Fatalf("table 1:\n%s", md)
 	}
+	// Selection on the validation split carved from train, the table from the test split.
+	r := st.runs[HybridVariant.Name]
+	if q := r.Results[0].History[0].Val.Queries; q != setup.Val.NumQueries() || q == setup.Test.NumQueries() {
+		t.Fatalf("epochs validated on %d queries; the validation split has %d, the test split %d", q, setup.Val.NumQueries(), setup.Test.NumQueries())
+	}
+	if r.Test[0].Queries != setup.Test.NumQueries() || r.TestEmbeddings[0].Videos != setup.Test.NumVideos() {
+		t.Fatalf("test metrics over %d queries and embeddings of %d videos; the test split has %d and %d",
+			r.Test[0].Queries, r.TestEmbeddings[0].Videos, setup.Test.NumQueries(), setup.Test.NumVideos())
+	}
+	seen := map[string]bool{}
+	for _, id := range setup.Train.VideoIDs {
+		seen[id] = true
+	}
+	for _, id := range append(append([]string(nil), setup.Val.VideoIDs...), setup.Test.VideoIDs...) {
+		if seen[id] {
+			t.Fatalf("video %s is in two of train, val and test", id)
+		}
+		seen[id] = true
+	}
 	cmp, err := st.Compare("hybrid beats Euclidean-only", "—", EuclideanOnlyVariant, HybridVariant)
 	if err != nil {
 		t.Fatal(err)
