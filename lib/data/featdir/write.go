@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data/captions"
 	"github.com/geoalign/geoalign/lib/npy"
 )
@@ -42,7 +43,7 @@ func WriteTextVideo(dir string, d *TextVideo) error {
 	if err := captions.Write(&caps, d.Captions); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, CaptionsFile), []byte(caps.String()), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, CaptionsFile), []byte(caps.String()), 0o644); err != nil {
 		return err
 	}
 	if err := writeIDs(filepath.Join(dir, VideoIDsFile), d.VideoIDs, nil); err != nil {
@@ -98,5 +99,5 @@ func writeIDs(path string, ids []string, rows []int) error {
 	for _, r := range rows {
 		b.WriteString(ids[r] + "\n")
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return atomicfile.WriteFile(path, []byte(b.String()), 0o644)
 }
