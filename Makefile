@@ -73,9 +73,10 @@ profile:
 reproduce-table1:
 	go run ./lib/cmd/geoalign reproduce --paper $(PAPER) --out figures/tables
 
-# WordNet (issue 10): checkpoints in build/wordnet make a re-run only re-evaluate and redraw;
+# WordNet (issue 10): run directories in build/wordnet/checkpoints (lib/train) make a re-run only
+# re-evaluate and redraw, and an interrupted one continue where it stopped;
 # the noun-closure run (27 min) is listed in figures/wordnet/README.md and not part of this target.
-WORDNET := go run ./lib/cmd/geoalign wordnet --closure mammal --seeds 3 --out figures/wordnet --resume --quiet
+WORDNET := go run ./lib/cmd/geoalign wordnet --closure mammal --seeds 3 --out figures/wordnet --quiet
 # Every paper's figures are the full configuration (FIGURES_FULL=true): from a clean clone that is
 # hours of training on 2 cores (GARE ≈ 2.5 h, HLFormer ≈ 1.5 h); every run is checkpointed under
 # build/, so an interrupted or repeated `make figures` only re-evaluates. FIGURES_FULL=false is the

@@ -30,7 +30,7 @@ type gareTraining struct {
 	Seed        int64
 	Patience    int     // early stop after this many epochs without a better validation SumR (0: never)
 	ValFraction float64 // validation share of the training videos when DIR has no val.txt
-	TextChunk   int     // texts per block of the chunked step (0: default, -1: single graph)
+	TextChunk   int     // texts per block of the chunked step (0 or -1: the single-graph step, the default; n > 0: chunked, less memory)
 }
 
 // gareDefaults is the official code (gare.DefaultConfig) with the feature widths, the frame and
@@ -47,12 +47,12 @@ func (c *gareConfig) run() runFields {
 
 // gareRun is a GARE model on a text–video directory.
 type gareRun struct {
-	cfg     *gareConfig
-	data    *featdir.TextVideo
-	m       *gare.Model
-	trainer *gare.Trainer
-	train   *gare.Dataset // paired: caption i ↔ its video
-	sets    map[string]*gare.Dataset
+	cfg   *gareConfig
+	data  *featdir.TextVideo
+	m     *gare.Model
+	step  *gare.Step
+	train *gare.Dataset // paired: caption i ↔ its video
+	sets  map[string]*gare.Dataset
 }
 
 func (c *gareConfig) open(backend compute.Backend, src dataSource, training bool) (modelRun, error) {
@@ -99,7 +99,7 @@ func (c *gareConfig) open(backend compute.Backend, src dataSource, training bool
 		return nil, err
 	}
 	if training {
-		if r.trainer, err = r.m.NewTrainerWithChunk(mc.Epochs*steps, t.TextChunk); err != nil {
+		if r.step, err = r.m.NewStep(mc.Epochs*steps, t.TextChunk); err != nil {
 			return nil, err
 		}
 	}
@@ -159,7 +159,7 @@ func (r *gareRun) Train(lc train.Config) error {
 		Store: r.m.Store,
 		Plan:  train.Shuffled(r.train.NumTexts, r.cfg.Model.Batch),
 		Step: func(batch []int) ([]float64, error) {
-			st, err := r.trainer.Run(r.train, batch)
+			st, err := r.step.Run(r.train, batch)
 			return []float64{st.Total, st.Info, st.IB, st.Norm, st.Dir}, err
 		},
 		Terms:    []string{"loss", "info", "ib", "norm", "dir"},

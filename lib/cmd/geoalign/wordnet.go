@@ -40,8 +40,7 @@ func wordnetMain(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "figures/wordnet", "output directory for tables and figures")
 	wnDir := fs.String("wordnet-dir", "", "WordNet 3.0 database directory (default /usr/share/wordnet, Debian wordnet-base)")
 	filter := fs.String("filter", "", "mammal filter file (default ../shared/data/wordnet/mammals_filter.txt)")
-	ckptDir := fs.String("checkpoints", "build/wordnet/checkpoints", "checkpoint directory (empty: none)")
-	resume := fs.Bool("resume", false, "continue runs from their checkpoints when present")
+	ckptDir := fs.String("checkpoints", "build/wordnet/checkpoints", "directory of the run directories (a checkpoint every epoch; a run whose directory holds one continues from it, a finished one is only re-evaluated; empty: none)")
 	evalSample := fs.Int("eval-sample", 0, "evaluate a fixed sample of this many nodes (0: all; use e.g. 2000 for the noun closure)")
 	disk := fs.Bool("disk", true, "draw the 2-D Poincaré disk (trains a Lorentz d=2 run if none was requested) and the norm-vs-depth plot")
 	stability := fs.Bool("stability", true, "measure and save the float32/float64, Lorentz/Poincaré stability table")
@@ -67,7 +66,7 @@ func wordnetMain(args []string, stdout, stderr io.Writer) int {
 	if !(*curvature > 0) || *evalSample < 0 {
 		return die(exitUsage, "--curvature must be > 0 and --eval-sample ≥ 0 (got %g, %d)", *curvature, *evalSample)
 	}
-	opts := wordnetbench.Options{Preset: *preset, CheckpointDir: *ckptDir, Resume: *resume, EvalSample: *evalSample, Quiet: *quiet, Log: stdout}
+	opts := wordnetbench.Options{Preset: *preset, CheckpointDir: *ckptDir, EvalSample: *evalSample, Quiet: *quiet, Log: stdout}
 	for _, s := range strings.Split(*models, ",") {
 		m, err := hierarchy.ParseManifold(strings.TrimSpace(s))
 		if err != nil {
