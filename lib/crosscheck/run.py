@@ -164,11 +164,25 @@ def metrics(r):
     return out
 
 
+def log_nan_epoch(d):
+    """The first epoch whose mean loss the official code logged as nan ("Average Loss: nan"), or None."""
+    try:
+        losses = [l.rsplit(":", 1)[1].strip() for l in open(os.path.join(d, "log.txt"), errors="replace") if "Average Loss:" in l]
+    except OSError:
+        return None
+    return next((i for i, v in enumerate(losses) if v == "nan"), None)
+
+
 def load_side(side, seeds):
+    """The finished runs of side, and {seed: note} for the seeds without a result."""
     import numpy as np
-    rows = []
+    rows, missing = [], {}
     for seed in seeds:
         d = os.path.join(BUILD, side, f"seed{seed}")
+        if not os.path.exists(os.path.join(d, "result.json")):
+            e = log_nan_epoch(d) if side == "official" else None
+            missing[seed] = "no result" + ("" if e is None else f" (its log has a NaN mean loss from epoch {e}; stopped)")
+            continue
         res = json.load(open(os.path.join(d, "result.json")))
         z = np.load(os.path.join(d, "test_scores.npz"))
         res["test_eval"] = metrics(ranks(z["scores"], z["gt"]))
@@ -178,7 +192,7 @@ def load_side(side, seeds):
         # the selected model itself is NaN (it was chosen at or after that epoch): no usable model
         res["nan_model"] = bool(np.isnan(z["scores"]).any())
         rows.append(res)
-    return rows
+    return rows, missing
 
 
 def summarize(xs):
@@ -223,7 +237,9 @@ def fmt(ms, digits=2):
 
 def render(cfg, seeds, out):
     """figures/crosscheck/hlformer.{md,json} from the seeds' results under build/crosscheck."""
-    sides = {side: load_side(side, seeds) for side in ("official", "ours")}
+    loaded = {side: load_side(side, seeds) for side in ("official", "ours")}
+    sides = {side: rows for side, (rows, _) in loaded.items()}
+    missing = {side: m for side, (_, m) in loaded.items()}
     for r in sides["ours"]:  # our evaluator here must agree with lib/retrieval's numbers of the Go side
         for k in ("R@1", "R@5", "R@10", "R@100", "SumR", "MdR", "MnR"):
             if abs(r["test_eval"][k] - r["test"][k]) > 1e-6:
@@ -239,7 +255,7 @@ def render(cfg, seeds, out):
     cpu = {}
     for side in sides:
         cpu[side] = []
-        for seed in seeds:
+        for seed in [r["seed"] for r in sides[side]]:
             f = os.path.join(BUILD, side, f"seed{seed}", "cpu.json")
             cpu[side].append(json.load(open(f)) if os.path.exists(f) else None)
     off0 = sides["official"][0]
@@ -255,8 +271,10 @@ def render(cfg, seeds, out):
         "config": cfg, "seeds": seeds, "data": counts, "date": datetime.date.today().isoformat(),
     }
     per_seed = []
-    for i, seed in enumerate(seeds):
-        o, u = sides["official"][i], sides["ours"][i]
+    both = [seed for seed in seeds if seed not in missing["official"] and seed not in missing["ours"]]
+    for seed in both:
+        i, j = [r["seed"] for r in sides["official"]].index(seed), [r["seed"] for r in sides["ours"]].index(seed)
+        o, u = sides["official"][i], sides["ours"][j]
         per_seed.append({"seed": seed,
                          "official": {"test": o["test_eval"], "test_code_evaluator": dict(zip(["R@1", "R@5", "R@10", "R@100", "SumR"], o["test_code"])),
                                       "best_epoch": o["best_epoch"], "val_sumr": [h["val"][4] for h in o["history"]],
@@ -265,10 +283,10 @@ def render(cfg, seeds, out):
                                       "test_wall_seconds": o["test_wall_seconds"], "process": cpu["official"][i]},
                          "ours": {"test": u["test_eval"], "best_epoch": u["best_epoch"], "val_sumr": [h["val"]["SumR"] for h in u["history"]],
                                   "loss": [h["loss"] for h in u["history"]], "train_wall_seconds": u["train_wall_seconds"],
-                                  "test_wall_seconds": u["test_wall_seconds"], "process": cpu["ours"][i]}})
+                                  "test_wall_seconds": u["test_wall_seconds"], "process": cpu["ours"][j]}})
     excluded = {side: [r["seed"] for r in rows if r["nan_model"]] for side, rows in sides.items()}
     doc = {"title": "HLFormer: official code vs ours, same data, same configuration", "provenance": prov,
-           "excluded_seeds_nan_model": excluded,
+           "excluded_seeds_nan_model": excluded, "seeds_without_result": missing,
            "summary": summary, "tests": tests, "per_seed": per_seed}
     os.makedirs(out, exist_ok=True)
     write_atomic(os.path.join(out, "hlformer.json"), json.dumps(finite(doc), indent=1, allow_nan=False))
@@ -280,7 +298,8 @@ def render(cfg, seeds, out):
          "Text→video on the official Charades-STA test split (label-derived video features, GloVe query tokens), "
          f"mean ± s.e. over the seeds of {seeds} whose selected model is finite (official: "
          f"{[r['seed'] for r in kept['official']]}, ours: {[r['seed'] for r in kept['ours']]}; selected model NaN: official "
-         f"{excluded['official'] or 'none'}, ours {excluded['ours'] or 'none'}); every metric of both sides computed from the saved "
+         f"{excluded['official'] or 'none'}, ours {excluded['ours'] or 'none'}; without a result: official "
+         f"{missing['official'] or 'none'}, ours {missing['ours'] or 'none'}); every metric of both sides computed from the saved "
          "score matrices by one evaluator (ties counted against the query, as lib/retrieval).", "",
          "| implementation | n | " + " | ".join(cols) + " | best epoch | wall / seed (min) | CPU / seed (min) |",
          "|---" * (len(cols) + 5) + "|"]
