@@ -8,6 +8,8 @@
 #   make reproduce-table1   Table 1 analogues of the four papers -> figures/tables/ (PAPER=gram|hypergram|gare|hlformer)
 #   make figures            regenerate every committed figure and table
 #   make fuzz               every Fuzz target for FUZZTIME (60s) each, with execs/s per target
+#   make crosscheck         official HLFormer code vs ours at one configuration -> figures/crosscheck/
+#                           (needs build/official/{hlformer,geoopt}: see lib/crosscheck/README.md)
 #
 # Every go command below runs with the same environment, so nothing can be forgotten:
 #   GOTOOLCHAIN=go1.27.0  Go 1.27 from the module proxy (gomlx v0.28.16 needs it; 1.7x faster
@@ -32,7 +34,7 @@ NOTEBOOK_TIMEOUT ?= 1200
 export FULL ?=
 PAPER ?= all
 
-.PHONY: setup test vet gotest notebooks notebooks-html notebooks-inplace data bench profile reproduce-table1 figures fuzz clean env
+.PHONY: setup test vet gotest notebooks notebooks-html notebooks-inplace data bench profile reproduce-table1 figures crosscheck fuzz clean env
 
 setup:
 	bash kernel/setup.sh
@@ -86,6 +88,13 @@ figures: reproduce-table1
 	$(WORDNET) --model lorentz,poincare,euclidean --dim 2,5,10
 	$(WORDNET) --model lorentz,poincare --dim 10 --dtype float32 --tag float32 --disk=false --stability=false
 	go run ./lib/cmd/geoalign figures --out figures --full=$(FIGURES_FULL)
+
+# Issue 19: the official HLFormer code and ours trained at one identical reduced configuration on the
+# same Charades-STA files, 3 seeds each (one thread per training, ≈ 2.5 min of CPU each, so ≈ 15 min
+# in all; finished seeds under build/crosscheck are reused). The official code is not fetched by make: clone it first (lib/crosscheck/README.md
+# gives the two `git clone` lines at the pinned commits).
+crosscheck: data
+	/usr/bin/python3 lib/crosscheck/run.py --out figures/crosscheck
 
 # Fuzzing pass over every Fuzz target (FUZZTIME each, in memory), printing execs/s per target;
 # real-data seeds come from the data cache when `make data` has built it (kernel/fuzz.sh).
