@@ -5,7 +5,7 @@ on the same Charades-STA files, seed by seed, and write the side-by-side table (
 Needs (see lib/crosscheck/README.md): build/official/hlformer and build/official/geoopt checked out
 at the pinned commits below, the Charades cache of `make data`, Debian python3-torch, -h5py, -tqdm,
 -ipdb, -easydict, -seaborn, -matplotlib and -scipy.
-Usage: run.py [--out figures/crosscheck] [--seeds 0,1,2] [--only official|ours] [--epochs N] [--render-only]
+Usage: run.py [--out figures/crosscheck] [--seeds 0,1,2,3] [--only official|ours] [--jobs N] [--render-only]
 Every seed's result is kept under build/crosscheck/<side>/seed<N>/ and reused by a later run with
 the same configuration (delete the directory to retrain); --render-only only re-renders the table.
 """
@@ -352,7 +352,7 @@ def render(cfg, seeds, out):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default=os.path.join(ROOT, "figures", "crosscheck"))
-    p.add_argument("--seeds", default="0,1,2")
+    p.add_argument("--seeds", default="0,1,2,3")
     p.add_argument("--only", choices=["official", "ours"])
     p.add_argument("--jobs", type=int, default=2, help="trainings at a time (each uses one thread)")
     p.add_argument("--render-only", action="store_true")
