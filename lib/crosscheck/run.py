@@ -341,8 +341,12 @@ def render(cfg, seeds, out):
           f"- Verdict rule: Welch's two-sample t-test of equal means, computed with SciPy (a seed does not pair the two "
           "implementations: they draw different random streams, so lib/stats' paired test does not apply; and this equivalence "
           "check is outside the project's claim rule of lib/reproduce, which decides \"B beats A\" claims on ≥ 5 seeds): "
-          "\"same within noise\" when p ≥ 0.05, \"differ\" otherwise; with n = 3 per side it only excludes differences larger "
-          "than about the CI half-width.",
+          "\"same within noise\" when p ≥ 0.05, \"differ\" otherwise; with "
+          f"n = {len(kept['official'])} and {len(kept['ours'])} it only excludes differences larger than about the CI half-width.",
+          f"- Scale: random ranking has expected SumR 100·(1 + 5 + 10 + 100)/{counts['test_videos']} = "
+          f"{100 * 116 / counts['test_videos']:.1f} on this test split; the full-scale results are in figures/hlformer/. This check "
+          "compares the two implementations at one small size, not their accuracy.",
+          f"- CPU of all {sum(len(r) for r in sides.values())} trainings: {sum(c['cpu_seconds'] for v in cpu.values() for c in v if c) / 60:.1f} min.",
           f"- Machine: {prov['machine']}; {prov['threads']}; our commit {prov['ours_commit']}; backend {prov['backend']}; {prov['date']}.",
           "- Wall times are under the load of the other jobs on the shared machine; CPU is the process's user + system time."]
     write_atomic(os.path.join(out, "hlformer.md"), "\n".join(L) + "\n")
