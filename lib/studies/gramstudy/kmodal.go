@@ -158,6 +158,7 @@ func (km *KModalities) Plot() (*plot.Plot, error) {
 		p.Legend.Add("random ranking", rl)
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(kTicks(km.K))
+	p.X.Min, p.X.Max = float64(km.K[0])-0.2, float64(km.K[len(km.K)-1])+0.2 // room for the end points' error bars
 	p.Legend.Top, p.Legend.Left = false, false
 	return p, nil
 }
