@@ -57,8 +57,9 @@ type KModalities struct {
 // scratch on the first k modalities of d, and evaluated with GRAM's protocol: the text (modality 0) queries the
 // test tuples of the other k − 1 modalities jointly, ranked by −V of the k vectors (k = 2: the area
 // |sin θ|). The claims "adding the (k+1)-th modality improves GRAM" compare k + 1 with k on T→data
-// R@1, paired over seeds, for the claim rule.
-func (o Options) ModalityCount(runs Runs, d *gram.Dataset, v Variant) (*KModalities, []reproduce.Comparison, error) {
+// R@1, paired over seeds, for the claim rule. evalEvery > 0 keeps per-epoch evaluations (for
+// LearningCurves).
+func (o Options) ModalityCount(runs Runs, d *gram.Dataset, v Variant, evalEvery int) (*KModalities, []reproduce.Comparison, error) {
 	km := &KModalities{Data: d, Variant: v}
 	for k := 2; k <= len(d.Modalities); k++ {
 		mods := make([]int, k)
@@ -70,7 +71,7 @@ func (o Options) ModalityCount(runs Runs, d *gram.Dataset, v Variant) (*KModalit
 			return nil, nil, err
 		}
 		sub.Name = fmt.Sprintf("%s [k = %d]", d.Name, k)
-		if err := o.trainVariants(runs, sub, 0, v); err != nil {
+		if err := o.trainVariants(runs, sub, evalEvery, v); err != nil {
 			return nil, nil, err
 		}
 		km.K = append(km.K, k)
@@ -158,7 +159,23 @@ func (km *KModalities) Plot() (*plot.Plot, error) {
 		p.Legend.Add("random ranking", rl)
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(kTicks(km.K))
+	p.X.Min, p.X.Max = float64(km.K[0])-0.2, float64(km.K[len(km.K)-1])+0.2 // room for the end points' error bars
 	p.Legend.Top, p.Legend.Left = false, false
+	return p, nil
+}
+
+// LearningCurves plots the test T→data R@1 by epoch of each k (mean over seeds); the runs must have
+// been trained with evalEvery > 0.
+func (km *KModalities) LearningCurves() (*plot.Plot, error) {
+	groups := map[string][]*Run{}
+	for i, k := range km.K {
+		groups[fmt.Sprintf("k = %d", k)] = km.Runs[i]
+	}
+	p, err := LearningCurves(fmt.Sprintf("%s: test T→data R@1 by epoch, k = %d … %d (mean over seeds)", ShortName(km.Data), km.K[0], km.K[len(km.K)-1]), groups)
+	if err != nil {
+		return nil, err
+	}
+	p.Y.Label.Text = "test T→data R@1 (%)"
 	return p, nil
 }
 

@@ -148,7 +148,7 @@ func gramFigures(opts reproduce.Options) error {
 	if err != nil {
 		return err
 	}
-	km, cs, err := o.ModalityCount(runs, langs, GRAM)
+	km, cs, err := o.ModalityCount(runs, langs, GRAM, 1)
 	if err != nil {
 		return err
 	}
@@ -161,6 +161,12 @@ func gramFigures(opts reproduce.Options) error {
 		return err
 	}
 	if err := save.plot("table4-k-modalities", pk); err != nil {
+		return err
+	}
+	if pk, err = km.LearningCurves(); err != nil {
+		return err
+	}
+	if err := save.plot("table4-k-modalities-learning-curves", pk); err != nil {
 		return err
 	}
 	t6, cs, err := o.LossAblation(runs, tux)

@@ -198,7 +198,7 @@ func TestModalityCountClaimsCarryRuleOutcomes(t *testing.T) {
 	v := Variant{Label: "GRAM", Config: gram.DefaultConfig()}
 	v.Config.Hidden, v.Config.ContraDim, v.Config.MatchHidden, v.Config.BatchSize, v.Config.LearningRate = 16, 8, 8, 16, 1e-2
 	o := Options{Seeds: []int64{1, 2, 3, 4, 5}}
-	km, cs, err := o.ModalityCount(Runs{}, d, v)
+	km, cs, err := o.ModalityCount(Runs{}, d, v, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,6 +244,9 @@ func TestModalityCountClaimsCarryRuleOutcomes(t *testing.T) {
 		t.Fatalf("table rows %v", tab.Rows)
 	}
 	if _, err := km.Plot(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := km.LearningCurves(); err != nil {
 		t.Fatal(err)
 	}
 }
