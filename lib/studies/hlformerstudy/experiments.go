@@ -126,8 +126,12 @@ func (s *Setup) ComputeFloors() error {
 	return err
 }
 
-// FloorsOn computes the zero-training baselines on split sp of the Charades setup (FloorScores) through
-// lib/retrieval, with the metric code of the learned models (hlformer.EvaluateScores).
+// FloorsOn computes the zero-training baselines on split sp of the Charades setup (FloorScores), with
+// their ties broken uniformly at random (retrieval.RandomTies, expected metrics; text→video, the Ks and
+// median of the learned models' evaluation). The floors' scores tie often — videos whose clips hold the
+// same actions score the same — and the learned models' scores do not: ranking the floor's ties
+// pessimistically, as the models' evaluation does, would lower it by an artefact (content words on
+// the test split: SumR 89.35 pessimistic, 93.88 at random, 104.41 optimistic).
 func (s *Setup) FloorsOn(sp *prvr.Split) (map[string]retrieval.Metrics, error) {
 	scores, err := s.FloorScores(sp)
 	if err != nil {
@@ -135,11 +139,11 @@ func (s *Setup) FloorsOn(sp *prvr.Split) (map[string]retrieval.Metrics, error) {
 	}
 	floors := map[string]retrieval.Metrics{}
 	for name, sc := range scores {
-		res, err := hlformer.EvaluateScores(sc, sp)
+		m, err := retrieval.RandomTies(sc, sp.QueryVideo, sp.NumVideos(), retrieval.PRVRKs, retrieval.MedianNumPy)
 		if err != nil {
 			return nil, err
 		}
-		floors[name] = res.T2V
+		floors[name] = m
 	}
 	return floors, nil
 }
@@ -172,8 +176,8 @@ func (s *Setup) FloorScores(sp *prvr.Split) (map[string][]float32, error) {
 
 // Names of the zero-training floors (FloorsOn); FloorContentWords is the stronger one on Charades-STA.
 const (
-	FloorTokens       = "zero-training floor: GloVe tokens, max over clips"
-	FloorContentWords = "zero-training floor: GloVe content words, max over clips"
+	FloorTokens       = "zero-training floor: GloVe tokens, max over clips (ties at random)"
+	FloorContentWords = "zero-training floor: GloVe content words, max over clips (ties at random)"
 )
 
 // Variant is a named model/objective change relative to the base configuration.

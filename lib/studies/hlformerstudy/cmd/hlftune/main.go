@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -28,7 +27,6 @@ import (
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
 	"github.com/geoalign/geoalign/lib/train"
-	"gonum.org/v1/gonum/stat"
 )
 
 // Epoch is one point of the learning curve.
@@ -79,7 +77,7 @@ type Run struct {
 	ValFloors, ValFloorsOptimistic   map[string]Metrics
 	TestFloors, TestFloorsOptimistic map[string]Metrics
 	// ValFloorsExpected and TestFloorsExpected are the floors' expected metrics when ties are broken
-	// uniformly at random (tiesExpected): the fair floor for a model whose scores do not tie.
+	// uniformly at random (retrieval.RandomTies): the fair floor for a model whose scores do not tie.
 	ValFloorsExpected, TestFloorsExpected map[string]Metrics
 	History                               []Epoch
 	BestEpoch                             int
@@ -291,51 +289,13 @@ func floors(setup *hlformerstudy.Setup, sp *prvr.Split) (pess, opt, exp map[stri
 			}
 			o.dst[name] = metricsOf(res.T2V)
 		}
-		exp[name] = tiesExpected(sc, sp.QueryVideo, sp.NumVideos(), retrieval.PRVRKs)
+		m, err := retrieval.RandomTies(sc, sp.QueryVideo, sp.NumVideos(), retrieval.PRVRKs, retrieval.MedianNumPy)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		exp[name] = metricsOf(m)
 	}
 	return pess, opt, exp, nil
-}
-
-// tiesExpected are the text→video metrics of the row-major [queries × videos] scores when the ground
-// truth's ties are broken uniformly at random: with g videos scoring higher and e others equal, its rank
-// is uniform on g+1 … g+e+1, so P(rank ≤ K) = clamp((K − g)/(e + 1), 0, 1) and the expected rank is
-// g + 1 + e/2. R@K and SumR are the expected recalls (percent), MnR the mean expected rank, MdR the
-// median of the expected ranks. Between TiePessimistic and TieOptimistic; equal to both without ties.
-func tiesExpected(scores []float32, gt []int, nv int, ks []int) Metrics {
-	nq := len(gt)
-	recall := make([]float64, len(ks))
-	ranks := make([]float64, nq)
-	for q := 0; q < nq; q++ {
-		row := scores[q*nv : (q+1)*nv]
-		s := row[gt[q]]
-		var g, e int
-		for v, x := range row {
-			switch {
-			case v == gt[q]:
-			case x > s:
-				g++
-			case x == s:
-				e++
-			}
-		}
-		for i, k := range ks {
-			recall[i] += math.Min(math.Max(float64(k-g)/float64(e+1), 0), 1)
-		}
-		ranks[q] = float64(g) + 1 + float64(e)/2
-	}
-	m := Metrics{}
-	var sum, mean float64
-	for i, k := range ks {
-		r := 100 * recall[i] / float64(nq)
-		m[fmt.Sprintf("R@%d", k)] = r
-		sum += r
-	}
-	for _, r := range ranks {
-		mean += r / float64(nq)
-	}
-	sort.Float64s(ranks)
-	m["SumR"], m["MnR"], m["MdR"] = sum, mean, stat.Quantile(0.5, stat.Empirical, ranks, nil)
-	return m
 }
 
 // machine is the CPU count and the load average when the run starts.
