@@ -76,44 +76,48 @@ type Run struct {
 	// bracket a random tie-break.
 	ValFloors, ValFloorsOptimistic   map[string]Metrics
 	TestFloors, TestFloorsOptimistic map[string]Metrics
-	History                          []Epoch
-	BestEpoch                        int
-	BestVal                          Metrics
-	Test                             Metrics // of the best validation epoch
-	Stopped                          string
-	StepSeconds                      float64
-	Seconds                          float64
-	Commit                           string // reproduce.GitCommit at the start
-	Backend                          string
-	Machine                          string // CPUs and the load average at the start (the machine is shared)
+	// ValFloorsExpected and TestFloorsExpected are the floors' expected metrics when ties are broken
+	// uniformly at random (retrieval.RandomTies): the fair floor for a model whose scores do not tie.
+	ValFloorsExpected, TestFloorsExpected map[string]Metrics
+	History                               []Epoch
+	BestEpoch                             int
+	BestVal                               Metrics
+	Test                                  Metrics // of the best validation epoch
+	Stopped                               string
+	StepSeconds                           float64
+	Seconds                               float64
+	Commit                                string // reproduce.GitCommit at the start
+	Backend                               string
+	Machine                               string // CPUs and the load average at the start (the machine is shared)
 }
 
 func main() {
 	var (
-		cache    = flag.String("cache", filepath.Join("datasets", "cache"), "data cache built by make data")
-		shared   = flag.String("shared", envOr("GEOALIGN_SHARED", "/work/shared/data"), "staged shared inputs (Charades annotations)")
-		out      = flag.String("out", "", "JSON file for the learning curve (required)")
-		variant  = flag.String("variant", "hybrid", "hybrid, euclidean or mssl")
-		lr       = flag.Float64("lr", 2e-4, "BertAdam learning rate")
-		epochs   = flag.Int("epochs", 5, "epochs")
-		sched    = flag.String("schedule", "linear", "linear (warmup_linear over the run) or constant (constant after warm-up)")
-		warmup   = flag.Float64("warmup", 0.01, "warm-up fraction of the run")
-		hard     = flag.Int("hard", -1, "first epoch with hard negatives (-1: round(0.2·epochs), the code's 20 of 100)")
-		patience = flag.Int("patience", 0, "early-stopping patience in epochs (0: none)")
-		dim      = flag.Int("dim", 64, "hidden size d")
-		lorentz  = flag.Int("lorentz", 31, "Lorentz dimension n (n+1 divisible by the 4 heads)")
-		frames   = flag.Int("frames", 64, "frames per video (padded / down-sampled)")
-		batch    = flag.Int("batch", 128, "videos per batch")
-		trainN   = flag.Int("train-videos", 0, "random train videos kept (0: all)")
-		valN     = flag.Int("val-videos", 0, "random validation videos kept (0: all)")
-		dropout  = flag.Float64("dropout", -1, "dropout and input dropout (-1: the code's 0.25)")
-		nce      = flag.Float64("nce", 1, "multiplier of the Charades NCE weights λ_c, λ_f")
-		seed     = flag.Int64("seed", 0, "seed of initialisation, dropout, batches")
-		chunk    = flag.Int("chunk", 0, "videos encoded at once by the training step (0: hlformer.DefaultVideoChunk; -1: the single-graph step, more memory)")
-		noTest   = flag.Bool("no-test", false, "skip the test evaluation of the best epoch")
-		renderTo = flag.String("render", "", "render the run files given as arguments to <base>.png and <base>.md instead of training")
-		title    = flag.String("title", "HLFormer tuning sweep", "table title for -render")
-		onTrain  = flag.Bool("val-on-train", false, "diagnostic: the curve's 'validation' is -val-videos random TRAINING videos (can the model fit its training data?)")
+		cache      = flag.String("cache", filepath.Join("datasets", "cache"), "data cache built by make data")
+		shared     = flag.String("shared", envOr("GEOALIGN_SHARED", "/work/shared/data"), "staged shared inputs (Charades annotations)")
+		out        = flag.String("out", "", "JSON file for the learning curve (required)")
+		variant    = flag.String("variant", "hybrid", "hybrid, euclidean or mssl")
+		lr         = flag.Float64("lr", 2e-4, "BertAdam learning rate")
+		epochs     = flag.Int("epochs", 5, "epochs")
+		sched      = flag.String("schedule", "linear", "linear (warmup_linear over the run) or constant (constant after warm-up)")
+		warmup     = flag.Float64("warmup", 0.01, "warm-up fraction of the run")
+		hard       = flag.Int("hard", -1, "first epoch with hard negatives (-1: round(0.2·epochs), the code's 20 of 100)")
+		patience   = flag.Int("patience", 0, "early-stopping patience in epochs (0: none)")
+		dim        = flag.Int("dim", 64, "hidden size d")
+		lorentz    = flag.Int("lorentz", 31, "Lorentz dimension n (n+1 divisible by the 4 heads)")
+		frames     = flag.Int("frames", 64, "frames per video (padded / down-sampled)")
+		batch      = flag.Int("batch", 128, "videos per batch")
+		trainN     = flag.Int("train-videos", 0, "random train videos kept (0: all)")
+		valN       = flag.Int("val-videos", 0, "random validation videos kept (0: all)")
+		dropout    = flag.Float64("dropout", -1, "dropout and input dropout (-1: the code's 0.25)")
+		nce        = flag.Float64("nce", 1, "multiplier of the Charades NCE weights λ_c, λ_f")
+		seed       = flag.Int64("seed", 0, "seed of initialisation, dropout, batches")
+		chunk      = flag.Int("chunk", 0, "videos encoded at once by the training step (0: hlformer.DefaultVideoChunk; -1: the single-graph step, more memory)")
+		noTest     = flag.Bool("no-test", false, "skip the test evaluation of the best epoch")
+		renderTo   = flag.String("render", "", "render the run files given as arguments to <base>.png and <base>.md instead of training")
+		title      = flag.String("title", "HLFormer tuning sweep", "table title for -render")
+		floorsOnly = flag.Bool("floors-only", false, "write only the validation and test floors (no training)")
+		onTrain    = flag.Bool("val-on-train", false, "diagnostic: the curve's 'validation' is -val-videos random TRAINING videos (can the model fit its training data?)")
 	)
 	flag.Parse()
 	if *renderTo != "" {
@@ -128,7 +132,7 @@ func main() {
 		os.Exit(2)
 	}
 	if err := run(*cache, *shared, *out, *variant, *sched, *lr, *warmup, *nce, *dropout, *epochs, *hard, *patience, *dim, *lorentz,
-		*frames, *batch, *trainN, *valN, *chunk, *seed, !*noTest, *onTrain); err != nil {
+		*frames, *batch, *trainN, *valN, *chunk, *seed, !*noTest, *onTrain, *floorsOnly); err != nil {
 		fmt.Fprintln(os.Stderr, "hlftune:", err)
 		os.Exit(1)
 	}
@@ -142,7 +146,7 @@ func envOr(k, def string) string {
 }
 
 func run(cache, shared, out, variant, sched string, lr, warmup, nce, dropout float64, epochs, hard, patience, dim, lorentz,
-	frames, batch, trainN, valN, chunk int, seed int64, test, onTrain bool) error {
+	frames, batch, trainN, valN, chunk int, seed int64, test, onTrain, floorsOnly bool) error {
 	start := time.Now()
 	setup, err := hlformerstudy.LoadCharadesSTA(cache, shared)
 	if err != nil {
@@ -162,16 +166,19 @@ func run(cache, shared, out, variant, sched string, lr, warmup, nce, dropout flo
 	}
 	r := &Run{Commit: reproduce.GitCommit(), Machine: machine(), Args: os.Args[1:], Variant: variant, Data: setup.Data, TrainVideos: trainSp.NumVideos(), TrainQuery: trainSp.NumQueries(),
 		ValVideos: valSp.NumVideos(), ValQueries: valSp.NumQueries(), ValOnTrain: onTrain}
-	if r.ValFloors, r.ValFloorsOptimistic, err = floors(setup, valSp); err != nil {
+	if r.ValFloors, r.ValFloorsOptimistic, r.ValFloorsExpected, err = floors(setup, valSp); err != nil {
 		return err
 	}
 	if test {
-		if r.TestFloors, r.TestFloorsOptimistic, err = floors(setup, setup.Test); err != nil {
+		if r.TestFloors, r.TestFloorsOptimistic, r.TestFloorsExpected, err = floors(setup, setup.Test); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(os.Stderr, "train %d videos / %d queries, val %d / %d; val floor (content words) SumR %.2f\n", r.TrainVideos, r.TrainQuery,
 		r.ValVideos, r.ValQueries, r.ValFloors[hlformerstudy.FloorContentWords]["SumR"])
+	if floorsOnly {
+		return writeJSON(out, r)
+	}
 
 	sc := hlformerstudy.Scale{Name: "tune", Dim: dim, LorentzDim: lorentz, FrameLen: frames, QueryLen: 12, Epochs: epochs, BatchVideos: batch, LearningRate: lr}
 	c := sc.Config(trainSp.Dim, trainSp.QueryDim)
@@ -240,27 +247,33 @@ func run(cache, shared, out, variant, sched string, lr, warmup, nce, dropout flo
 		fmt.Fprintf(os.Stderr, "test (best val epoch %d): %s; floor SumR %.2f\n", r.BestEpoch, te.T2V, r.TestFloors[hlformerstudy.FloorContentWords]["SumR"])
 	}
 	r.Seconds = time.Since(start).Seconds()
+	return writeJSON(out, r)
+}
+
+// writeJSON writes r to out atomically (temporary file in the same directory, then rename).
+func writeJSON(out string, r *Run) error {
 	b, err := json.MarshalIndent(r, "", " ")
 	if err != nil {
 		return err
 	}
-	tmp := out + ".tmp"
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
+	tmp := out + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, out)
 }
 
-// floors are the zero-training floors of sp with ties pessimistic and optimistic.
-func floors(setup *hlformerstudy.Setup, sp *prvr.Split) (pess, opt map[string]Metrics, err error) {
+// floors are the zero-training floors of sp with ties pessimistic, optimistic and broken at random
+// (expected metrics).
+func floors(setup *hlformerstudy.Setup, sp *prvr.Split) (pess, opt, exp map[string]Metrics, err error) {
 	scores, err := setup.FloorScores(sp)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	pess, opt = map[string]Metrics{}, map[string]Metrics{}
+	pess, opt, exp = map[string]Metrics{}, map[string]Metrics{}, map[string]Metrics{}
 	for name, sc := range scores {
 		for _, o := range []struct {
 			ties retrieval.TieRule
@@ -268,16 +281,21 @@ func floors(setup *hlformerstudy.Setup, sp *prvr.Split) (pess, opt map[string]Me
 		}{{retrieval.TiePessimistic, pess}, {retrieval.TieOptimistic, opt}} {
 			mat, err := retrieval.NewMatrix(sp.NumQueries(), sp.NumVideos(), sc)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			res, err := retrieval.Evaluate[float32](mat, sp.QueryVideo, retrieval.Options{Ks: retrieval.PRVRKs, Ties: o.ties})
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			o.dst[name] = metricsOf(res.T2V)
 		}
+		m, err := retrieval.RandomTies(sc, sp.QueryVideo, sp.NumVideos(), retrieval.PRVRKs, retrieval.MedianNumPy)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		exp[name] = metricsOf(m)
 	}
-	return pess, opt, nil
+	return pess, opt, exp, nil
 }
 
 // machine is the CPU count and the load average when the run starts.
