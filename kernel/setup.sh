@@ -23,6 +23,8 @@ APT_PACKAGES=(
   jupyter-notebook python3-nbformat chromium fonts-liberation
   python3-torch python3-numpy libopenblas0-pthread
   time
+  # make crosscheck: what the official HLFormer code imports (lib/crosscheck/README.md)
+  python3-h5py python3-tqdm python3-ipdb python3-easydict python3-seaborn python3-matplotlib python3-scipy python3-yaml
 )
 if [ -f datasets/apt-packages.txt ]; then
   while read -r pkg _; do

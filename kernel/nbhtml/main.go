@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
 )
 
 func main() {
@@ -93,7 +95,7 @@ func checkPage(b *browser, page string, width int, timeout time.Duration) (probl
 		return append(problems, "screenshot: "+err.Error()), "no screenshot"
 	}
 	out := strings.TrimSuffix(page, ".html") + ".png"
-	if err := writeAtomic(out, shot); err != nil {
+	if err := atomicfile.WriteFile(out, shot, 0o644); err != nil {
 		return append(problems, err.Error()), "no screenshot"
 	}
 	t0 = time.Now()
@@ -106,22 +108,4 @@ func checkPage(b *browser, page string, width int, timeout time.Duration) (probl
 		problems = append(problems, fmt.Sprintf("blank screenshot %s (grey-level sd %.2f)", out, sd))
 	}
 	return problems, fmt.Sprintf("%s %d×%d px, page %d px high, grey-level sd %.1f", out, w, h, height, sd)
-}
-
-// writeAtomic writes data to path through a temporary file in the same directory.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".nbhtml-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

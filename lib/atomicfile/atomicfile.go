@@ -1,47 +1,102 @@
-// Package atomicfile writes files so that a reader — or the next run after a crash, a kill -9 or a
-// full disk — sees either the old content or the new one, never a prefix of the new one: the data
-// goes to a temporary file in the same directory, is synced, and is renamed over the target
-// (rename is atomic within a file system on POSIX systems). The directory is synced afterwards so
-// that the rename itself survives a power loss.
 package atomicfile
 
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
 
-// WriteFile writes data to path atomically with permissions perm.
-func WriteFile(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+// Mode is the permission of the files Create and Write make. It is set explicitly
+// (os.CreateTemp creates 0600), so the umask does not apply.
+const Mode os.FileMode = 0o644
+
+// File is a file being written atomically: write to it (it is an *os.File, so WriteAt and Seek
+// work too), then Commit to put it in place, or Abort to discard it.
+type File struct {
+	*os.File
+	path string
+	done bool
+}
+
+// Create starts writing path with permissions Mode. Nothing appears at path until Commit.
+func Create(path string) (*File, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
+		return nil, fmt.Errorf("atomicfile: %w", err)
 	}
-	fail := func(err error) error {
+	if err := tmp.Chmod(Mode); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("atomicfile: %w", err)
+	}
+	return &File{File: tmp, path: path}, nil
+}
+
+// Path is the final path of the file (Name is the temporary one).
+func (f *File) Path() string { return f.path }
+
+// Commit syncs the file, closes it, renames it over Path and syncs the directory. On error the
+// temporary file is removed and Path is left as it was.
+func (f *File) Commit() error {
+	if f.done {
+		return fmt.Errorf("atomicfile: %s: already committed or aborted", f.path)
+	}
+	f.done = true
+	err := f.File.Sync()
+	if cerr := f.File.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.File.Name(), f.path)
+	}
+	if err != nil {
+		os.Remove(f.File.Name())
+		return fmt.Errorf("atomicfile: writing %s: %w", f.path, err)
+	}
+	return SyncDir(filepath.Dir(f.path))
+}
+
+// Abort discards the file; Path is left as it was. It is a no-op after Commit, so it can be
+// deferred right after Create.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.File.Close()
+	os.Remove(f.File.Name())
+}
+
+// Write creates path (permissions Mode) with the content fill writes. If fill or the write
+// fails, path is left as it was and the error is returned.
+func Write(path string, fill func(w io.Writer) error) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if err := fill(f); err != nil {
 		return fmt.Errorf("atomicfile: writing %s: %w", path, err)
 	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
+	return f.Commit()
+}
+
+// WriteFile writes data to path atomically with permissions perm: the atomic os.WriteFile.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
 	}
-	if err := tmp.Chmod(perm); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
+	defer f.Abort()
+	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("atomicfile: writing %s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("atomicfile: %w", err)
+	if err := f.Chmod(perm); err != nil {
+		return fmt.Errorf("atomicfile: writing %s: %w", path, err)
 	}
-	return SyncDir(dir)
+	return f.Commit()
 }
 
 // WriteJSON writes v as indented JSON (with a final newline) to path atomically.
@@ -50,7 +105,7 @@ func WriteJSON(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("atomicfile: encoding %s: %w", path, err)
 	}
-	return WriteFile(path, append(b, '\n'), 0o644)
+	return WriteFile(path, append(b, '\n'), Mode)
 }
 
 // SyncDir flushes a directory's entries (renames, creations) to stable storage. File systems

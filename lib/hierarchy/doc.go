@@ -32,6 +32,18 @@
 // of a graph. The master copy of the table is therefore float64; the loss graph runs in
 // Config.DType (float32 or float64).
 //
+// # Training (train.go)
+//
+// Trainer runs on lib/train's loop, the one every model of the project uses: the plan of an epoch
+// is a permutation of the closure's edges drawn from the loop's data-order generator (seeded by
+// Config.Seed), each step samples the negatives from the trainer's own generator (which also drew
+// the initial points), computes the loss graph and applies the host-side update; a record per
+// epoch (EpochStats), the NaN guard, and with Trainer.Open a run directory with a checkpoint every
+// epoch (the table in the store variable EmbeddingVar, the sampler's state as the loop's host
+// state) from which an interrupted run continues bit for bit. There is no validation split: the
+// task is reconstruction of the training closure itself (2017 §4), so nothing is selected — the
+// result is the last epoch's table.
+//
 // # Official code
 //
 // Where the papers leave a detail open, the package follows facebookresearch/poincare-embeddings

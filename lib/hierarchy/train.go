@@ -1,20 +1,25 @@
 package hierarchy
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"time"
 
 	"github.com/geoalign/geoalign/lib/data/wordnet"
-	"github.com/geoalign/geoalign/lib/progress"
+	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
-// EpochStats summarises one training epoch.
+// EpochStats summarises one training epoch (one record of lib/train's loop).
 type EpochStats struct {
 	Epoch   int     // 1-based
 	Loss    float64 // mean loss over the epoch's batches
@@ -26,36 +31,62 @@ type EpochStats struct {
 	MaxDeviation float64
 }
 
-// Trainer fits an Embedding of a closure. Create it with NewTrainer (or LoadCheckpoint) and call
-// Train; the state between epochs is exactly what a checkpoint holds.
+// Store paths of the run state a checkpoint holds besides lib/train's own.
+const (
+	// EmbeddingVar is the store variable holding the float64 table [N, Stride] in checkpoints (the
+	// table lives in Trainer.Emb while training; it is copied in before every checkpoint).
+	EmbeddingVar = "/hierarchy/embedding"
+	// ConfigParam is the store parameter holding the run's Config (Epochs aside) and the closure's
+	// fingerprint as JSON, so that a run directory is never resumed with another configuration or
+	// closure, and LoadEmbedding knows the manifold of the table.
+	ConfigParam = "/hierarchy/config"
+)
+
+// Trainer fits an Embedding of a closure with lib/train's loop: every epoch a permutation of the
+// closure's edges drawn from the loop's data-order generator (seeded by Config.Seed), cut into
+// batches of Config.BatchSize pairs, one Riemannian SGD step per batch; a record per epoch. Create
+// it with NewTrainer, optionally give it a run directory with Open (checkpoints every epoch,
+// resume), and call Train.
 type Trainer struct {
 	Config  Config
 	Closure *wordnet.Closure
 	Emb     *Embedding
+	// History holds one EpochStats per epoch trained (restored with a checkpoint).
 	History []EpochStats
+	// Store holds the table (EmbeddingVar, copied in at every checkpoint) and the loop's state.
+	Store *model.Store
 
 	// OnEpoch, when set, is called after every epoch; returning an error stops Train.
 	OnEpoch func(t *Trainer, s EpochStats) error
-	// CheckpointPath and CheckpointEvery: when both are set, Train saves a checkpoint every
-	// CheckpointEvery epochs and after the last one.
-	CheckpointPath  string
-	CheckpointEvery int
-	// Quiet turns the progress bar off.
+	// Quiet turns the progress bar off; it is read when the loop starts (Open or the first Train).
 	Quiet bool
 
 	backend compute.Backend
+	// pcg drives the initialisation and the negative sampler (host state of the loop's checkpoints).
 	pcg     *rand.PCG
 	rng     *rand.Rand
 	adj     *adjacency
 	sampler *negativeSampler
 	step    *Exec
+	loop    *train.Loop[batch]
+	dir     string
+	// maxDev is the largest manifold deviation since the last record.
+	maxDev float64
 
 	// Per-step buffers, reused.
 	slot    []int32 // node → local row in the current batch, −1 when absent
 	touched []int32 // local row → node
 }
 
-// NewTrainer validates the configuration and initialises the embedding from cfg.Seed.
+// batch is one step of the loop's plan: the epoch (burn-in depends on it) and indices into
+// Closure.Edges (fewer than BatchSize in the last batch of an epoch, which the step pads).
+type batch struct {
+	Epoch int
+	Pairs []int
+}
+
+// NewTrainer validates the configuration and initialises the embedding from cfg.Seed. The run
+// lives in memory unless Open gives it a directory.
 func NewTrainer(backend compute.Backend, c *wordnet.Closure, cfg Config) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -63,116 +94,297 @@ func NewTrainer(backend compute.Backend, c *wordnet.Closure, cfg Config) (*Train
 	if c.NumEdges() == 0 {
 		return nil, fmt.Errorf("hierarchy: the closure has no edges")
 	}
-	t := &Trainer{Config: cfg, Closure: c, backend: backend}
+	t := &Trainer{Config: cfg, Closure: c, backend: backend, Store: model.NewStore()}
 	t.pcg = rand.NewPCG(cfg.Seed, seedStream)
 	t.rng = rand.New(t.pcg)
 	t.Emb = newEmbedding(c.Nodes, cfg, t.rng)
-	t.init()
+	t.adj = newAdjacency(c)
+	t.sampler = newNegativeSampler(c, t.adj, cfg.BurnInDampening)
+	t.step = MustNewExec(backend, lossAndGradient(cfg.Manifold, cfg.Curvature))
+	t.slot = make([]int32, c.NumNodes())
+	for i := range t.slot {
+		t.slot[i] = -1
+	}
+	if _, err := t.Store.CreateVariable(EmbeddingVar, t.table()); err != nil {
+		return nil, fmt.Errorf("hierarchy: %w", err)
+	}
+	t.Store.GetVariable(EmbeddingVar).SetTrainable(false) // updated on the host, never by a graph
+	desc, err := describeRun(cfg, c)
+	if err != nil {
+		return nil, err
+	}
+	t.Store.SetParam(ConfigParam, desc)
 	return t, nil
 }
 
 // seedStream is the second PCG word; the first is Config.Seed.
 const seedStream = 0x9e3779b97f4a7c15
 
-func (t *Trainer) init() {
-	t.adj = newAdjacency(t.Closure)
-	t.sampler = newNegativeSampler(t.Closure, t.adj, t.Config.BurnInDampening)
-	t.step = MustNewExec(t.backend, lossAndGradient(t.Config.Manifold, t.Config.Curvature))
-	t.slot = make([]int32, t.Closure.NumNodes())
-	for i := range t.slot {
-		t.slot[i] = -1
+// runDescription is what ConfigParam holds.
+type runDescription struct {
+	Config  Config `json:"config"` // Epochs zeroed: a run may be continued with more epochs
+	Closure string `json:"closure"`
+}
+
+// describeRun is the JSON of ConfigParam for cfg on closure c.
+func describeRun(cfg Config, c *wordnet.Closure) (string, error) {
+	cfg.Epochs = 0
+	b, err := json.Marshal(runDescription{Config: cfg, Closure: closureFingerprint(c)})
+	return string(b), err
+}
+
+// closureFingerprint is the SHA-256 of the closure's node names and edges.
+func closureFingerprint(c *wordnet.Closure) string {
+	h := sha256.New()
+	for _, n := range c.Nodes {
+		h.Write([]byte(n))
+		h.Write([]byte{0})
 	}
+	for _, e := range c.Edges {
+		binary.Write(h, binary.LittleEndian, [2]int32{e.Child, e.Parent})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// table is the embedding as a float64 tensor [N, Stride] (a copy).
+func (t *Trainer) table() *tensors.Tensor {
+	return tensors.FromFlatDataAndDimensions(t.Emb.Coords, t.Emb.Len(), t.Emb.Stride())
+}
+
+// Open makes dir the run directory (created if missing): a checkpoint every epoch, in lib/train's
+// format, history.json beside it. When dir holds a checkpoint of the same configuration and
+// closure, the trainer continues from it (Emb, History and the random state restored), bit for bit
+// as if it had never stopped. Call it before training.
+func (t *Trainer) Open(dir string) error {
+	if t.loop != nil {
+		return fmt.Errorf("hierarchy: Open(%q) after training started", dir)
+	}
+	t.dir = dir
+	return t.startLoop()
+}
+
+// startLoop builds the loop (restoring the run directory's checkpoint, if any).
+func (t *Trainer) startLoop() error {
+	if t.loop != nil {
+		return nil
+	}
+	cfg := t.Config
+	edges := len(t.Closure.Edges)
+	task := train.Task[batch]{
+		Store: t.Store,
+		Plan: func(epoch int, rng *rand.Rand) ([]batch, error) {
+			perm := rng.Perm(edges)
+			var out []batch
+			for lo := 0; lo < edges; lo += cfg.BatchSize {
+				out = append(out, batch{Epoch: epoch, Pairs: perm[lo:min(lo+cfg.BatchSize, edges)]})
+			}
+			return out, nil
+		},
+		Step:     t.trainStep,
+		Annotate: t.annotate,
+		Host:     hostState{t},
+	}
+	loop, err := train.NewLoop(task, train.Config{Epochs: cfg.Epochs, Seed: int64(cfg.Seed), Dir: t.dir,
+		Label: fmt.Sprintf("%s d=%d seed %d", cfg.Manifold, cfg.Dim, cfg.Seed), Quiet: t.Quiet})
+	if err != nil {
+		return fmt.Errorf("hierarchy: %w", err)
+	}
+	t.loop = loop
+	return t.readHistory()
 }
 
 // Epoch is the number of epochs trained so far.
 func (t *Trainer) Epoch() int { return len(t.History) }
 
 // Train runs the remaining epochs up to Config.Epochs.
-func (t *Trainer) Train() error {
-	var bar *progress.Bar
-	if !t.Quiet {
-		bar = progress.New(fmt.Sprintf("%s d=%d seed %d", t.Config.Manifold, t.Config.Dim, t.Config.Seed), t.Config.Epochs)
-		bar.Add(t.Epoch(), "")
-		defer bar.Done()
+func (t *Trainer) Train() error { return t.run(-1) }
+
+// RunEpoch trains one more epoch and returns its statistics.
+func (t *Trainer) RunEpoch() (EpochStats, error) {
+	if err := t.run(1); err != nil {
+		return EpochStats{}, err
 	}
-	for t.Epoch() < t.Config.Epochs {
-		s, err := t.RunEpoch()
-		if err != nil {
-			return err
-		}
-		if bar != nil {
-			bar.Add(1, fmt.Sprintf("loss %.4f", s.Loss))
-		}
-		if t.OnEpoch != nil {
-			if err := t.OnEpoch(t, s); err != nil {
-				return err
-			}
-		}
-		last := t.Epoch() == t.Config.Epochs
-		if t.CheckpointPath != "" && t.CheckpointEvery > 0 && (t.Epoch()%t.CheckpointEvery == 0 || last) {
-			if err := t.SaveCheckpoint(t.CheckpointPath); err != nil {
-				return err
-			}
+	if len(t.History) == 0 {
+		return EpochStats{}, errors.New("hierarchy: no epoch to run (Config.Epochs is 0)")
+	}
+	return t.History[len(t.History)-1], nil
+}
+
+// run trains at most n more epochs (n < 0: to the end).
+func (t *Trainer) run(n int) error {
+	if t.Config.Epochs == 0 {
+		return nil
+	}
+	if err := t.startLoop(); err != nil {
+		return err
+	}
+	_, err := t.loop.RunEpochs(n)
+	if nf := (*train.NonFiniteError)(nil); errors.As(err, &nf) {
+		return fmt.Errorf("hierarchy: training diverged (learning rate %g too large for %s?): %w", t.Config.LearningRate, t.Config.Manifold, err)
+	}
+	if err != nil {
+		return err
+	}
+	return t.readHistory()
+}
+
+// readHistory rebuilds History from the loop's records (each holds its EpochStats as JSON).
+func (t *Trainer) readHistory() error {
+	records := t.loop.Records()
+	t.History = make([]EpochStats, len(records))
+	for i, r := range records {
+		if err := json.Unmarshal(r.Extra, &t.History[i]); err != nil {
+			return fmt.Errorf("hierarchy: epoch %d of the training history: %w", r.Epoch, err)
 		}
 	}
 	return nil
 }
 
-// RunEpoch trains one epoch: a random permutation of the closure's edges in batches of
-// Config.BatchSize positive pairs, each with Config.Negatives negatives.
-func (t *Trainer) RunEpoch() (EpochStats, error) {
-	cfg := t.Config
-	start := time.Now()
-	s := EpochStats{Epoch: t.Epoch() + 1, LR: cfg.LearningRate}
-	if t.Epoch() < cfg.BurnInEpochs {
-		s.BurnIn, s.LR = true, cfg.LearningRate*cfg.BurnInLRFactor
+// learningRate is the learning rate of epoch (0-based) and whether it is in burn-in.
+func (t *Trainer) learningRate(epoch int) (float64, bool) {
+	if epoch < t.Config.BurnInEpochs {
+		return t.Config.LearningRate * t.Config.BurnInLRFactor, true
 	}
-	edges := t.Closure.Edges
-	perm := t.rng.Perm(len(edges))
-	b, k := cfg.BatchSize, cfg.Negatives
-	width := 2 + k
-	rowsCap := b * width
-	triples := make([]int32, b*width)
-	weights := make([]float64, b)
-	var lossSum float64
-	var batches int
-	for lo := 0; lo < len(perm); lo += b {
-		hi := min(lo+b, len(perm))
-		t.touched = t.touched[:0]
-		for j := range b {
-			w := 1.0
-			pairIdx := lo + j
-			if pairIdx >= hi { // pad the last batch with copies of its first pair, weight 0
-				pairIdx, w = lo, 0
-			}
-			e := edges[perm[pairIdx]]
-			row := triples[j*width : (j+1)*width]
-			row[0], row[1] = e.Child, e.Parent
-			t.sampler.sample(t.rng, e.Child, s.BurnIn, row[2:])
-			for i, node := range row {
-				row[i] = t.local(node)
-			}
-			weights[j] = w
-		}
-		loss, grads, err := t.runStep(triples, weights, rowsCap)
-		if err != nil {
-			return s, err
-		}
-		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return s, fmt.Errorf("hierarchy: training diverged: loss %v at epoch %d, batch %d (learning rate %g too large for %s?)",
-				loss, s.Epoch, batches+1, s.LR, cfg.Manifold)
-		}
-		s.MaxDeviation = math.Max(s.MaxDeviation, t.update(grads, s.LR))
+	return t.Config.LearningRate, false
+}
+
+// trainStep is the loop's Step: Config.Negatives negatives per pair from the sampler, the loss
+// and the touched rows' gradients from the graph, the Riemannian update on the host. A non-finite
+// loss is returned without updating (the loop stops on it).
+func (t *Trainer) trainStep(b batch) ([]float64, error) {
+	cfg := t.Config
+	lr, burnIn := t.learningRate(b.Epoch)
+	width := 2 + cfg.Negatives
+	triples := make([]int32, cfg.BatchSize*width)
+	weights := make([]float64, cfg.BatchSize)
+	t.touched = t.touched[:0]
+	defer func() {
 		for _, node := range t.touched {
 			t.slot[node] = -1
 		}
-		lossSum += loss
-		batches++
+	}()
+	edges := t.Closure.Edges
+	for j := range cfg.BatchSize {
+		pair, w := b.Pairs[0], 0.0 // the last batch is padded with copies of its first pair, weight 0
+		if j < len(b.Pairs) {
+			pair, w = b.Pairs[j], 1
+		}
+		e := edges[pair]
+		row := triples[j*width : (j+1)*width]
+		row[0], row[1] = e.Child, e.Parent
+		t.sampler.sample(t.rng, e.Child, burnIn, row[2:])
+		for i, node := range row {
+			row[i] = t.local(node)
+		}
+		weights[j] = w
 	}
-	s.Loss = lossSum / float64(batches)
-	s.Seconds = time.Since(start).Seconds()
-	t.History = append(t.History, s)
+	loss, grads, err := t.runStep(triples, weights, cfg.BatchSize*width)
+	if err != nil {
+		return nil, err
+	}
+	if !math.IsNaN(loss) && !math.IsInf(loss, 0) {
+		t.maxDev = math.Max(t.maxDev, t.update(grads, lr))
+	}
+	return []float64{loss}, nil
+}
+
+// annotate is the loop's Annotate: the epoch's record becomes an EpochStats (with the largest
+// manifold deviation since the previous record), handed to OnEpoch.
+func (t *Trainer) annotate(r *train.Record) (any, error) {
+	lr, burnIn := t.learningRate(r.Epoch - 1)
+	s := EpochStats{Epoch: r.Epoch, Loss: r.Loss, LR: lr, BurnIn: burnIn, Seconds: r.Seconds, MaxDeviation: t.maxDev}
+	t.maxDev = 0
+	if t.OnEpoch != nil {
+		if err := t.OnEpoch(t, s); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// hostState is the Trainer's part of a checkpoint that the store does not hold: MarshalBinary
+// copies the table into EmbeddingVar and returns the sampler's generator and the running maximum
+// deviation; UnmarshalBinary (on resume, after the store was loaded) checks the run's
+// configuration and closure and restores all three.
+type hostState struct{ t *Trainer }
+
+type hostJSON struct {
+	PCG          []byte  `json:"pcg"`
+	MaxDeviation float64 `json:"max_deviation"`
+}
+
+func (h hostState) MarshalBinary() ([]byte, error) {
+	t := h.t
+	if err := t.Store.GetVariable(EmbeddingVar).SetValue(t.table()); err != nil {
+		return nil, fmt.Errorf("hierarchy: %w", err)
+	}
+	pcg, err := t.pcg.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(hostJSON{PCG: pcg, MaxDeviation: t.maxDev})
+}
+
+func (h hostState) UnmarshalBinary(b []byte) error {
+	t := h.t
+	want, err := describeRun(t.Config, t.Closure)
+	if err != nil {
+		return err
+	}
+	if got := model.GetParamOr(t.Store.Scope("/hierarchy"), "config", ""); got != want {
+		return fmt.Errorf("hierarchy: the run was trained with another configuration or closure:\n  run:  %s\n  this: %s", got, want)
+	}
+	coords, err := tableOf(t.Store, t.Emb.Len(), t.Emb.Stride())
+	if err != nil {
+		return err
+	}
+	var hs hostJSON
+	if err := json.Unmarshal(b, &hs); err != nil {
+		return fmt.Errorf("hierarchy: host state: %w", err)
+	}
+	if err := t.pcg.UnmarshalBinary(hs.PCG); err != nil {
+		return fmt.Errorf("hierarchy: sampler state: %w", err)
+	}
+	t.Emb.Coords, t.maxDev = coords, hs.MaxDeviation
+	return nil
+}
+
+// tableOf reads EmbeddingVar of store, which must be [n, stride] float64.
+func tableOf(store *model.Store, n, stride int) ([]float64, error) {
+	v := store.GetVariable(EmbeddingVar)
+	if v == nil {
+		return nil, fmt.Errorf("hierarchy: the checkpoint has no %s", EmbeddingVar)
+	}
+	value, err := v.Value()
+	if err != nil {
+		return nil, fmt.Errorf("hierarchy: %s: %w", EmbeddingVar, err)
+	}
+	if dims := value.Shape().Dimensions; value.DType() != dtypes.Float64 || len(dims) != 2 || dims[0] != n || dims[1] != stride {
+		return nil, fmt.Errorf("hierarchy: %s is %s, want float64 [%d, %d]", EmbeddingVar, value.Shape(), n, stride)
+	}
+	return tensors.MustCopyFlatData[float64](value), nil
+}
+
+// LoadEmbedding reads the embedding of the newest checkpoint of a run directory (Trainer.Open)
+// trained on closure c.
+func LoadEmbedding(dir string, c *wordnet.Closure) (*Embedding, error) {
+	store, err := train.LoadStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	var desc runDescription
+	if err := json.Unmarshal([]byte(model.GetParamOr(store.Scope("/hierarchy"), "config", "")), &desc); err != nil {
+		return nil, fmt.Errorf("hierarchy: %s: the run's %s: %w", dir, ConfigParam, err)
+	}
+	if desc.Closure != closureFingerprint(c) {
+		return nil, fmt.Errorf("hierarchy: %s was trained on another closure than the one given (%d nodes, %d edges)", dir, c.NumNodes(), c.NumEdges())
+	}
+	cfg := desc.Config
+	e := &Embedding{Manifold: cfg.Manifold, Dim: cfg.Dim, Curvature: cfg.Curvature, Names: c.Nodes}
+	if e.Coords, err = tableOf(store, e.Len(), e.Stride()); err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, dir)
+	}
+	return e, nil
 }
 
 // local returns the batch-local row of node, adding it to the touched rows on first use.

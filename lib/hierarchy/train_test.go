@@ -3,7 +3,6 @@ package hierarchy
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -64,11 +63,14 @@ func TestHyperbolicModelsReconstructSmallTree(t *testing.T) {
 	}
 }
 
-// A run interrupted by a checkpoint and resumed ends bit for bit where the uninterrupted run ends.
-func TestCheckpointResumesExactly(t *testing.T) {
+// TestResumeContinuesExactly: a run given a directory, stopped after 1 of 2 epochs (RunEpoch) and
+// continued by a new Trainer on the same directory, ends bit for bit where the uninterrupted run
+// ends — table, history (times aside) and the sampler's state; the directory's embedding reads back
+// (LoadEmbedding); another closure or configuration is refused on the same directory.
+func TestResumeContinuesExactly(t *testing.T) {
 	tree := treeClosure(t, 2, 3)
 	cfg := PaperConfig(Lorentz, 3)
-	cfg.Epochs, cfg.BurnInEpochs = 6, 2
+	cfg.Epochs, cfg.BurnInEpochs = 2, 1
 	whole, err := NewTrainer(backend.MustNew(), tree, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -78,32 +80,57 @@ func TestCheckpointResumesExactly(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	path := filepath.Join(t.TempDir(), "run.ckpt")
+	dir := t.TempDir()
 	first, _ := NewTrainer(backend.MustNew(), tree, cfg)
 	first.Quiet = true
-	first.Config.Epochs = 3
-	first.CheckpointPath, first.CheckpointEvery = path, 3
-	if err := first.Train(); err != nil {
+	if err := first.Open(dir); err != nil {
 		t.Fatal(err)
 	}
-	resumed, err := LoadCheckpoint(backend.MustNew(), tree, path)
-	if err != nil {
+	if _, err := first.RunEpoch(); err != nil {
 		t.Fatal(err)
 	}
+	resumed, _ := NewTrainer(backend.MustNew(), tree, cfg)
 	resumed.Quiet = true
-	resumed.Config.Epochs = 6
+	if err := resumed.Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	if resumed.Epoch() != 1 || !slices.Equal(resumed.Emb.Coords, first.Emb.Coords) {
+		t.Fatalf("reopened at epoch %d (want 1), table equal to the stopped run's: %v", resumed.Epoch(), slices.Equal(resumed.Emb.Coords, first.Emb.Coords))
+	}
 	if err := resumed.Train(); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(resumed.Emb.Coords, whole.Emb.Coords) {
 		t.Error("resumed run differs from the uninterrupted one")
 	}
-	if len(resumed.History) != 6 || resumed.History[5].Loss != whole.History[5].Loss {
-		t.Errorf("history: resumed %d epochs, last loss %v vs %v", len(resumed.History),
-			resumed.History[len(resumed.History)-1].Loss, whole.History[5].Loss)
+	strip := func(h []EpochStats) []EpochStats {
+		out := slices.Clone(h)
+		for i := range out {
+			out[i].Seconds = 0
+		}
+		return out
 	}
-	if _, err := LoadCheckpoint(backend.MustNew(), treeClosure(t, 3, 2), path); err == nil {
-		t.Error("loading a checkpoint for another closure should fail")
+	if !slices.Equal(strip(resumed.History), strip(whole.History)) || len(whole.History) != 2 || !whole.History[0].BurnIn || whole.History[1].BurnIn {
+		t.Errorf("history: resumed %+v, uninterrupted %+v", resumed.History, whole.History)
+	}
+	a, _ := resumed.pcg.MarshalBinary()
+	b, _ := whole.pcg.MarshalBinary()
+	if !slices.Equal(a, b) {
+		t.Error("the sampler's generator differs after the resumed run")
+	}
+	emb, err := LoadEmbedding(dir, tree)
+	if err != nil || !slices.Equal(emb.Coords, whole.Emb.Coords) || emb.Manifold != Lorentz || emb.Dim != 3 {
+		t.Errorf("LoadEmbedding: %v", err)
+	}
+	if _, err := LoadEmbedding(dir, treeClosure(t, 3, 2)); err == nil {
+		t.Error("LoadEmbedding accepted another closure")
+	}
+	other := cfg
+	other.LearningRate /= 2
+	o, _ := NewTrainer(backend.MustNew(), tree, other)
+	o.Quiet = true
+	if err := o.Open(dir); err == nil || !strings.Contains(err.Error(), "another configuration") {
+		t.Errorf("a run directory reopened with another learning rate: %v", err)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"unsafe"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
 )
 
 // File is an open .npy file whose header has been validated against the file size;
@@ -305,15 +307,7 @@ func Write[T Element](w io.Writer, shape []int, data []T) error {
 	return err
 }
 
-// WriteFile writes data with the given shape to path (see Write).
+// WriteFile writes data with the given shape to path (see Write), atomically (lib/atomicfile).
 func WriteFile[T Element](path string, shape []int, data []T) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := Write(f, shape, data); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+	return atomicfile.Write(path, func(w io.Writer) error { return Write(w, shape, data) })
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -141,15 +142,15 @@ func (b legendBelow) Draw(c draw.Canvas) {
 	b.legend.Draw(strip)
 }
 
-// Save writes <base>.png and <base>.svg, creating directories as needed.
+// Save writes <base>.png and <base>.svg, creating directories as needed; each atomically.
 func (f Figure) Save(base string) error {
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(base+".png", f.PNG, 0o644); err != nil {
+	if err := atomicfile.WriteFile(base+".png", f.PNG, 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(base+".svg", f.SVG, 0o644)
+	return atomicfile.WriteFile(base+".svg", f.SVG, 0o644)
 }
 
 // SavePlot renders p at the default size and saves it as <base>.png and <base>.svg.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data"
 )
 
@@ -210,7 +211,8 @@ func (t *Table) CSV() (string, error) {
 }
 
 // Save writes <base>.md, <base>.csv and <base>.json (table plus full provenance),
-// creating directories as needed. base has no extension, e.g. "figures/tables/gram".
+// creating directories as needed. base has no extension, e.g. "figures/tables/gram". Each file
+// is written atomically (lib/atomicfile): an interrupted Save leaves complete files, old or new.
 func (t *Table) Save(base string) error {
 	md, err := t.Markdown()
 	if err != nil {
@@ -228,7 +230,7 @@ func (t *Table) Save(base string) error {
 		return err
 	}
 	for ext, content := range map[string][]byte{".md": []byte(md), ".csv": []byte(c), ".json": append(js, '\n')} {
-		if err := os.WriteFile(base+ext, content, 0o644); err != nil {
+		if err := atomicfile.WriteFile(base+ext, content, 0o644); err != nil {
 			return err
 		}
 	}

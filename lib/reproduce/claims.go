@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
 )
 
 // Claim is one row of figures/REPORT.md and one entry of a paper's claims.json: a claim of a
@@ -106,7 +108,7 @@ func SaveClaims(dir string, claims []Claim) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, "claims.json"), append(b, '\n'))
+	return atomicfile.WriteFile(filepath.Join(dir, "claims.json"), append(b, '\n'), 0o644)
 }
 
 // LoadClaims reads every figures/*/claims.json below root, ordered by paper. A claim that the
@@ -199,34 +201,9 @@ func WriteReport(root string, claims []Claim) error {
 	if lim, err := os.ReadFile(filepath.Join(root, "REPORT.limits.md")); err == nil {
 		b.Write(lim)
 	}
-	return writeFileAtomic(filepath.Join(root, "REPORT.md"), []byte(b.String()))
+	return atomicfile.WriteFile(filepath.Join(root, "REPORT.md"), []byte(b.String()), 0o644)
 }
 
 func cell(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
-}
-
-// writeFileAtomic writes path through a temporary file in the same directory renamed over it, so
-// a reader never sees a half-written file.
-func writeFileAtomic(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

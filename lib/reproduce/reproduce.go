@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/report"
 )
 
@@ -30,8 +31,23 @@ type Options struct {
 	Seeds []int64
 	// Out is the output directory (figures/ or figures/tables/).
 	Out string
-	// DataCache is where `make data` put the real tracks (datasets/cache by default).
+	// DataCache is where `make data` put the real tracks (datasets/cache by default). Missing or
+	// corrupt data there is an error marked data.BadInput, naming the file; nothing falls back
+	// to synthetic data unless Synthetic asks for it.
 	DataCache string
+	// Synthetic runs each paper's Table 1 on its synthetic benchmark only, without the data cache
+	// (`--data synthetic`); the tables are saved as <paper>-table1-synthetic. Figures need the
+	// real tracks, except HLFormer's.
+	Synthetic bool
+}
+
+// NeedsRealData is the error of a Figures function that cannot run on synthetic data alone
+// (nil unless o.Synthetic): a data.BadInput, so the command line exits 2.
+func (o Options) NeedsRealData(paper string) error {
+	if !o.Synthetic {
+		return nil
+	}
+	return data.BadInput(fmt.Errorf("%s figures need the real tracks of `make data` (--data synthetic runs Table 1 only)", paper))
 }
 
 // Experiment is one paper's entry.
@@ -134,6 +150,9 @@ func RunTable1(papers []string, opts Options) ([]string, error) {
 		for i, t := range tables {
 			Stamp(t)
 			base := filepath.Join(opts.Out, p+"-table1")
+			if opts.Synthetic {
+				base += "-synthetic"
+			}
 			if i > 0 {
 				base += fmt.Sprintf("-%d", i+1)
 			}

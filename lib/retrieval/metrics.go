@@ -2,10 +2,12 @@ package retrieval
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Float is the element type of score matrices.
@@ -153,6 +155,33 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 	field("SumR", m.SumR)
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (R@K keys in any order, sorted by K; Queries and
+// Tied are not part of the format and stay 0), e.g. a training history read back on resume.
+func (m *Metrics) UnmarshalJSON(b []byte) error {
+	var fields map[string]float64
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	*m = Metrics{}
+	for name := range fields {
+		switch name {
+		case "MdR", "MnR", "SumR":
+			continue
+		}
+		k, err := strconv.Atoi(strings.TrimPrefix(name, "R@"))
+		if !strings.HasPrefix(name, "R@") || err != nil || k < 1 {
+			return fmt.Errorf("retrieval: unknown metric %q", name)
+		}
+		m.Ks = append(m.Ks, k)
+	}
+	slices.Sort(m.Ks)
+	for _, k := range m.Ks {
+		m.Recall = append(m.Recall, fields["R@"+strconv.Itoa(k)])
+	}
+	m.MdR, m.MnR, m.SumR = fields["MdR"], fields["MnR"], fields["SumR"]
+	return nil
 }
 
 func (m Metrics) String() string {

@@ -232,6 +232,20 @@ func TestJSON(t *testing.T) {
 	if compact(string(b)) != want {
 		t.Fatalf("JSON\n%s\nwant\n%s", b, want)
 	}
+	// Read back (Queries and Tied are not in the format): the same JSON again.
+	var back Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.T2V.SumR != 150 || back.V2T == nil || back.V2T.R(5) != 100 || back.T2V.MdR != 1.5 {
+		t.Fatalf("read back %+v", back)
+	}
+	if b2, _ := json.Marshal(back); string(b2) != string(b) {
+		t.Fatalf("round trip\n%s\n%s", b2, b)
+	}
+	if err := json.Unmarshal([]byte(`{"t2v":{"R@x":1}}`), &back); err == nil {
+		t.Fatal("R@x accepted")
+	}
 }
 
 func compact(s string) string { return strings.ReplaceAll(s, " ", "") }

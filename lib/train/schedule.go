@@ -55,3 +55,19 @@ func (s WarmupCosine) Graph(x *graph.Node) *graph.Node {
 	down := graph.MulScalar(graph.OnePlus(graph.Cos(graph.MulScalar(x, math.Pi))), 0.5)
 	return graph.Where(graph.LessThan(x, graph.ConstAs(x, s.Warmup)), up, down)
 }
+
+// WarmupConstant rises linearly from 0 to 1 over the first Warmup fraction of training and then stays
+// at 1: x/w for x < w, else 1. A schedule whose learning rate does not depend on the planned number of
+// steps after warm-up, so that stopping a run early is the same as planning a shorter one.
+type WarmupConstant struct{ Warmup float64 }
+
+func (s WarmupConstant) At(x float64) float64 {
+	if x < s.Warmup {
+		return x / s.Warmup
+	}
+	return 1
+}
+
+func (s WarmupConstant) Graph(x *graph.Node) *graph.Node {
+	return graph.MinScalar(graph.DivScalar(x, s.Warmup), 1)
+}

@@ -146,7 +146,7 @@ func TestNoDecayAndLRMultiplier(t *testing.T) {
 
 func TestSchedulesGraphEqualsHost(t *testing.T) {
 	xs := []float64{0, 0.005, 0.01, 0.05, 0.1, 0.5, 0.99, 1, 1.2}
-	for _, s := range []Schedule{Constant{}, WarmupLinear{Warmup: 0.01}, WarmupCosine{Warmup: 0.1}} {
+	for _, s := range []Schedule{Constant{}, WarmupLinear{Warmup: 0.01}, WarmupCosine{Warmup: 0.1}, WarmupConstant{Warmup: 0.05}} {
 		got := graph.MustExecOnce(backend.MustNew(), s.Graph, xs).Value().([]float64)
 		for i, x := range xs {
 			if math.Abs(got[i]-s.At(x)) > 1e-12 {
@@ -163,6 +163,9 @@ func TestSchedulesGraphEqualsHost(t *testing.T) {
 	}
 	if v := (WarmupCosine{Warmup: 0.1}).At(0.1); math.Abs(v-0.5*(1+math.Cos(0.1*math.Pi))) > 1e-15 {
 		t.Errorf("warmup_cosine(0.1) = %v", v)
+	}
+	if a, b, c := (WarmupConstant{Warmup: 0.05}).At(0.01), (WarmupConstant{Warmup: 0.05}).At(0.05), (WarmupConstant{Warmup: 0.05}).At(1); math.Abs(a-0.2) > 1e-15 || b != 1 || c != 1 {
+		t.Errorf("warmup_constant(0.01, 0.05, 1) = %v, %v, %v; want 0.2, 1, 1", a, b, c)
 	}
 }
 

@@ -3,10 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/data/tracks"
 )
@@ -26,65 +29,76 @@ func dataDirs(fs *flag.FlagSet) (cache, shared *string) {
 	return cache, shared
 }
 
-func runData(args []string) int {
-	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, `usage: geoalign data build [-only glove,charades,digits,tuxpaint] [-cache dir] [-shared dir]
+const dataUsage = `usage: geoalign data build [-only glove,charades,digits,tuxpaint,tuxpaint-langs,wordnet] [-cache dir] [-shared dir]
        geoalign data load [-split test]       time loading the Charades-STA PRVR track
-       geoalign data baseline [-split test]   zero-training Charades-STA PRVR baseline`)
-		return 2
+       geoalign data baseline [-split test]   zero-training Charades-STA PRVR baseline`
+
+func runData(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, dataUsage)
+		return exitUsage
 	}
 	switch args[0] {
 	case "build":
-		return runDataBuild(args[1:])
+		return runDataBuild(args[1:], stdout, stderr)
 	case "load":
-		return runDataLoad(args[1:])
+		return runDataLoad(args[1:], stdout, stderr)
 	case "baseline":
-		return runDataBaseline(args[1:])
+		return runDataBaseline(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stderr, dataUsage)
+		return exitOK
 	}
-	fmt.Fprintf(os.Stderr, "geoalign data: unknown subcommand %q (build, load, baseline)\n", args[0])
-	return 2
+	fmt.Fprintf(stderr, "geoalign data: unknown subcommand %q (build, load, baseline)\n", args[0])
+	return exitUsage
 }
 
-func runDataBuild(args []string) int {
+func runDataBuild(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("data build", flag.ContinueOnError)
 	cache, shared := dataDirs(fs)
 	only := fs.String("only", "", "comma-separated tracks to build: "+strings.Join(tracks.TrackNames(), ","))
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	var names []string
 	if *only != "" {
 		names = strings.Split(*only, ",")
+		for _, n := range names {
+			if !slices.Contains(tracks.TrackNames(), n) {
+				fmt.Fprintf(stderr, "geoalign data build: --only: unknown track %q (want %s)\n", n, strings.Join(tracks.TrackNames(), ", "))
+				return exitUsage
+			}
+		}
 	}
 	start := time.Now()
-	ms, err := tracks.BuildAll(tracks.Env{Shared: *shared, Cache: *cache, Log: os.Stderr}, names)
+	ms, err := tracks.BuildAll(tracks.Env{Shared: *shared, Cache: *cache, Log: stderr, Staged: tracks.StagedSHA256}, names)
 	if len(ms) > 0 {
-		tracks.PrintSummary(os.Stdout, ms)
+		tracks.PrintSummary(stdout, ms)
 	}
-	fmt.Printf("\ndata build: %d track(s) in %.1f s, cache %s\n", len(ms), time.Since(start).Seconds(), *cache)
+	fmt.Fprintf(stdout, "\ndata build: %d track(s) in %.1f s, cache %s\n", len(ms), time.Since(start).Seconds(), *cache)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "geoalign data build:", err)
-		return 1
+		return fail(stderr, "data build", err)
 	}
-	return 0
+	return exitOK
 }
 
-// loadSTA loads one split of the Charades-STA PRVR track and reports how long it took.
+// loadSTA loads one split of the Charades-STA PRVR track and reports how long it took; a
+// missing or corrupt track is a data.BadInput error naming the file.
 func loadSTA(cache, split string) (*prvr.Split, time.Duration, error) {
 	start := time.Now()
 	s, err := prvr.Load(tracks.CharadesLayout(cache, tracks.CharadesSTACollection), split)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w (run `make data` first)", err)
+		return nil, 0, data.BadInput(fmt.Errorf("%w (run `make data` first)", err))
 	}
 	return s, time.Since(start), nil
 }
 
-func runDataLoad(args []string) int {
+func runDataLoad(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("data load", flag.ContinueOnError)
 	cache, _ := dataDirs(fs)
 	split := fs.String("split", "", "split to load (default: train and test)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	splits := []string{"train", "test"}
 	if *split != "" {
@@ -93,11 +107,10 @@ func runDataLoad(args []string) int {
 	for _, sp := range splits {
 		s, d, err := loadSTA(*cache, sp)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "geoalign data load:", err)
-			return 1
+			return fail(stderr, "data load", err)
 		}
-		fmt.Printf("charades-sta %-5s %6d queries × %5d videos, video D=%d, query D=%d, loaded in %.2f s\n",
+		fmt.Fprintf(stdout, "charades-sta %-5s %6d queries × %5d videos, video D=%d, query D=%d, loaded in %.2f s\n",
 			sp, s.NumQueries(), s.NumVideos(), s.Dim, s.QueryDim, d.Seconds())
 	}
-	return 0
+	return exitOK
 }

@@ -3,10 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"time"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/charades"
 	"github.com/geoalign/geoalign/lib/data/glove"
 	"github.com/geoalign/geoalign/lib/data/tracks"
@@ -15,31 +16,27 @@ import (
 
 // runDataBaseline computes the zero-training Charades-STA PRVR baseline (GloVe queries, max over
 // clips of the label-derived clips' GloVe block) and evaluates it with lib/retrieval.
-func runDataBaseline(args []string) int {
+func runDataBaseline(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("data baseline", flag.ContinueOnError)
 	cache, shared := dataDirs(fs)
 	split := fs.String("split", "test", "split to evaluate")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
+	die := func(err error) int { return fail(stderr, "data baseline", err) }
 	s, loadTime, err := loadSTA(*cache, *split)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "geoalign data baseline:", err)
-		return 1
-	}
-	fail := func(err error) int {
-		fmt.Fprintln(os.Stderr, "geoalign data baseline:", err)
-		return 1
+		return die(err)
 	}
 	g, err := glove.ReadText(tracks.GloVeSubset(*cache))
 	if err != nil {
-		return fail(err)
+		return die(data.BadInput(err))
 	}
 	classes, err := charades.ReadClasses(filepath.Join(*shared, "charades", "classes.tsv"))
 	if err != nil {
-		return fail(err)
+		return die(data.BadInput(err))
 	}
-	fmt.Printf("charades-sta %s (label-derived video features), zero-training GloVe, max over clips, %d queries × %d videos (load %.2f s)\n",
+	fmt.Fprintf(stdout, "charades-sta %s (label-derived video features), zero-training GloVe, max over clips, %d queries × %d videos (load %.2f s)\n",
 		*split, s.NumQueries(), s.NumVideos(), loadTime.Seconds())
 	variants := []struct {
 		name  string
@@ -56,17 +53,17 @@ func runDataBaseline(args []string) int {
 		start := time.Now()
 		scores, err := v.score()
 		if err != nil {
-			return fail(err)
+			return die(err)
 		}
 		m, err := retrieval.NewMatrix(s.NumQueries(), s.NumVideos(), scores)
 		if err != nil {
-			return fail(err)
+			return die(err)
 		}
 		res, err := retrieval.Evaluate[float32](m, s.QueryVideo, retrieval.Options{Ks: retrieval.PRVRKs})
 		if err != nil {
-			return fail(err)
+			return die(err)
 		}
-		fmt.Printf("%-50s t2v: %v  [%.1f s]\n", v.name, res.T2V, time.Since(start).Seconds())
+		fmt.Fprintf(stdout, "%-50s t2v: %v  [%.1f s]\n", v.name, res.T2V, time.Since(start).Seconds())
 	}
-	return 0
+	return exitOK
 }

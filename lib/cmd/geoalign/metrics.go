@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -15,17 +14,14 @@ import (
 )
 
 func init() {
-	register("metrics", "retrieval metrics (R@K, MdR, MnR, SumR) of a .npy score matrix", runMetrics)
+	register("metrics", "retrieval metrics (R@K, MdR, MnR, SumR) of a .npy score matrix", metricsMain)
 }
-
-func runMetrics(args []string) int { return metricsMain(args, os.Stdout, os.Stderr) }
 
 // metricsMain is `geoalign metrics`: it streams the score matrix from the file (two
 // passes when both directions are printed), so memory stays at one strip of rows
 // whatever the matrix size.
 func metricsMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("metrics", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	scores := fs.String("scores", "", "score matrix `S.npy`, float32 or float64, rows = queries (texts), columns = videos; higher = better")
 	queryVideo := fs.String("query-video", "", "ground-truth column of each row, `Q.npy`, int32 or int64 (default: the diagonal)")
 	ksFlag := fs.String("ks", "1,5,10", "comma-separated `K`s for R@K; SumR sums them (PRVR: 1,5,10,100)")
@@ -37,34 +33,32 @@ func metricsMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "\nPrints text→video metrics, and video→text too when S is square and no --query-video is given.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
-	fail := func(format string, a ...any) int {
+	// Every error of metrics is in its input (the files or the flags): exit 2.
+	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "geoalign metrics: "+format+"\n", a...)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		return fail("unexpected argument %q", fs.Arg(0))
+		return exitUsage
 	}
 	if *scores == "" {
-		return fail("--scores is required")
+		return bad("--scores is required")
 	}
 	ks, err := parseKs(*ksFlag)
 	if err != nil {
-		return fail("--ks: %v", err)
+		return bad("--ks: %v", err)
 	}
 	opts := retrieval.Options{Ks: ks}
 	if opts.Ties, err = retrieval.ParseTieRule(*tiesFlag); err != nil {
-		return fail("--ties: %v", err)
+		return bad("--ties: %v", err)
 	}
 	if opts.Median, err = retrieval.ParseMedianRule(*medianFlag); err != nil {
-		return fail("--median: %v", err)
+		return bad("--median: %v", err)
 	}
 	var gt []int
 	if *queryVideo != "" {
 		if gt, err = npy.ReadIndices(*queryVideo); err != nil {
-			return fail("%v", err)
+			return bad("%v", err)
 		}
 	} else {
 		opts.VideoToText = true // square is checked by Evaluate: the diagonal needs it
@@ -74,36 +68,47 @@ func metricsMain(args []string, stdout, stderr io.Writer) int {
 	var notSquare *retrieval.NotSquareError
 	switch {
 	case errors.As(err, &gtErr) && *queryVideo != "":
-		return fail("%s: %v", *queryVideo, err)
+		return bad("%s: %v", *queryVideo, err)
 	case errors.As(err, &notSquare):
-		return fail("%s: %d rows × %d columns is not square: give --query-video (the ground-truth column of each row)",
+		return bad("%s: %d rows × %d columns is not square: give --query-video (the ground-truth column of each row)",
 			*scores, notSquare.Queries, notSquare.Items)
 	case err != nil:
-		return fail("%v", err)
+		return bad("%v", err)
 	}
+	if err := writeResult(stdout, stderr, "geoalign metrics", *scores, res, opts.Ties, *asJSON); err != nil {
+		return bad("%v", err)
+	}
+	return 0
+}
+
+// writeResult prints a retrieval result as `geoalign metrics` does — JSON with --json
+// (retrieval.Report: {"t2v": {...}, "v2t": {...}}), text otherwise — and notes on stderr how many
+// queries tie. `geoalign eval` prints through it too, so the two commands' outputs cannot drift
+// apart.
+func writeResult(stdout, stderr io.Writer, cmd, name string, res retrieval.Result, ties retrieval.TieRule, asJSON bool) error {
 	for _, d := range []struct {
 		name string
 		m    *retrieval.Metrics
 	}{{"t2v", &res.T2V}, {"v2t", res.V2T}} {
 		if d.m != nil && d.m.Tied > 0 {
-			fmt.Fprintf(stderr, "geoalign metrics: note: %d %s queries tie with another item; ranks use the %s rule (--ties)\n",
-				d.m.Tied, d.name, opts.Ties)
+			fmt.Fprintf(stderr, "%s: note: %d %s queries tie with another item; ranks use the %s rule (--ties)\n",
+				cmd, d.m.Tied, d.name, ties)
 		}
 	}
-	if *asJSON {
+	if asJSON {
 		b, err := json.Marshal(res.Report)
 		if err != nil {
-			return fail("%v", err)
+			return err
 		}
 		fmt.Fprintln(stdout, string(b))
-		return 0
+		return nil
 	}
-	fmt.Fprintf(stdout, "%s: %d queries × %d videos\n", *scores, res.T2V.Queries, res.Items)
+	fmt.Fprintf(stdout, "%s: %d queries × %d videos\n", name, res.T2V.Queries, res.Items)
 	fmt.Fprintf(stdout, "t2v  %v\n", res.T2V)
 	if res.V2T != nil {
 		fmt.Fprintf(stdout, "v2t  %v\n", *res.V2T)
 	}
-	return 0
+	return nil
 }
 
 // parseKs parses "1,5,10,100".

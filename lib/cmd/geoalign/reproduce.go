@@ -3,11 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/reproduce"
 )
 
@@ -16,15 +18,49 @@ func init() {
 	register("figures", "regenerate every committed figure and table (figures/)", runFigures)
 }
 
-func reproduceFlags(name, defaultOut string) (*flag.FlagSet, *reproduce.Options, *string, *string) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	opts := &reproduce.Options{}
-	paper := fs.String("paper", "all", "paper to run: all, "+strings.Join(reproduce.Papers(), ", "))
+// syntheticData is the --data value that runs on the synthetic benchmarks only.
+const syntheticData = "synthetic"
+
+// reproduceFlags are the flags shared by reproduce and figures. After parsing, check validates
+// them (an error is exit 2) and returns the papers ("all" stays "all"); needData says whether
+// --data must name a directory, needTable1 whether every paper needs a Table 1.
+func reproduceFlags(name, defaultOut string) (fs *flag.FlagSet, opts *reproduce.Options, check func(needData, needTable1 bool) ([]string, error)) {
+	fs = flag.NewFlagSet(name, flag.ContinueOnError)
+	opts = &reproduce.Options{}
+	paper := fs.String("paper", "all", "comma-separated papers to run: all, "+strings.Join(reproduce.Papers(), ", "))
 	seeds := fs.String("seeds", "", "comma-separated seeds (default: each experiment's own, ≥ 3)")
+	dataDir := fs.String("data", "datasets/cache", "directory of the data built by `make data`, or \""+syntheticData+
+		"\" to run on the synthetic benchmarks only (never a silent fallback: missing or corrupt data exits 2)")
 	fs.BoolVar(&opts.Full, "full", os.Getenv("FULL") == "1", "full (paper-sized) configuration instead of the CI-sized default (also FULL=1)")
 	fs.StringVar(&opts.Out, "out", defaultOut, "output directory")
-	fs.StringVar(&opts.DataCache, "data", "datasets/cache", "directory of the data built by `make data`")
-	return fs, opts, paper, seeds
+	check = func(needData, needTable1 bool) ([]string, error) {
+		var err error
+		if opts.Seeds, err = parseSeeds(*seeds); err != nil {
+			return nil, err
+		}
+		papers := strings.Split(*paper, ",")
+		for _, p := range papers {
+			if p == "all" && len(papers) == 1 {
+				continue
+			}
+			e, err := reproduce.Lookup(p)
+			if err != nil {
+				return nil, fmt.Errorf("--paper: %w", err)
+			}
+			if needTable1 && e.Table1 == nil {
+				return nil, fmt.Errorf("--paper %s has no Table 1 (it has figures: geoalign figures --paper %s)", p, p)
+			}
+		}
+		if *dataDir == syntheticData {
+			opts.Synthetic = true
+		} else if st, err := os.Stat(*dataDir); needData && (err != nil || !st.IsDir()) {
+			return nil, fmt.Errorf("--data %s is not a directory (build it with `make data`, or run on synthetic data with --data %s)", *dataDir, syntheticData)
+		} else {
+			opts.DataCache = *dataDir
+		}
+		return papers, nil
+	}
+	return fs, opts, check
 }
 
 func parseSeeds(s string) ([]int64, error) {
@@ -35,89 +71,81 @@ func parseSeeds(s string) ([]int64, error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("bad seed %q", f)
+			return nil, fmt.Errorf("--seeds: bad seed %q", f)
 		}
 		out = append(out, v)
 	}
 	return out, nil
 }
 
-func runReproduce(args []string) int {
-	fs, opts, paper, seeds := reproduceFlags("reproduce", "figures/tables")
-	if err := fs.Parse(args); err != nil {
-		return 2
+func runReproduce(args []string, stdout, stderr io.Writer) int {
+	fs, opts, check := reproduceFlags("reproduce", "figures/tables")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
-	var err error
-	if opts.Seeds, err = parseSeeds(*seeds); err != nil {
-		fmt.Fprintln(os.Stderr, "geoalign reproduce:", err)
-		return 2
+	papers, err := check(true, true)
+	if err != nil {
+		fmt.Fprintln(stderr, "geoalign reproduce:", err)
+		return exitUsage
 	}
-	if len(reproduce.Papers()) == 0 {
-		fmt.Fprintln(os.Stderr, "geoalign reproduce: no paper reproductions are registered yet")
-		return 1
+	if code, ok := checkBackend(stderr, "reproduce"); !ok {
+		return code
 	}
-	saved, err := reproduce.RunTable1(strings.Split(*paper, ","), *opts)
+	saved, err := reproduce.RunTable1(papers, *opts)
 	for _, s := range saved {
-		fmt.Println("wrote", s+".{md,csv,json}")
+		fmt.Fprintln(stdout, "wrote", s+".{md,csv,json}")
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "geoalign reproduce:", err)
-		return 1
+		return fail(stderr, "reproduce", err)
 	}
 	if !opts.Full {
-		fmt.Println("CI-sized configuration; run the paper-sized one with: make reproduce-table1 FULL=1")
+		fmt.Fprintln(stdout, "CI-sized configuration; run the paper-sized one with: make reproduce-table1 FULL=1")
 	}
-	return 0
+	return exitOK
 }
 
-func runFigures(args []string) int {
-	fs, opts, paper, seeds := reproduceFlags("figures", "figures")
+func runFigures(args []string, stdout, stderr io.Writer) int {
+	fs, opts, check := reproduceFlags("figures", "figures")
 	reportOnly := fs.Bool("report-only", false, "only rebuild REPORT.md from the claims.json files already under --out")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
-	var err error
-	if opts.Seeds, err = parseSeeds(*seeds); err != nil {
-		fmt.Fprintln(os.Stderr, "geoalign figures:", err)
-		return 2
+	papers, err := check(!*reportOnly, false)
+	if err != nil {
+		fmt.Fprintln(stderr, "geoalign figures:", err)
+		return exitUsage
 	}
-	papers := reproduce.Papers()
-	if *paper != "all" {
-		papers = strings.Split(*paper, ",")
+	if len(papers) == 1 && papers[0] == "all" {
+		papers = reproduce.Papers()
 	}
 	if *reportOnly {
 		papers = nil
+	} else if code, ok := checkBackend(stderr, "figures"); !ok {
+		return code
 	} else if !opts.Full {
 		// The committed figures are the full configuration; a CI-sized smoke run goes to <out>/ci
 		// so that it never overwrites them (and its REPORT.md is <out>/ci/REPORT.md).
 		opts.Out = filepath.Join(opts.Out, "ci")
-		fmt.Fprintf(os.Stderr, "geoalign figures: CI-sized configuration, writing to %s (the full one: --full)\n", opts.Out)
+		fmt.Fprintf(stderr, "geoalign figures: CI-sized configuration, writing to %s (the full one: --full)\n", opts.Out)
 	}
 	for _, p := range papers {
-		e, err := reproduce.Lookup(p)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "geoalign figures:", err)
-			return 2
-		}
+		e, _ := reproduce.Lookup(p) // checked above
 		if e.Figures == nil {
 			continue
 		}
-		fmt.Fprintf(os.Stderr, "== %s: figures\n", p)
+		fmt.Fprintf(stderr, "== %s: figures\n", p)
 		if err := e.Figures(*opts); err != nil {
-			fmt.Fprintf(os.Stderr, "geoalign figures: %s: %v\n", p, err)
-			return 1
+			return fail(stderr, "figures", fmt.Errorf("%s: %w", p, err))
 		}
 	}
 	// REPORT.md is rebuilt from every paper's claims.json (written by the Figures functions).
 	claims, err := reproduce.LoadClaims(opts.Out)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "geoalign figures:", err)
-		return 1
+		return fail(stderr, "figures", data.BadInput(err)) // a claims.json that cannot be read
 	}
 	if err := reproduce.WriteReport(opts.Out, claims); err != nil {
-		fmt.Fprintln(os.Stderr, "geoalign figures:", err)
-		return 1
+		return fail(stderr, "figures", err)
 	}
-	fmt.Printf("wrote %s/REPORT.md (%d claims)\n", opts.Out, len(claims))
-	return 0
+	fmt.Fprintf(stdout, "wrote %s/REPORT.md (%d claims)\n", opts.Out, len(claims))
+	return exitOK
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/geoalign/geoalign/lib/backend"
 )
@@ -13,22 +13,22 @@ func init() {
 	register("version", "print the GoMLX backend, SIMD status and Go runtime", runVersion)
 }
 
-func runVersion(args []string) int {
+func runVersion(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print as JSON")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	info, err := backend.Describe()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "geoalign version:", err)
-		return 1
+		fmt.Fprintln(stderr, "geoalign version:", err)
+		return exitUsage // GOMLX_BACKEND unset or unusable
 	}
 	if *asJSON {
 		out, _ := json.MarshalIndent(info, "", "  ")
-		fmt.Println(string(out))
-		return 0
+		fmt.Fprintln(stdout, string(out))
+		return exitOK
 	}
-	fmt.Println("geoalign:", info)
-	return 0
+	fmt.Fprintln(stdout, "geoalign:", info)
+	return exitOK
 }

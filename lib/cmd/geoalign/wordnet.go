@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,16 +18,13 @@ import (
 )
 
 func init() {
-	register("wordnet", "hyperbolic embeddings of WordNet: reconstruction MR/MAP, disk picture, stability (figures/wordnet/)", runWordNet)
+	register("wordnet", "hyperbolic embeddings of WordNet: reconstruction MR/MAP, disk picture, stability (figures/wordnet/)", wordnetMain)
 }
-
-func runWordNet(args []string) int { return wordnetMain(args, os.Stdout, os.Stderr) }
 
 // wordnetMain is `geoalign wordnet`: train every model × dim × dtype × seed on a WordNet closure,
 // print and save the reconstruction table, and draw the figures.
 func wordnetMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("wordnet", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	closure := fs.String("closure", wordnetbench.Mammal, "closure: mammal (1,181 nodes) or noun (82,115 nodes)")
 	models := fs.String("model", "lorentz", "comma-separated models: lorentz, poincare, euclidean")
 	dims := fs.String("dim", "10", "comma-separated embedding dimensions")
@@ -44,8 +40,7 @@ func wordnetMain(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "figures/wordnet", "output directory for tables and figures")
 	wnDir := fs.String("wordnet-dir", "", "WordNet 3.0 database directory (default /usr/share/wordnet, Debian wordnet-base)")
 	filter := fs.String("filter", "", "mammal filter file (default ../shared/data/wordnet/mammals_filter.txt)")
-	ckptDir := fs.String("checkpoints", "build/wordnet/checkpoints", "checkpoint directory (empty: none)")
-	resume := fs.Bool("resume", false, "continue runs from their checkpoints when present")
+	ckptDir := fs.String("checkpoints", "build/wordnet/checkpoints", "directory of the run directories (a checkpoint every epoch; a run whose directory holds one continues from it, a finished one is only re-evaluated; empty: none)")
 	evalSample := fs.Int("eval-sample", 0, "evaluate a fixed sample of this many nodes (0: all; use e.g. 2000 for the noun closure)")
 	disk := fs.Bool("disk", true, "draw the 2-D Poincaré disk (trains a Lorentz d=2 run if none was requested) and the norm-vs-depth plot")
 	stability := fs.Bool("stability", true, "measure and save the float32/float64, Lorentz/Poincaré stability table")
@@ -58,41 +53,44 @@ func wordnetMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "<out>/<closure>_disk.{png,svg}, <out>/<closure>_tangent.{png,svg}, <out>/<closure>_norm_depth.{png,svg} and <out>/stability.{md,csv,json}.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
-	fail := func(code int, format string, a ...any) int {
+	die := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "geoalign wordnet: "+format+"\n", a...)
 		return code
 	}
-	if fs.NArg() > 0 {
-		return fail(2, "unexpected argument %q", fs.Arg(0))
+	if *preset != "paper" && *preset != "code" {
+		return die(exitUsage, "--preset %q: want paper or code", *preset)
 	}
-	opts := wordnetbench.Options{Preset: *preset, CheckpointDir: *ckptDir, Resume: *resume, EvalSample: *evalSample, Quiet: *quiet, Log: stdout}
+	if !(*curvature > 0) || *evalSample < 0 {
+		return die(exitUsage, "--curvature must be > 0 and --eval-sample ≥ 0 (got %g, %d)", *curvature, *evalSample)
+	}
+	opts := wordnetbench.Options{Preset: *preset, CheckpointDir: *ckptDir, EvalSample: *evalSample, Quiet: *quiet, Log: stdout}
 	for _, s := range strings.Split(*models, ",") {
 		m, err := hierarchy.ParseManifold(strings.TrimSpace(s))
 		if err != nil {
-			return fail(2, "--model: %v", err)
+			return die(exitUsage, "--model: %v", err)
 		}
 		opts.Models = append(opts.Models, m)
 	}
 	for _, s := range strings.Split(*dims, ",") {
 		d, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || d < 1 {
-			return fail(2, "--dim: bad dimension %q", s)
+			return die(exitUsage, "--dim: bad dimension %q", s)
 		}
 		opts.Dims = append(opts.Dims, d)
 	}
 	for _, s := range strings.Split(*dtypeList, ",") {
 		dt, err := wordnetbench.ParseDType(strings.TrimSpace(s))
 		if err != nil {
-			return fail(2, "--dtype: %v", err)
+			return die(exitUsage, "--dtype: %v", err)
 		}
 		opts.DTypes = append(opts.DTypes, dt)
 	}
 	var err error
 	if opts.Seeds, err = parseSeedCountOrList(*seeds); err != nil {
-		return fail(2, "--seeds: %v", err)
+		return die(exitUsage, "--seeds: %v", err)
 	}
 	opts.Adjust = func(c *hierarchy.Config) {
 		c.Curvature = *curvature
@@ -115,22 +113,22 @@ func wordnetMain(args []string, stdout, stderr io.Writer) int {
 
 	c, description, err := wordnetbench.LoadClosure(*closure, *wnDir, *filter)
 	if err != nil {
-		return fail(2, "%v", err)
+		return die(exitUsage, "%v", err)
 	}
 	fmt.Fprintln(stdout, description)
 	b, err := backend.New()
 	if err != nil {
-		return fail(1, "%v", err)
+		return die(exitUsage, "%v", err) // GOMLX_BACKEND unset or unusable
 	}
 	res, err := wordnetbench.RunAll(b, *closure, c, description, opts)
 	if err != nil {
-		return fail(1, "%v", err)
+		return die(exitFailure, "%v", err)
 	}
 	t := res.Table()
 	reproduce.Stamp(t)
 	md, err := t.Markdown()
 	if err != nil {
-		return fail(1, "%v", err)
+		return die(exitFailure, "%v", err)
 	}
 	fmt.Fprintln(stdout, "\n"+md)
 	name := *closure + "_reconstruction"
@@ -139,25 +137,25 @@ func wordnetMain(args []string, stdout, stderr io.Writer) int {
 	}
 	base := filepath.Join(*out, name)
 	if err := t.Save(base); err != nil {
-		return fail(1, "%v", err)
+		return die(exitFailure, "%v", err)
 	}
 	fmt.Fprintln(stdout, "wrote", base+".{md,csv,json}")
 
 	if *disk {
 		if err := wordnetFigures(b, res, opts, *closure, *out, stdout); err != nil {
-			return fail(1, "%v", err)
+			return die(exitFailure, "%v", err)
 		}
 	}
 	if *stability {
 		rows, err := hierarchy.MeasureStability(b, wordnetbench.DefaultStabilityRadii, *curvature)
 		if err != nil {
-			return fail(1, "%v", err)
+			return die(exitFailure, "%v", err)
 		}
 		st := wordnetbench.StabilityTable(rows, *curvature)
 		reproduce.Stamp(st)
 		base := filepath.Join(*out, "stability")
 		if err := st.Save(base); err != nil {
-			return fail(1, "%v", err)
+			return die(exitFailure, "%v", err)
 		}
 		fmt.Fprintln(stdout, "wrote", base+".{md,csv,json}")
 	}

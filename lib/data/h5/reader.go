@@ -12,8 +12,9 @@ import (
 
 // File is an HDF5 file opened for reading; the root group's links are indexed at Open.
 type File struct {
-	path       string
-	f          *os.File
+	path       string      // names the file in errors
+	r          io.ReaderAt // the file's bytes
+	closer     io.Closer   // the *os.File of Open; nil for NewReader
 	size       int64
 	base       uint64 // base address: every address in the file is relative to it
 	offsetSize int
@@ -22,7 +23,7 @@ type File struct {
 	addr       map[string]uint64 // link name → object header address
 }
 
-// Open opens path and indexes the links of its root group.
+// Open opens path and indexes the links of its root group (NewReader over the file).
 func Open(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -33,16 +34,33 @@ func Open(path string) (*File, error) {
 		f.Close()
 		return nil, fmt.Errorf("h5: %w", err)
 	}
-	h := &File{path: path, f: f, size: st.Size(), addr: map[string]uint64{}}
-	if err := h.readSuperblockAndRoot(); err != nil {
+	h, err := NewReader(f, st.Size(), path)
+	if err != nil {
 		f.Close()
+		return nil, err
+	}
+	h.closer = f
+	return h, nil
+}
+
+// NewReader indexes the root group of the HDF5 file held by r (size bytes); name identifies
+// it in errors. Any content gives a File or an error naming name and the structure at fault,
+// never a panic (FuzzNewReader).
+func NewReader(r io.ReaderAt, size int64, name string) (*File, error) {
+	h := &File{path: name, r: r, size: size, addr: map[string]uint64{}}
+	if err := h.readSuperblockAndRoot(); err != nil {
 		return nil, err
 	}
 	return h, nil
 }
 
-// Close closes the file.
-func (h *File) Close() error { return h.f.Close() }
+// Close closes the file opened by Open (a no-op for NewReader).
+func (h *File) Close() error {
+	if h.closer == nil {
+		return nil
+	}
+	return h.closer.Close()
+}
 
 // Names returns the root group's link names, sorted.
 func (h *File) Names() []string { return h.names }
@@ -61,8 +79,9 @@ func (h *File) readAt(addr uint64, n int, what string) ([]byte, error) {
 		return nil, h.errorf("%s at address %d (+%d bytes) lies outside the file (%d bytes): truncated or corrupt", what, addr, n, h.size)
 	}
 	buf := make([]byte, n)
-	if _, err := h.f.ReadAt(buf, int64(abs)); err != nil && err != io.EOF {
-		return nil, h.errorf("reading %s: %v", what, err)
+	// io.ReaderAt may return io.EOF with a full buffer at the end of the input.
+	if got, err := h.r.ReadAt(buf, int64(abs)); got < n {
+		return nil, h.errorf("reading %s: %d of %d bytes at address %d: %v", what, got, n, addr, err)
 	}
 	return buf, nil
 }
@@ -91,7 +110,7 @@ func (h *File) readSuperblockAndRoot() error {
 	var sbPos int64 = -1
 	for pos := int64(0); pos+8 <= h.size; {
 		buf := make([]byte, 8)
-		if _, err := h.f.ReadAt(buf, pos); err != nil {
+		if _, err := h.r.ReadAt(buf, pos); err != nil {
 			break
 		}
 		if bytes.Equal(buf, signature) {
@@ -108,7 +127,7 @@ func (h *File) readSuperblockAndRoot() error {
 		return h.errorf("no HDF5 signature found: not an HDF5 file")
 	}
 	head := make([]byte, 32)
-	if _, err := h.f.ReadAt(head, sbPos); err != nil {
+	if _, err := h.r.ReadAt(head, sbPos); err != nil {
 		return h.errorf("superblock truncated")
 	}
 	version := head[8]
@@ -127,7 +146,7 @@ func (h *File) readSuperblockAndRoot() error {
 	}
 	o := h.offsetSize
 	rest := make([]byte, 4*o+2*o+8+16)
-	if _, err := h.f.ReadAt(rest, pos); err != nil {
+	if _, err := h.r.ReadAt(rest, pos); err != nil {
 		return h.errorf("superblock truncated")
 	}
 	h.base = uintN(rest[0:], o)
@@ -415,7 +434,10 @@ func (h *File) dataset(name string) (*datasetInfo, error) {
 			}
 			haveType = true
 		case msgLayout: // §IV.A.2.i
-			if len(d) < 2 || d[0] != 3 {
+			if len(d) < 2 {
+				return nil, h.errorf("%s: data layout message of %d bytes is too short", what, len(d))
+			}
+			if d[0] != 3 {
 				return nil, h.errorf("%s: data layout message version %d not supported (only 3)", what, d[0])
 			}
 			ds.layout = d[1]

@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
 )
 
 // Writer writes a new HDF5 file whose root group holds float32 datasets (contiguous layout).
@@ -15,16 +15,16 @@ import (
 // written by Close, which then fills in the superblock and renames the file into place.
 type Writer struct {
 	path  string
-	tmp   *os.File
+	tmp   *atomicfile.File
 	buf   *bufio.Writer
 	pos   uint64 // next free address
 	links map[string]uint64
 	err   error
 }
 
-// Create starts writing path (through a temporary file in the same directory).
+// Create starts writing path (through a temporary file in the same directory, lib/atomicfile).
 func Create(path string) (*Writer, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	tmp, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("h5: %w", err)
 	}
@@ -150,8 +150,7 @@ func objectHeader(msgs []message) []byte {
 func (w *Writer) Close() (err error) {
 	defer func() {
 		if err != nil {
-			w.tmp.Close()
-			os.Remove(w.tmp.Name())
+			w.tmp.Abort()
 		}
 	}()
 	if w.err != nil {
@@ -263,10 +262,7 @@ func (w *Writer) Close() (err error) {
 	if _, err := w.tmp.WriteAt(sb, 0); err != nil {
 		return fmt.Errorf("h5: writing %s: %w", w.path, err)
 	}
-	if err := w.tmp.Close(); err != nil {
-		return fmt.Errorf("h5: %w", err)
-	}
-	if err := os.Rename(w.tmp.Name(), w.path); err != nil {
+	if err := w.tmp.Commit(); err != nil {
 		return fmt.Errorf("h5: %w", err)
 	}
 	return nil
@@ -274,6 +270,5 @@ func (w *Writer) Close() (err error) {
 
 // Abort discards a file being written.
 func (w *Writer) Abort() {
-	w.tmp.Close()
-	os.Remove(w.tmp.Name())
+	w.tmp.Abort()
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/npy"
 )
 
@@ -22,31 +23,49 @@ type Archive struct {
 	members map[string][]byte // name without ".npy" → raw .npy bytes
 }
 
-// Open reads every member of the .npz at path.
+// Open reads every member of the .npz at path (NewReader over the file).
 func Open(path string) (*Archive, error) {
-	zr, err := zip.OpenReader(path)
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("npz: %s: %w", path, err)
+		return nil, fmt.Errorf("npz: %w", err)
 	}
-	defer zr.Close()
-	a := &Archive{path: path, members: map[string][]byte{}}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("npz: %w", err)
+	}
+	return NewReader(f, st.Size(), path)
+}
+
+// NewReader reads every member of the .npz held by r (size bytes); name identifies it in errors.
+// Any content gives an Archive or an error naming name, never a panic (FuzzNewReader).
+func NewReader(r io.ReaderAt, size int64, name string) (*Archive, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("npz: %s: %w", name, err)
+	}
+	a := &Archive{path: name, members: map[string][]byte{}}
 	for _, f := range zr.File {
 		if !strings.HasSuffix(f.Name, ".npy") {
-			return nil, fmt.Errorf("npz: %s: member %q is not a .npy array", path, f.Name)
+			return nil, fmt.Errorf("npz: %s: member %q is not a .npy array", name, f.Name)
 		}
 		if f.UncompressedSize64 > maxMemberBytes {
-			return nil, fmt.Errorf("npz: %s:%s: %d bytes exceeds the %d-byte limit", path, f.Name, f.UncompressedSize64, int64(maxMemberBytes))
+			return nil, fmt.Errorf("npz: %s:%s: %d bytes exceeds the %d-byte limit", name, f.Name, f.UncompressedSize64, int64(maxMemberBytes))
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return nil, fmt.Errorf("npz: %s:%s: %w", path, f.Name, err)
+			return nil, fmt.Errorf("npz: %s:%s: %w", name, f.Name, err)
 		}
 		b, err := io.ReadAll(io.LimitReader(rc, maxMemberBytes+1))
 		rc.Close()
 		if err != nil {
-			return nil, fmt.Errorf("npz: %s:%s: %w", path, f.Name, err)
+			return nil, fmt.Errorf("npz: %s:%s: %w", name, f.Name, err)
 		}
-		a.members[strings.TrimSuffix(f.Name, ".npy")] = b
+		key := strings.TrimSuffix(f.Name, ".npy")
+		if _, dup := a.members[key]; dup {
+			return nil, fmt.Errorf("npz: %s: member %q appears twice", name, f.Name)
+		}
+		a.members[key] = b
 	}
 	return a, nil
 }
@@ -90,7 +109,7 @@ type Array struct {
 	Data  any // []float32, []float64, []int32 or []int64
 }
 
-// Write writes arrays to path as an uncompressed .npz (np.savez layout).
+// Write writes arrays to path as an uncompressed .npz (np.savez layout), atomically.
 func Write(path string, arrays []Array) error {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -118,5 +137,5 @@ func Write(path string, arrays []Array) error {
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("npz: %s: %w", path, err)
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return atomicfile.WriteFile(path, buf.Bytes(), 0o644)
 }

@@ -1,6 +1,9 @@
 package prvr
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 
@@ -151,4 +154,17 @@ func Load(l Layout, split string) (*Split, error) {
 		s.QueryVideo = append(s.QueryVideo, col[captions.VideoID(c.ID)])
 	}
 	return s, nil
+}
+
+// Fingerprint is the sha256 (hex) of the split's content: its name, sizes, ids, texts, ground truth
+// and every feature and offset. Run caches key on it, so a changed feature file trains anew.
+func (s *Split) Fingerprint() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s|%d|%d|%q|%q|%q|%v|%v|%v|", s.Name, s.Dim, s.QueryDim, s.VideoIDs, s.CapIDs, s.Texts,
+		s.QueryVideo, s.FrameOffsets, s.TokenOffsets)
+	for _, x := range [][]float32{s.Clips, s.Frames, s.Tokens} {
+		binary.Write(h, binary.LittleEndian, x)
+		h.Write([]byte{'|'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

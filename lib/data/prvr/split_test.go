@@ -114,3 +114,26 @@ func TestLoadErrors(t *testing.T) {
 		})
 	}
 }
+
+// A NaN frame feature is an error naming feature.bin, the frame and the column (the BigFile reader
+// checks every value; the HDF5 reader does the same for query tokens), never NaN clips.
+func TestLoadNonFinite(t *testing.T) {
+	l := writeCollection(t, t.TempDir(), toyCaptions, "")
+	bin := filepath.Join(l.FeatureDir(), bigfile.FeatureFileName)
+	f, err := os.OpenFile(bin, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan := math.Float32bits(float32(math.NaN()))
+	// Frame rows are A's 40 then B's 3, 2 floats each: row 41 is B's second frame ("B_ba").
+	if _, err := f.WriteAt([]byte{byte(nan), byte(nan >> 8), byte(nan >> 16), byte(nan >> 24)}, 41*2*4); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = Load(l, "test")
+	for _, w := range []string{"feature.bin", `"B_ba"`, `video "B"`, "column 0 is NaN"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v does not mention %q", err, w)
+		}
+	}
+}

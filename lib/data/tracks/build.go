@@ -1,12 +1,14 @@
 package tracks
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/glove"
 )
 
@@ -22,6 +24,7 @@ var builders = []builder{
 	{"charades", func(env Env, v map[string]bool) error { return CharadesVocabulary(env.Shared, v) }, BuildCharades},
 	{"digits", DigitsVocabulary, BuildDigits},
 	{"tuxpaint", TuxPaintVocabulary, BuildTuxPaint},
+	{"tuxpaint-langs", TuxPaintLangsVocabulary, BuildTuxPaintLangs},
 	{"wordnet", WordNetVocabulary, BuildWordNet},
 }
 
@@ -36,7 +39,9 @@ func TrackNames() []string {
 
 // BuildAll builds the tracks named in only (all when empty) and returns their manifests; the
 // GloVe subset is built first, from the vocabulary of every track whose texts can be read. A
-// failing track does not stop the others; the errors are returned together.
+// track is rebuilt unless its manifest's inputs and every output's sha256 still match. A failing
+// track does not stop the others; the errors are returned together (errors.Join), those caused
+// by missing or corrupt inputs marked data.BadInput.
 func BuildAll(env Env, only []string) ([]*Manifest, error) {
 	want := map[string]bool{}
 	for _, n := range only {
@@ -46,16 +51,16 @@ func BuildAll(env Env, only []string) ([]*Manifest, error) {
 		want[n] = true
 	}
 	selected := func(n string) bool { return len(only) == 0 || want[n] }
-	var errs []string
+	var errs []error
 	vocab := map[string]bool{}
 	for _, b := range builders {
 		if err := b.vocab(env, vocab); err != nil && selected(b.name) {
-			errs = append(errs, b.name+": "+err.Error())
+			errs = append(errs, fmt.Errorf("%s: %w", b.name, data.BadInput(err)))
 		}
 	}
 	if len(errs) > 0 {
 		// A track whose texts cannot be read would also change the GloVe subset: stop here.
-		return nil, fmt.Errorf("%s", strings.Join(errs, "\n"))
+		return nil, errors.Join(errs...)
 	}
 	g, gm, err := BuildGloVe(env, vocab)
 	if err != nil {
@@ -70,15 +75,12 @@ func BuildAll(env Env, only []string) ([]*Manifest, error) {
 		env.logf("%s: building", b.name)
 		m, err := b.build(env, g, subset)
 		if err != nil {
-			errs = append(errs, b.name+": "+err.Error())
+			errs = append(errs, fmt.Errorf("%s: %w", b.name, err))
 			continue
 		}
 		out = append(out, m)
 	}
-	if len(errs) > 0 {
-		return out, fmt.Errorf("%s", strings.Join(errs, "\n"))
-	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 func contains(xs []string, x string) bool {

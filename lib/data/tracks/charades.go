@@ -2,11 +2,13 @@ package tracks
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data/bigfile"
 	"github.com/geoalign/geoalign/lib/data/captions"
 	"github.com/geoalign/geoalign/lib/data/charades"
@@ -123,13 +125,13 @@ func classVectors(names []string, g *glove.Vectors) ([][]float32, error) {
 // BuildCharades builds the label-derived Charades features and the two collections that use them.
 func BuildCharades(env Env, g *glove.Vectors, gloveSubset string) (*Manifest, error) {
 	src := charadesFiles(env.Shared)
-	inputs, err := hashInputs([]string{src.staTrain, src.staTest, src.v1Train, src.v1Test, src.classes, gloveSubset},
+	inputs, err := env.hashInputs([]string{src.staTrain, src.staTest, src.v1Train, src.v1Test, src.classes, gloveSubset},
 		"the staged ../shared/data/charades (see datasets/README.md)")
 	if err != nil {
 		return nil, err
 	}
 	root := filepath.Join(env.Cache, CharadesDir)
-	if m, ok := fresh(root, env.Cache, charadesBuilder, inputs); ok {
+	if m, ok := env.fresh(root, charadesBuilder, inputs); ok {
 		return m, nil
 	}
 	if err := os.RemoveAll(root); err != nil {
@@ -247,17 +249,7 @@ func writeCollectionText(l prvr.Layout, g *glove.Vectors, splits map[string][]ca
 	noTok := 0
 	for _, split := range []string{"train", "val", "test"} {
 		caps := splits[split]
-		f, err := os.Create(l.CaptionFile(split))
-		if err != nil {
-			w.Abort()
-			return 0, err
-		}
-		if err := captions.Write(f, caps); err != nil {
-			f.Close()
-			w.Abort()
-			return 0, err
-		}
-		if err := f.Close(); err != nil {
+		if err := atomicfile.Write(l.CaptionFile(split), func(f io.Writer) error { return captions.Write(f, caps) }); err != nil {
 			w.Abort()
 			return 0, err
 		}
@@ -286,13 +278,5 @@ func writeCollectionText(l prvr.Layout, g *glove.Vectors, splits map[string][]ca
 }
 
 func writeVideo2Frames(path string, v bigfile.Video2Frames) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := bigfile.WriteVideo2Frames(f, v); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.Write(path, func(w io.Writer) error { return bigfile.WriteVideo2Frames(w, v) })
 }

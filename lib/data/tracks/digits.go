@@ -130,12 +130,12 @@ func BuildDigits(env Env, g *glove.Vectors, gloveSubset string) (*Manifest, erro
 	for _, f := range files {
 		paths = append(paths, f.path)
 	}
-	inputs, err := hashInputs(paths, "Debian python3-sklearn and the staged ../shared/data/fsdd")
+	inputs, err := env.hashInputs(paths, "Debian python3-sklearn and the staged ../shared/data/fsdd")
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(env.Cache, DigitsDir)
-	if m, ok := fresh(dir, env.Cache, digitsBuilder, inputs); ok {
+	if m, ok := env.fresh(dir, digitsBuilder, inputs); ok {
 		return m, nil
 	}
 	os.RemoveAll(dir)

@@ -9,10 +9,17 @@
 //     (Charades descriptions ↔ videos, one caption per video, the official v1 train/test split,
 //     for GARE-style text→video retrieval);
 //   - digits: tri-modal FSDD spoken digits ↔ sklearn handwritten digits ↔ number words;
-//   - tuxpaint: Tux Paint stamps, image ↔ English caption ↔ human-spoken caption.
+//   - tuxpaint: Tux Paint stamps, image ↔ English caption ↔ human-spoken French caption;
+//   - tuxpaint-langs: the Tux Paint stamps spoken in every language of TuxSpeechLanguages (fr, es,
+//     ru, ro, ca, bg), image ↔ English caption ↔ one spoken caption per language (GRAM with up to
+//     eight modalities on the same stamps).
 //
-// Every build is idempotent: a track writes manifest.json last, recording the sha256 of its
-// inputs and of every output; a later build whose inputs hash the same and whose outputs still
-// have the recorded sizes prints the manifest instead of rebuilding. A missing input (the staged
-// ../shared/data, a Debian package, npm) is an error that says what to install.
+// Every build is idempotent and verified: a track writes manifest.json last, recording the
+// sha256 of its inputs and of every output; a later build whose inputs hash the same and whose
+// outputs all still hash as recorded prints the manifest instead of rebuilding, and any other
+// build says which file differs and rebuilds the track (every output is hashed each time: the
+// whole cache takes a few seconds, and no size or modification time can vouch for content).
+// Staged inputs are pinned (StagedSHA256): a corrupt one is an error naming it, never the source
+// of a rebuild. A missing input (the staged ../shared/data, a Debian package, npm) is an error
+// that says what to install; both are data.InputError (exit 2 in geoalign).
 package tracks

@@ -7,8 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
+	"strings"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
+	"github.com/geoalign/geoalign/lib/data"
 )
 
 // Env says where a build reads from and writes to.
@@ -16,6 +21,24 @@ type Env struct {
 	Shared string    // the staged real data, ../shared/data
 	Cache  string    // the build cache, datasets/cache
 	Log    io.Writer // progress messages
+	// Staged pins the sha256 of staged inputs by path relative to Shared (StagedSHA256 for the
+	// real ../shared/data; nil checks nothing, as for the tests' miniatures). An input that
+	// differs is an error naming it: rebuilding from a corrupt input would build corrupt data.
+	Staged map[string]string
+}
+
+// StagedSHA256 pins the files staged in ../shared/data (copied unchanged from the repositories
+// and commits that ../shared/data/README.md and datasets/README.md name). A key ending in "/" pins
+// a directory by the sha256 of its files' "<name> <sha256>\n" lines in name order (FSDD's 3,000
+// recordings).
+var StagedSHA256 = map[string]string{
+	"charades/Charades_v1_test.csv":   "8b8b207b55fb95b949018027f69d83bd46cd844d15834f8f592ee8e7446173eb",
+	"charades/Charades_v1_train.csv":  "59273c6dc2139ec7eb95b980fd26bc8529774b1ede0602f6ca90b546ed12f0fc",
+	"charades/charades_sta_test.txt":  "fab341679c20b0917173dcffffde367a71113fe63f3a645558cef2ebfbfefb55",
+	"charades/charades_sta_train.txt": "47ec9b6b488fca753373d9cc29b07a959f7237a922cb29463cd088cd6198e805",
+	"charades/classes.tsv":            "8d6165bb03cccbfd46df39da53a77e76ef2eb43c56dcb1bf68d724a34cdd454c",
+	"wordnet/mammals_filter.txt":      "f3d46ca7275a1fc20c4fea2f48c02bba1b491a7ec61ddb73bbabdd499bda0060",
+	"fsdd/recordings/":                "dbd573d7cafe79c4b49f65718115e1304e24e067fa39eff18a660dc6cb9c360f",
 }
 
 func (e Env) logf(format string, args ...any) {
@@ -71,40 +94,73 @@ func fileSHA256(path string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
-// hashInputs hashes each input file; a missing one is an error carrying hint.
-func hashInputs(paths []string, hint string) (map[string]string, error) {
+// hashInputs hashes each input file and checks the staged ones against env.Staged. A missing
+// input (hint says what provides it) or a staged one with another sha256 is a data.BadInput
+// error naming the file.
+func (env Env) hashInputs(paths []string, hint string) (map[string]string, error) {
 	out := map[string]string{}
+	dirs := map[string][]string{} // pinned directory → "<name> <sha256>" of its inputs
 	for _, p := range paths {
 		sum, _, err := fileSHA256(p)
 		if err != nil {
-			return nil, fmt.Errorf("missing input %s (%s): %w", p, hint, err)
+			return nil, data.BadInput(fmt.Errorf("missing input %s (%s): %w", p, hint, err))
 		}
 		out[p] = sum
+		rel, err := filepath.Rel(env.Shared, p)
+		if env.Staged == nil || err != nil {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if want, pinned := env.Staged[rel]; pinned && sum != want {
+			return nil, data.BadInput(fmt.Errorf("staged input %s has sha256 %s, want %s (corrupt or not the copy ../shared/data/README.md names: restore it)", p, sum, want))
+		}
+		if dir := path.Dir(rel) + "/"; env.Staged[dir] != "" {
+			dirs[dir] = append(dirs[dir], path.Base(rel)+" "+sum+"\n")
+		}
+	}
+	for dir, lines := range dirs {
+		sort.Strings(lines)
+		h := sha256.Sum256([]byte(strings.Join(lines, "")))
+		if got, want := hex.EncodeToString(h[:]), env.Staged[dir]; got != want {
+			return nil, data.BadInput(fmt.Errorf("staged inputs %s (%d files) have digest %s, want %s (a file is corrupt, missing or added: restore the directory)",
+				filepath.Join(env.Shared, dir), len(lines), got, want))
+		}
 	}
 	return out, nil
 }
 
 // fresh returns the manifest in dir if it was built by builder from exactly inputs and every
-// output still has its recorded size.
-func fresh(dir, cache, builder string, inputs map[string]string) (*Manifest, bool) {
+// output it lists still has its recorded size and sha256; otherwise it logs why the track is
+// rebuilt. Every output is hashed (no size-and-mtime fast path): the whole cache hashes in a few
+// seconds, and a same-size, same-mtime corruption is then caught too.
+func (env Env) fresh(dir, builder string, inputs map[string]string) (*Manifest, bool) {
 	raw, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if err != nil {
 		return nil, false
 	}
 	var m Manifest
 	if json.Unmarshal(raw, &m) != nil || m.Builder != builder || len(m.Inputs) != len(inputs) {
+		env.logf("%s: rebuilding: %s is unreadable or from another builder or input list", dir, ManifestName)
 		return nil, false
 	}
 	for k, v := range inputs {
 		if m.Inputs[k] != v {
+			env.logf("%s: rebuilding: input %s changed since the last build", dir, k)
 			return nil, false
 		}
 	}
 	for _, a := range m.Outputs {
-		st, err := os.Stat(filepath.Join(cache, a.Path))
-		if err != nil || st.Size() != a.Bytes {
-			return nil, false
+		p := filepath.Join(env.Cache, a.Path)
+		sum, n, err := fileSHA256(p)
+		switch {
+		case err != nil:
+			env.logf("%s: rebuilding: %v", dir, err)
+		case n != a.Bytes || sum != a.SHA256:
+			env.logf("%s: rebuilding: %s (%d bytes, sha256 %s) differs from the manifest (%d bytes, %s): corrupt or modified", dir, p, n, sum, a.Bytes, a.SHA256)
+		default:
+			continue
 		}
+		return nil, false
 	}
 	return &m, true
 }
@@ -121,7 +177,7 @@ func finish(dir, cache string, m Manifest, outputs []string) (*Manifest, error) 
 		m.Outputs = append(m.Outputs, Artifact{Path: rel, Bytes: n, SHA256: sum})
 	}
 	raw, _ := json.MarshalIndent(m, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, ManifestName), append(raw, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, ManifestName), append(raw, '\n'), 0o644); err != nil {
 		return nil, err
 	}
 	return &m, nil

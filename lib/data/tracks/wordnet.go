@@ -1,11 +1,10 @@
 package tracks
 
 import (
-	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data/glove"
 	"github.com/geoalign/geoalign/lib/data/wordnet"
 )
@@ -28,14 +27,14 @@ func WordNetVocabulary(Env, map[string]bool) error { return nil }
 // BuildWordNet writes the noun and mammal closures into <cache>/wordnet.
 func BuildWordNet(env Env, _ *glove.Vectors, _ string) (*Manifest, error) {
 	filter := filepath.Join(env.Shared, "wordnet", "mammals_filter.txt")
-	inputs, err := hashInputs([]string{
+	inputs, err := env.hashInputs([]string{
 		filepath.Join(WordNetDBDir, "data.noun"), filepath.Join(WordNetDBDir, "index.noun"), filter,
 	}, "Debian wordnet-base and the staged ../shared/data/wordnet")
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(env.Cache, WordNetDir)
-	if m, ok := fresh(dir, env.Cache, wordnetBuilder, inputs); ok {
+	if m, ok := env.fresh(dir, wordnetBuilder, inputs); ok {
 		return m, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -70,18 +69,5 @@ func BuildWordNet(env Env, _ *glove.Vectors, _ string) (*Manifest, error) {
 }
 
 func writeClosure(path string, c *wordnet.Closure) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	if err := c.WriteTSV(w); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.Write(path, c.WriteTSV) // WriteTSV buffers and flushes
 }

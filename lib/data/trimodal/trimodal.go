@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,6 +22,10 @@ type Set struct {
 	Labels                      []int    // class of each triplet (digit, or category index)
 	LabelNames                  []string // name of each label value
 	IDs                         []string // stamp id or recording index
+	// Speech (LoadTuxPaintLangs only) is the pooled log-mel of the spoken caption in each language
+	// of Languages, N×AudioDim each; Audio is Speech[0].
+	Speech    [][]float32
+	Languages []string
 }
 
 func readMatrix(path string) ([]float32, int, int, error) {
@@ -33,23 +38,65 @@ func readMatrix(path string) ([]float32, int, int, error) {
 
 // LoadTuxPaint loads split ("train" or "test") of <cache>/tuxpaint.
 func LoadTuxPaint(cache, split string) (*Set, error) {
-	dir := filepath.Join(cache, "tuxpaint")
-	s := &Set{Name: "tuxpaint " + split}
-	var rows [3]int
+	return loadTux(filepath.Join(cache, "tuxpaint"), split, []string{"audio"})
+}
+
+// LoadTuxPaintLangs loads split ("train" or "test") of <cache>/tuxpaint-langs, the stamps with a
+// spoken caption in every language of the track, with the speech of each of langs (e.g. "fr",
+// "es": files audio_<lang>_<split>.npy) in Speech, in that order.
+func LoadTuxPaintLangs(cache, split string, langs []string) (*Set, error) {
+	if len(langs) == 0 {
+		return nil, fmt.Errorf("trimodal: LoadTuxPaintLangs needs at least one language")
+	}
+	files := make([]string, len(langs))
+	for i, l := range langs {
+		files[i] = "audio_" + l
+	}
+	s, err := loadTux(filepath.Join(cache, "tuxpaint-langs"), split, files)
+	if err != nil {
+		return nil, err
+	}
+	s.Languages = slices.Clone(langs)
+	return s, nil
+}
+
+// loadTux reads split of a Tux Paint track directory: text_, image_ and the audio files named
+// (<name>_<split>.npy), and meta_<split>.tsv (header, then id, category, caption).
+func loadTux(dir, split string, audioFiles []string) (*Set, error) {
+	s := &Set{Name: filepath.Base(dir) + " " + split}
+	read := func(name string, dim *int) ([]float32, error) {
+		p := filepath.Join(dir, name+"_"+split+".npy")
+		x, r, c, err := readMatrix(p)
+		if err != nil {
+			return nil, err
+		}
+		if *dim != 0 && c != *dim {
+			return nil, fmt.Errorf("trimodal: %s has %d columns, the other audio files %d", p, c, *dim)
+		}
+		if s.N != 0 && r != s.N || r == 0 {
+			return nil, fmt.Errorf("trimodal: %s has %d rows, text_%s.npy %d (want equal and > 0)", p, r, split, s.N)
+		}
+		*dim, s.N = c, r
+		return x, nil
+	}
 	var err error
-	if s.Text, rows[0], s.TextDim, err = readMatrix(filepath.Join(dir, "text_"+split+".npy")); err != nil {
+	if s.Text, err = read("text", &s.TextDim); err != nil {
 		return nil, err
 	}
-	if s.Image, rows[1], s.ImageDim, err = readMatrix(filepath.Join(dir, "image_"+split+".npy")); err != nil {
+	if s.Image, err = read("image", &s.ImageDim); err != nil {
 		return nil, err
 	}
-	if s.Audio, rows[2], s.AudioDim, err = readMatrix(filepath.Join(dir, "audio_"+split+".npy")); err != nil {
-		return nil, err
+	for _, name := range audioFiles {
+		x, err := read(name, &s.AudioDim)
+		if err != nil {
+			return nil, err
+		}
+		s.Speech = append(s.Speech, x)
 	}
-	if rows[0] != rows[1] || rows[1] != rows[2] || rows[0] == 0 {
-		return nil, fmt.Errorf("trimodal: %s: text/image/audio rows %v disagree or are empty", dir, rows)
+	s.Audio = s.Speech[0]
+	if len(audioFiles) == 1 {
+		s.Speech = nil
 	}
-	s.N = rows[0]
 	metaPath := filepath.Join(dir, "meta_"+split+".tsv")
 	f, err := os.Open(metaPath)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // Edge is one pair of a transitive closure: Child is-a Parent, as indices into Closure.Nodes.
@@ -175,8 +176,8 @@ func ReadTSV(r io.Reader, name string) (*Closure, error) {
 			continue
 		}
 		child, parent, ok := strings.Cut(line, "\t")
-		if !ok || child == "" || parent == "" || strings.Contains(parent, "\t") {
-			return nil, fmt.Errorf("wordnet: %s:%d: want \"child<TAB>parent\", got %q", name, lineNo, line)
+		if !ok || !isNodeName(child) || !isNodeName(parent) {
+			return nil, fmt.Errorf("wordnet: %s:%d: want \"child<TAB>parent\" (names without spaces or control characters), got %q", name, lineNo, line)
 		}
 		pairs[[2]string{child, parent}] = struct{}{}
 	}
@@ -184,6 +185,13 @@ func ReadTSV(r io.Reader, name string) (*Closure, error) {
 		return nil, fmt.Errorf("wordnet: reading %s: %w", name, err)
 	}
 	return newClosure(pairs), nil
+}
+
+// isNodeName reports whether s can be a node of a closure file: non-empty, without white space
+// or control characters (WordNet's NLTK names are lemma.n.NN; a "\r" would not survive a
+// write/read round trip, since line reading drops it).
+func isNodeName(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
 }
 
 // Reduction returns the transitive reduction of the closure: the edges (u, v) with no w such that

@@ -39,7 +39,9 @@ func ParseMammalFilter(r io.Reader, name string) ([]string, error) {
 		if strings.TrimSpace(p) == "" {
 			return nil, fmt.Errorf("wordnet: %s:%d: blank pattern (grep -f would match every line)", name, lineNo)
 		}
-		if _, err := regexp.Compile(p); err != nil {
+		// Compiled as MammalClosure combines it, "(p)": a pattern such as \Q that quotes the
+		// closing parenthesis compiles alone but would break the combination.
+		if _, err := regexp.Compile("(" + p + ")"); err != nil {
 			return nil, fmt.Errorf("wordnet: %s:%d: pattern %q: %w", name, lineNo, p, err)
 		}
 		out = append(out, p)

@@ -53,24 +53,32 @@ func Load(dir string) (*Nouns, error) {
 		return nil, fmt.Errorf("wordnet: %w (install Debian's wordnet-base: apt-get install -y wordnet-base)", err)
 	}
 	defer df.Close()
-	synsets, err := ParseData(df, dataPath)
-	if err != nil {
-		return nil, err
-	}
 	xf, err := os.Open(indexPath)
 	if err != nil {
 		return nil, fmt.Errorf("wordnet: %w", err)
 	}
 	defer xf.Close()
-	senses, err := ParseIndex(xf, indexPath)
+	return Read(df, dataPath, xf, indexPath)
+}
+
+// Read parses a data.noun and an index.noun stream (named dataName and indexName in errors) and
+// names every synset. Any content gives Nouns whose hypernym graphs are acyclic (so NounClosure
+// terminates) or an error naming the file and line, never a panic (FuzzRead).
+func Read(data io.Reader, dataName string, index io.Reader, indexName string) (*Nouns, error) {
+	synsets, err := ParseData(data, dataName)
 	if err != nil {
 		return nil, err
 	}
-	return newNouns(synsets, senses)
+	senses, err := ParseIndex(index, indexName)
+	if err != nil {
+		return nil, err
+	}
+	return newNouns(synsets, senses, dataName, indexName)
 }
 
-// newNouns indexes the synsets and gives each its NLTK name.
-func newNouns(synsets []Synset, senses map[string][]uint32) (*Nouns, error) {
+// newNouns indexes the synsets and gives each its NLTK name; dataName and indexName name the
+// files in errors.
+func newNouns(synsets []Synset, senses map[string][]uint32, dataName, indexName string) (*Nouns, error) {
 	n := &Nouns{
 		Synsets:  synsets,
 		Names:    make([]string, len(synsets)),
@@ -80,17 +88,17 @@ func newNouns(synsets []Synset, senses map[string][]uint32) (*Nouns, error) {
 	}
 	for i, s := range synsets {
 		if _, dup := n.ByOffset[s.Offset]; dup {
-			return nil, fmt.Errorf("wordnet: synset offset %08d appears twice in data.noun", s.Offset)
+			return nil, fmt.Errorf("wordnet: %s: synset offset %08d appears twice", dataName, s.Offset)
 		}
 		n.ByOffset[s.Offset] = i
 	}
 	for i, s := range synsets {
 		name, err := nltkName(s, senses)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("wordnet: %s and %s: %w", dataName, indexName, err)
 		}
 		if j, dup := n.ByName[name]; dup {
-			return nil, fmt.Errorf("wordnet: synsets %08d and %08d both get the name %q", synsets[j].Offset, s.Offset, name)
+			return nil, fmt.Errorf("wordnet: %s and %s: synsets %08d and %08d both get the name %q", dataName, indexName, synsets[j].Offset, s.Offset, name)
 		}
 		n.Names[i], n.ByName[name] = name, i
 	}
@@ -98,12 +106,57 @@ func newNouns(synsets []Synset, senses map[string][]uint32) (*Nouns, error) {
 		for _, list := range [][]uint32{s.Hypernyms, s.InstanceHypernyms} {
 			for _, t := range list {
 				if _, ok := n.ByOffset[t]; !ok {
-					return nil, fmt.Errorf("wordnet: synset %08d points to %08d, which is not in data.noun", s.Offset, t)
+					return nil, fmt.Errorf("wordnet: %s: synset %08d points to %08d, which is not in the file", dataName, s.Offset, t)
 				}
 			}
 		}
 	}
+	if err := n.checkAcyclic(hypernymSymbol, func(s Synset) []uint32 { return s.Hypernyms }); err != nil {
+		return nil, fmt.Errorf("wordnet: %s: %w", dataName, err)
+	}
+	if err := n.checkAcyclic(instanceHypernymSymbol, func(s Synset) []uint32 { return s.InstanceHypernyms }); err != nil {
+		return nil, fmt.Errorf("wordnet: %s: %w", dataName, err)
+	}
 	return n, nil
+}
+
+// checkAcyclic reports a cycle of the pointers (symbol) that targets selects: WordNet's hypernym
+// graphs are acyclic, and NounClosure's recursion relies on it. Depth-first search with an
+// explicit stack, so that a long chain cannot overflow the goroutine stack either.
+func (n *Nouns) checkAcyclic(symbol string, targets func(Synset) []uint32) error {
+	const (
+		unvisited = iota
+		onPath
+		done
+	)
+	state := make([]byte, len(n.Synsets))
+	type frame struct{ node, next int }
+	for root := range n.Synsets {
+		if state[root] != unvisited {
+			continue
+		}
+		stack := []frame{{root, 0}}
+		state[root] = onPath
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			ts := targets(n.Synsets[top.node])
+			if top.next == len(ts) {
+				state[top.node] = done
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			t := n.ByOffset[ts[top.next]]
+			top.next++
+			switch state[t] {
+			case onPath:
+				return fmt.Errorf("synset %08d is its own ancestor through %q pointers (a cycle)", n.Synsets[t].Offset, symbol)
+			case unvisited:
+				state[t] = onPath
+				stack = append(stack, frame{t, 0})
+			}
+		}
+	}
+	return nil
 }
 
 // nltkName is NLTK's synset name: the lower-cased first lemma, ".n.", and the two-digit 1-based
@@ -111,7 +164,7 @@ func newNouns(synsets []Synset, senses map[string][]uint32) (*Nouns, error) {
 // _synset_from_pos_and_line).
 func nltkName(s Synset, senses map[string][]uint32) (string, error) {
 	if len(s.Words) == 0 {
-		return "", fmt.Errorf("wordnet: synset %08d has no words", s.Offset)
+		return "", fmt.Errorf("synset %08d has no words", s.Offset)
 	}
 	lemma := strings.ToLower(s.Words[0])
 	for k, off := range senses[lemma] {
@@ -119,7 +172,7 @@ func nltkName(s Synset, senses map[string][]uint32) (string, error) {
 			return fmt.Sprintf("%s.n.%02d", lemma, k+1), nil
 		}
 	}
-	return "", fmt.Errorf("wordnet: synset %08d is not among the senses of %q in index.noun", s.Offset, lemma)
+	return "", fmt.Errorf("synset %08d is not among the senses of %q in the index", s.Offset, lemma)
 }
 
 // Name returns the NLTK name of the synset at offset, or "" if there is none.
@@ -183,6 +236,9 @@ func parseDataLine(line string) (Synset, error) {
 	if err != nil {
 		return s, fmt.Errorf("field w_cnt %q (2 hex digits): %w", f[3], err)
 	}
+	if wCnt == 0 {
+		return s, fmt.Errorf("field w_cnt is 0: a synset has at least one word")
+	}
 	pos := 4
 	if len(f) < pos+2*int(wCnt)+1 {
 		return s, fmt.Errorf("w_cnt says %d words but the line is too short", wCnt)
@@ -191,15 +247,15 @@ func parseDataLine(line string) (Synset, error) {
 		s.Words = append(s.Words, f[pos])
 		pos += 2 // word, lex_id
 	}
-	pCnt, err := strconv.Atoi(f[pos])
+	pCnt, err := strconv.ParseUint(f[pos], 10, 16) // 3 decimal digits in WordNet
 	if err != nil {
 		return s, fmt.Errorf("field p_cnt %q: %w", f[pos], err)
 	}
 	pos++
-	if len(f) < pos+4*pCnt {
+	if len(f) < pos+4*int(pCnt) {
 		return s, fmt.Errorf("p_cnt says %d pointers but only %d fields follow", pCnt, len(f)-pos)
 	}
-	for k := 0; k < pCnt; k++ {
+	for k := 0; k < int(pCnt); k++ {
 		symbol, target, tpos := f[pos], f[pos+1], f[pos+2]
 		pos += 4
 		if tpos != "n" || (symbol != hypernymSymbol && symbol != instanceHypernymSymbol) {
@@ -236,18 +292,20 @@ func ParseIndex(r io.Reader, name string) (map[string][]uint32, error) {
 		if len(f) < 4 {
 			return nil, fmt.Errorf("wordnet: %s:%d: index line has %d fields, want at least 4", name, lineNo, len(f))
 		}
-		synsetCnt, err := strconv.Atoi(f[2])
+		// Counts are non-negative and bounded (ParseUint, 16 bits), so the arithmetic below
+		// cannot overflow or make a negative length.
+		synsetCnt, err := strconv.ParseUint(f[2], 10, 16)
 		if err != nil {
 			return nil, fmt.Errorf("wordnet: %s:%d: field synset_cnt %q: %w", name, lineNo, f[2], err)
 		}
-		pCnt, err := strconv.Atoi(f[3])
+		pCnt, err := strconv.ParseUint(f[3], 10, 16)
 		if err != nil {
 			return nil, fmt.Errorf("wordnet: %s:%d: field p_cnt %q: %w", name, lineNo, f[3], err)
 		}
-		first := 4 + pCnt + 2 // skip the pointer symbols, sense_cnt and tagsense_cnt
-		if len(f) != first+synsetCnt {
+		first := 4 + int(pCnt) + 2 // skip the pointer symbols, sense_cnt and tagsense_cnt
+		if len(f) != first+int(synsetCnt) {
 			return nil, fmt.Errorf("wordnet: %s:%d: synset_cnt %d and p_cnt %d imply %d fields, line has %d",
-				name, lineNo, synsetCnt, pCnt, first+synsetCnt, len(f))
+				name, lineNo, synsetCnt, pCnt, first+int(synsetCnt), len(f))
 		}
 		offs := make([]uint32, synsetCnt)
 		for k := range offs {
@@ -256,6 +314,9 @@ func ParseIndex(r io.Reader, name string) (map[string][]uint32, error) {
 				return nil, fmt.Errorf("wordnet: %s:%d: synset offset %q: %w", name, lineNo, f[first+k], err)
 			}
 			offs[k] = uint32(v)
+		}
+		if _, dup := out[f[0]]; dup {
+			return nil, fmt.Errorf("wordnet: %s:%d: lemma %q appears twice", name, lineNo, f[0])
 		}
 		out[f[0]] = offs
 	}

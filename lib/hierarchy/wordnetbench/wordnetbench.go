@@ -59,11 +59,10 @@ type Options struct {
 	Preset string
 	// Adjust, when set, edits each run's configuration after the preset (epochs, lr, ...).
 	Adjust func(*hierarchy.Config)
-	// CheckpointDir, when set, keeps one checkpoint per run there (saved every
-	// CheckpointEvery epochs, default 50); with Resume, an existing checkpoint is continued.
-	CheckpointDir   string
-	CheckpointEvery int
-	Resume          bool
+	// CheckpointDir, when set, keeps one run directory per run there (RunDir: a checkpoint every
+	// epoch, lib/train's format); a run whose directory holds a checkpoint continues from it (a
+	// finished run is only re-evaluated).
+	CheckpointDir string
 	// EvalSample > 0 evaluates a fixed random sample of that many nodes (the noun closure's
 	// 82,115 × 82,115 distances take long on two cores); 0 evaluates every node.
 	EvalSample int
@@ -148,28 +147,14 @@ func RunAll(backend compute.Backend, closureName string, c *wordnet.Closure, des
 }
 
 func runOne(backend compute.Backend, closureName string, c *wordnet.Closure, cfg hierarchy.Config, opts Options, sample []int32) (Run, error) {
-	var tr *hierarchy.Trainer
-	var err error
-	var ckpt string
-	if opts.CheckpointDir != "" {
-		ckpt = CheckpointPath(opts.CheckpointDir, closureName, cfg)
-		if _, statErr := os.Stat(ckpt); opts.Resume && statErr == nil {
-			if tr, err = hierarchy.LoadCheckpoint(backend, c, ckpt); err != nil {
-				return Run{}, err
-			}
-			tr.Config.Epochs = cfg.Epochs
-		}
-	}
-	if tr == nil {
-		if tr, err = hierarchy.NewTrainer(backend, c, cfg); err != nil {
-			return Run{}, err
-		}
+	tr, err := hierarchy.NewTrainer(backend, c, cfg)
+	if err != nil {
+		return Run{}, err
 	}
 	tr.Quiet = opts.Quiet
-	if ckpt != "" {
-		tr.CheckpointPath, tr.CheckpointEvery = ckpt, opts.CheckpointEvery
-		if tr.CheckpointEvery == 0 {
-			tr.CheckpointEvery = 50
+	if opts.CheckpointDir != "" {
+		if err := tr.Open(RunDir(opts.CheckpointDir, closureName, cfg)); err != nil {
+			return Run{}, err
 		}
 	}
 	if err := tr.Train(); err != nil {
@@ -193,10 +178,10 @@ func runOne(backend compute.Backend, closureName string, c *wordnet.Closure, cfg
 	return run, err
 }
 
-// CheckpointPath is where RunAll keeps the checkpoint of a run under dir:
-// <dir>/<closure>_<model>_d<dim>_<dtype>_seed<seed>.ckpt (read it back with hierarchy.LoadCheckpoint).
-func CheckpointPath(dir, closureName string, cfg hierarchy.Config) string {
-	return filepath.Join(dir, fmt.Sprintf("%s_%s_d%d_%s_seed%d.ckpt", closureName, cfg.Manifold, cfg.Dim, dtypeName(cfg.DType), cfg.Seed))
+// RunDir is the run directory RunAll gives a run under dir:
+// <dir>/<closure>_<model>_d<dim>_<dtype>_seed<seed> (read its embedding with hierarchy.LoadEmbedding).
+func RunDir(dir, closureName string, cfg hierarchy.Config) string {
+	return filepath.Join(dir, fmt.Sprintf("%s_%s_d%d_%s_seed%d", closureName, cfg.Manifold, cfg.Dim, dtypeName(cfg.DType), cfg.Seed))
 }
 
 // evalSample draws a fixed sample (seed 42, like reconstruction.py) of nodes that have parents.

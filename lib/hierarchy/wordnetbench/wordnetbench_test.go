@@ -2,6 +2,7 @@ package wordnetbench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,9 +65,21 @@ func TestRunAllAndFigures(t *testing.T) {
 		Seeds: []uint64{1, 2}, Quiet: true, Log: &strings.Builder{},
 		Adjust: func(c *hierarchy.Config) { c.Epochs, c.BatchSize, c.Negatives = 30, 2, 1 },
 	}
+	opts.CheckpointDir = t.TempDir()
 	res, err := RunAll(backend.MustNew(), "small", c, "4-node test closure", opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Repeated on the same run directories, the finished runs are only re-evaluated: the same
+	// embeddings, results and (recorded) training times.
+	again, err := RunAll(backend.MustNew(), "small", c, "4-node test closure", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range again.Runs {
+		if !slices.Equal(r.Emb.Coords, res.Runs[i].Emb.Coords) || r.Result != res.Runs[i].Result || r.TrainSeconds != res.Runs[i].TrainSeconds {
+			t.Errorf("run %d repeated: %+v, first %+v", i, r.Result, res.Runs[i].Result)
+		}
 	}
 	if len(res.Runs) != 2 || res.Runs[1].Config.Seed != 2 || res.Runs[0].Config.DType != dtypes.Float32 {
 		t.Fatalf("runs: %+v", res.Runs)

@@ -17,8 +17,9 @@ func benchConfig() Config { return DefaultConfig() }
 // BenchmarkPairedGareTrainStep is one training forward + backward (the gradients of every
 // parameter, no optimizer update) of GARE at the official shapes: 128 texts × 128 videos, 12
 // frames, 512-d given features, 4-layer temporal transformer, ψ with dropout, L_info + β L_IB +
-// λ_ε L_ε + λ_dir L_dir, computed as Model.Train computes it: the chunked step (step.go) with
-// DefaultTextChunk texts per block, stopped before its BertAdam update. Twin:
+// λ_ε L_ε + λ_dir L_dir, computed by the chunked step (step.go, TrainOptions.TextChunk =
+// DefaultTextChunk, the memory-saving option) with DefaultTextChunk texts per block, stopped before
+// its BertAdam update. Twin:
 // lib/bench/torch/GareTrainStep.py. $GARE_BENCH_TEXT_CHUNK sets another block size, or -1 for the
 // single-graph step.
 func BenchmarkPairedGareTrainStep(b *testing.B) {
@@ -117,6 +118,9 @@ func BenchmarkPairedGareInference1k(b *testing.B) {
 	}
 }
 
+// BenchmarkSmallTrainStep is one step of the default (single-graph) training step, update included,
+// at the study's full-scale widths (D = 128, GloVe 100-d texts, 257-d label-derived frames, one
+// temporal layer, batch 128).
 func BenchmarkSmallTrainStep(b *testing.B) {
 	cfg := benchConfig()
 	cfg.Dim, cfg.TextInputDim, cfg.VideoInputDim, cfg.TemporalLayers, cfg.TemporalHeads = 128, 100, 257, 1, 4
@@ -129,13 +133,13 @@ func BenchmarkSmallTrainStep(b *testing.B) {
 	for i := range idx {
 		idx[i] = i
 	}
-	tr, err := m.NewTrainer(1000)
+	step, err := m.NewStep(1000, 0) // the default (single-graph) step
 	if err != nil {
 		b.Fatal(err)
 	}
-	tr.Run(data, idx)
+	step.Run(data, idx)
 	b.ResetTimer()
 	for b.Loop() {
-		tr.Run(data, idx)
+		step.Run(data, idx)
 	}
 }

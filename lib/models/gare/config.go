@@ -127,13 +127,26 @@ type Config struct {
 	Warmup                 float64
 	Batch                  int
 	Epochs                 int
+
+	// ValFraction is the fraction of the training pairs carved out as the validation split that
+	// selects the model (the best ValMetric, checked every epoch) when training is given none
+	// (train.CarveValidation, a fixed permutation). A deviation: the official code selects on the
+	// test set (spec §4.4, §4.6 item 7); here the test split is never seen by training. 0 without
+	// TrainOptions.Val trains without validation and keeps the last step's model.
+	ValFraction float64
+	// Patience stops training after that many validations without a better one (0: never; the
+	// code trains its epochs and keeps the best).
+	Patience int
 }
+
+// DefaultValFraction of the training pairs is carved out for validation: 10 %, as for GRAM.
+const DefaultValFraction = 0.1
 
 // DefaultConfig is the official code's GARE (spec §4): 512-d, 12 frames, 4-layer temporal
 // transformer, pooling temperature 3, ψ with one head and dropout 0.3, Δ on the text side from
 // the v − t gap over the video's frames, DefaultGAREConfig losses, logit scale 100, BertAdam
 // lr 1e-4 / wd 0.2 / β₂ 0.98 / warmup_cosine 0.1, batch 128, 5 epochs. Inputs are 512-d CLIP
-// features.
+// features. Model selection on DefaultValFraction of the training pairs (the code's is on test).
 func DefaultConfig() Config {
 	return Config{
 		Dim: CodeDim, Frames: CodeFrames, TextInputDim: CodeDim, VideoInputDim: CodeDim, Words: 32,
@@ -142,7 +155,7 @@ func DefaultConfig() Config {
 		UseDelta:        true, PsiDropout: CodePsiDropout,
 		Loss: loss.DefaultGAREConfig(), PriorSigma: 1, LogitScale: loss.GARELogitScale,
 		LearningRate: CodeLearningRate, WeightDecay: CodeWeightDecay, Beta2: CodeBeta2, Warmup: CodeWarmup,
-		Batch: CodeBatch, Epochs: CodeEpochs,
+		Batch: CodeBatch, Epochs: CodeEpochs, ValFraction: DefaultValFraction,
 	}
 }
 
@@ -175,6 +188,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("gare: PriorSigma = %g must be > 0", c.PriorSigma)
 	case c.LearningRate <= 0 || c.ProjectionLearningRate < 0:
 		return fmt.Errorf("gare: learning rates %g / %g must be positive", c.LearningRate, c.ProjectionLearningRate)
+	case c.Batch < 2 || c.Epochs < 0:
+		return fmt.Errorf("gare: Batch = %d (need ≥ 2) and Epochs = %d (need ≥ 0)", c.Batch, c.Epochs)
+	case c.ValFraction < 0 || c.ValFraction >= 1 || c.Patience < 0:
+		return fmt.Errorf("gare: ValFraction = %g outside [0, 1) or Patience = %d < 0", c.ValFraction, c.Patience)
 	case c.LogitScale <= 0:
 		return fmt.Errorf("gare: LogitScale = %g must be > 0", c.LogitScale)
 	case c.Context == ContextWords && c.Words < 1:

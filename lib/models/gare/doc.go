@@ -39,20 +39,34 @@
 // Both are tested against plain-loop float64 references of the literal ψ (1e-9), and in float32
 // at D = 512 against the per-pair computation (ReferenceSimilarity).
 //
-// # Training and evaluation (train.go, scorer.go, eval.go)
+// # Training and evaluation (train.go, step.go, scorer.go, eval.go)
 //
-// Model.Train runs the code's recipe: BertAdam (β₂ 0.98, weight decay 0.2 except biases and
-// LayerNorms, warmup_cosine 0.1, global and per-tensor clipping at 1.0) through lib/train, full
-// batches of a fresh permutation per epoch, ψ dropout 0.3. Its step (step.go) computes the exact
-// gradient of the batch objective a block of DefaultTextChunk texts (and videos) at a time: the batch
-// couples the rows only through S [A, B], L_IB's moments over texts and the per-text rows of L_ε and
-// L_dir (loss.GAREParts), so a first pass computes those block by block without gradients, the head
-// gives their gradient, and a second pass back-propagates the linearised head block by block. At the
-// code's 128 × 128 × 512 it needs about a quarter of the single graph's memory (0.39 GB vs 1.69 GB
-// peak RSS) for about 1.5× its time; TrainOptions.TextChunk = SingleGraphStep selects the single
-// graph, which the study keeps (its results were trained with it). Scorer implements lib/retrieval's
-// BlockScorer (streaming evaluation) and CandidateScorer (two-stage re-ranking); ScoreMeanCosine is
-// the dual-tower first stage cos(t_i, v̄_j). Model.Evaluate gives R@1/5/10, MdR and MnR both ways.
+// Model.Train (Model.NewTrainer, Trainer.Train) runs the code's recipe on lib/train's loop, the one
+// every model of the project uses: BertAdam (β₂ 0.98, weight decay 0.2 except biases and
+// LayerNorms, warmup_cosine 0.1, global and per-tensor clipping at 1.0), full batches of a fresh
+// permutation per epoch drawn from the loop's data-order generator, ψ dropout 0.3; a record per
+// epoch (or every TrainOptions.Every steps) with the validation ValMetric, the best validation's
+// model kept and restored at the end, early stopping after Config.Patience validations without
+// improvement, the loop's NaN guard, and with TrainOptions.Dir atomic checkpoints and exact resume.
+// Deviation from the code, which selects its checkpoint by test R@1 (spec §4.4): the validation
+// split is Config.ValFraction (10 %) of the training pairs, carved out by train.CarveValidation, or
+// TrainOptions.Val — never the test split.
+//
+// The default step is the single-graph step (forward, backward and update of the batch in one
+// executable): the step of every committed result. TrainOptions.TextChunk > 0 selects the chunked
+// step (step.go), which computes the same exact gradient a block of texts (and videos) at a time:
+// the batch couples the rows only through S [A, B], L_IB's moments over texts and the per-text rows
+// of L_ε and L_dir (loss.GAREParts), so a first pass computes those block by block without
+// gradients, the head gives their gradient, and a second pass back-propagates the linearised head
+// block by block. At the code's 128 × 128 × 512 with DefaultTextChunk texts per block it needs about
+// a quarter of the single graph's memory (0.39 GB vs 1.69 GB peak RSS) for about 1.5× its time; its
+// ψ dropout comes from another random stream, so its numbers are not the figures'.
+//
+// Scorer implements lib/retrieval's BlockScorer (streaming evaluation) and CandidateScorer
+// (two-stage re-ranking) with inference executables (train.NewInferenceExec), so that validation
+// keeps one across training; ScoreMeanCosine is the dual-tower first stage cos(t_i, v̄_j).
+// Model.Evaluate gives R@1/5/10, MdR and MnR both ways. SaveWeights / LoadWeights keep a trained
+// model as a checkpoint in lib/train's format.
 //
 // lib/studies/garestudy builds the paper's tables and figures on this model; cmd/gare-memory measures the
 // memory of Δ-for-every-pair inference against the number of videos.

@@ -8,7 +8,8 @@ import (
 	"github.com/geoalign/geoalign/lib/retrieval"
 )
 
-// A GARE model on given features: train a few steps on random pairs, then score every text
+// A GARE model on given features: train a few steps on random pairs (a tenth of them carved out
+// as the validation split that selects the model), then score every text
 // against every video block by block (Δ computed for every pair) and rank them.
 func Example() {
 	cfg := gare.DefaultConfig()
@@ -35,6 +36,6 @@ func Example() {
 	fmt.Println("steps:", len(history))
 	fmt.Println("ranked queries:", res.T2V.Queries)
 	// Output:
-	// steps: 4
+	// steps: 3
 	// ranked queries: 40
 }

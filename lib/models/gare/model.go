@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 	"github.com/gomlx/gomlx/ml/layers"
@@ -167,9 +168,10 @@ func (m *Model) Weights(g *Graph) Weights { return m.vars.nodes(g) }
 // Backend is the backend the model computes on.
 func (m *Model) Backend() compute.Backend { return m.backend }
 
-// dropout returns ψ's dropout for graph g: active only while training and when PsiDropout > 0.
+// dropout returns ψ's dropout for graph g: active only in a training pass (train.TrainingPass: not
+// in the inference graphs of a Scorer) and when PsiDropout > 0.
 func (m *Model) dropout(scope *model.Scope, g *Graph) func(*Node) *Node {
-	if m.Config.PsiDropout <= 0 || !scope.IsTraining(g) {
+	if m.Config.PsiDropout <= 0 || !train.TrainingPass(scope, g) {
 		return nil
 	}
 	rate := m.Config.PsiDropout

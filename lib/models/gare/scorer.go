@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -83,7 +84,10 @@ type Scorer struct {
 	frameBuf, maskBuf []float32
 }
 
-// NewScorer prepares a scorer of texts (taken from the dataset's text side) against videos.
+// NewScorer prepares a scorer of texts (taken from the dataset's text side) against videos. Its
+// executables are inference graphs that read the model's weights at every call
+// (train.NewInferenceExec), so a scorer can be kept across training (validation): Refresh then
+// re-encodes the texts with the current weights.
 func (m *Model) NewScorer(texts *Dataset, videos VideoSource, opts ScorerOptions) (*Scorer, error) {
 	cfg := m.Config
 	if texts.TextDim != cfg.TextInputDim {
@@ -123,7 +127,7 @@ func (s *Scorer) build() error {
 			return nil
 		}
 		var e *model.Exec
-		e, err = model.NewExec(m.backend, m.Store, fn)
+		e, err = train.NewInferenceExec(m.backend, m.Store, fn)
 		return e
 	}
 	encodeFrames := func(w Weights, frames, mask *Node) *Node { return EncodeVideo(w, frames, mask) }
@@ -164,6 +168,15 @@ func (s *Scorer) build() error {
 
 // unitRows scales the rows of x [N, D] to unit length (no epsilon: features are never zero).
 func unitRows(x *Node) *Node { return Div(x, Sqrt(ReduceAndKeep(Square(x), ReduceSum, -1))) }
+
+// Refresh re-encodes the texts with the model's current weights (after training steps); the
+// video side and the pair scores are computed at every call anyway.
+func (s *Scorer) Refresh() error {
+	if s.textExec == nil {
+		return nil
+	}
+	return s.encodeTexts()
+}
 
 // encodeTexts runs the text tower once over all texts.
 func (s *Scorer) encodeTexts() error {

@@ -13,15 +13,18 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 )
 
-// DefaultTextChunk is the number of texts whose per-pair tensors ([texts, B, D]) the chunked training
-// step holds at once. 16 of the code's 128 keep a paper-sized step at a quarter of the single
-// graph's memory (BenchmarkPairedGareTrainStep, figures/bench.md).
+// DefaultTextChunk is the recommended TrainOptions.TextChunk of the chunked training step: the
+// number of texts whose per-pair tensors ([texts, B, D]) it holds at once. 16 of the code's 128 keep
+// a paper-sized step at a quarter of the single graph's memory (BenchmarkPairedGareTrainStep,
+// figures/bench.md).
 const DefaultTextChunk = 16
 
-// SingleGraphStep, as TrainOptions.TextChunk, selects the single-graph step: forward, backward and
-// update of the whole batch in one executable, every [A, B, D] tensor of the batch and its gradient
-// alive at once. It is the step every committed GARE result was trained with (lib/studies/garestudy
-// keeps it, so that its cached runs and tables are reproduced bit for bit).
+// SingleGraphStep, as TrainOptions.TextChunk (as is 0), selects the single-graph step: forward,
+// backward and update of the whole batch in one executable, every [A, B, D] tensor of the batch and
+// its gradient alive at once. It is the default because it is the step every committed GARE result
+// was trained with (lib/studies/garestudy): the chunked step computes the same gradient but draws
+// ψ's dropout from another random stream, so the default reproduces the figures and the chunked
+// step is the option for memory (a paper-sized batch).
 const SingleGraphStep = -1
 
 // chunkedStep is GARE's training step computed a block of texts at a time, with the exact gradient

@@ -2,11 +2,10 @@ package gare
 
 import (
 	"fmt"
-	"math/rand/v2"
+	"io"
 	"strings"
-	"time"
 
-	"github.com/geoalign/geoalign/lib/progress"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 	"github.com/gomlx/gomlx/core/tensors"
@@ -48,52 +47,72 @@ type StepStats struct {
 	Total, Info, IB, Norm, Dir float64
 }
 
-// TrainOptions control Train.
+// stepTerms names StepStats' values for lib/train's loop (Terms[0] is the loss).
+var stepTerms = []string{"loss", "info", "ib", "norm", "dir"}
+
+// ValMetric is the validation metric that selects GARE models: text→video SumR (R@1 + R@5 + R@10)
+// of the model's own scores on the validation split. The official code selects the best test R@1
+// (spec §4.4: the test set doubles as the validation set); here the validation split is never the
+// test split (Config.ValFraction).
+const ValMetric = "sumr"
+
+// TrainOptions control a training run (Model.NewTrainer, Model.Train); the model's Config holds what
+// the run learns (epochs, batch, optimizer, validation fraction, patience).
 type TrainOptions struct {
-	// Seed orders the batches (each epoch a new permutation).
+	// Seed seeds the data order: lib/train's loop draws a permutation of the training pairs from it
+	// every epoch.
 	Seed uint64
-	// Steps overrides the number of steps (0: Config.Epochs epochs of ⌊N/Batch⌋ batches).
+	// Steps overrides the number of steps (0: Config.Epochs epochs of ⌊N/Batch⌋ batches of the
+	// pairs trained on).
 	Steps int
 	// Every and OnStep: OnStep(step) is called before the first step, every Every steps and after
-	// the last (probes for training dynamics); an error stops training.
+	// the last (probes for training dynamics); an error stops training. With Every > 0 the loop
+	// also takes its records (validation, history, checkpoint) every Every steps instead of every
+	// epoch.
 	Every  int
 	OnStep func(step int) error
-	// Quiet turns the progress bar off.
+	// Quiet turns the progress bar off; Log, when set, receives one line per record.
 	Quiet bool
-	// TextChunk is the number of texts per block of the chunked step (0: DefaultTextChunk), or
-	// SingleGraphStep. Models without Δ always use the single-graph step.
+	Log   io.Writer
+	// TextChunk selects the training step: 0 or SingleGraphStep for the single-graph step (the
+	// default: the step every committed GARE result was trained with), n > 0 for the chunked step
+	// with n texts per block (DefaultTextChunk: about a quarter of the memory for 1.5× the time;
+	// the same gradient, another random stream for ψ's dropout). Models without Δ always use the
+	// single-graph step.
 	TextChunk int
+	// Val is the validation split that selects the model (nil: Config.ValFraction of the training
+	// pairs carved out by train.CarveValidation, or no validation when it is 0). Never the test split.
+	Val *Dataset
+	// Dir, when set, is the run directory of lib/train's loop: checkpoints (atomic), the best
+	// validation's model in best/ (train.LoadStore(filepath.Join(Dir, train.BestDir))),
+	// history.json; a Trainer on a directory that holds a checkpoint resumes from it.
+	Dir string
 }
 
-// Trainer holds the compiled training step of a model.
-type Trainer struct {
+// Step is a model's compiled training step: the single-graph step or the chunked one (step.go).
+type Step struct {
 	m       *Model
-	step    *train.Step  // the single-graph step, or
+	single  *train.Step  // the single-graph step, or
 	chunked *chunkedStep // the chunked one
-	total   int
 }
 
-// NewTrainer compiles (lazily) the training step for totalSteps optimizer steps: the chunked step
-// with DefaultTextChunk texts per block for models with Δ, the single-graph step for the baseline.
-func (m *Model) NewTrainer(totalSteps int) (*Trainer, error) {
-	return m.NewTrainerWithChunk(totalSteps, DefaultTextChunk)
-}
-
-// NewTrainerWithChunk is NewTrainer with textChunk texts per block of the chunked step (see
-// chunkedStep; the largest divisor of Config.Batch not above it is used), or SingleGraphStep. Both
-// steps compute the same gradient of the same objective; they differ in memory, in time (the chunked
-// step runs every forward twice) and in the random stream of ψ's dropout.
-func (m *Model) NewTrainerWithChunk(totalSteps, textChunk int) (*Trainer, error) {
+// NewStep compiles (lazily) the training step for totalSteps optimizer steps (the length of the
+// learning-rate schedule) with textChunk texts per block of the chunked step (the largest divisor of
+// Config.Batch not above it is used), or the single-graph step for textChunk 0 or SingleGraphStep
+// and for models without Δ. Both steps compute the same gradient of the same objective; they differ
+// in memory, in time (the chunked step runs every forward twice) and in the random stream of ψ's
+// dropout.
+func (m *Model) NewStep(totalSteps, textChunk int) (*Step, error) {
 	cfg := m.Config
-	if cfg.UseDelta && textChunk != SingleGraphStep {
-		if textChunk == 0 {
-			textChunk = DefaultTextChunk
-		}
+	if cfg.UseDelta && textChunk > 0 {
 		cs, err := newChunkedStep(m, m.Optimizer(totalSteps), textChunk)
 		if err != nil {
 			return nil, err
 		}
-		return &Trainer{m: m, chunked: cs, total: totalSteps}, nil
+		return &Step{m: m, chunked: cs}, nil
+	}
+	if textChunk < 0 && textChunk != SingleGraphStep {
+		return nil, fmt.Errorf("gare: text chunk %d: want > 0 texts per block, or 0 / SingleGraphStep for the single-graph step", textChunk)
 	}
 	fn := func(scope *model.Scope, in []*Node) []*Node {
 		g := in[0].Graph()
@@ -109,7 +128,7 @@ func (m *Model) NewTrainerWithChunk(totalSteps, textChunk int) (*Trainer, error)
 	if err != nil {
 		return nil, err
 	}
-	return &Trainer{m: m, step: step, total: totalSteps}, nil
+	return &Step{m: m, single: step}, nil
 }
 
 // batchTensors gathers pairs idx of a paired dataset into the step's input tensors.
@@ -145,83 +164,156 @@ func batchTensors(d *Dataset, idx []int, words bool) []any {
 }
 
 // Run performs one optimizer step on the pairs idx of a paired dataset.
-func (t *Trainer) Run(d *Dataset, idx []int) (StepStats, error) {
-	cfg := t.m.Config
+func (s *Step) Run(d *Dataset, idx []int) (StepStats, error) {
+	cfg := s.m.Config
 	useWords := cfg.UseDelta && cfg.Context == ContextWords
-	if t.chunked != nil {
+	if s.chunked != nil {
 		if len(idx) != cfg.Batch {
 			return StepStats{}, fmt.Errorf("gare: the chunked step takes batches of %d pairs, got %d", cfg.Batch, len(idx))
 		}
-		return t.chunked.run(batchTensors(d, idx, useWords))
+		return s.chunked.run(batchTensors(d, idx, useWords))
 	}
-	out, err := t.step.Run(batchTensors(d, idx, useWords)...)
+	out, err := s.single.Run(batchTensors(d, idx, useWords)...)
 	if err != nil {
 		return StepStats{}, err
 	}
+	defer train.FinalizeAll(out)
 	v := func(i int) float64 { return float64(tensors.ToScalar[float32](out[i])) }
-	return StepStats{Step: int(train.GlobalStep(t.m.Store)), Total: v(0), Info: v(1), IB: v(2), Norm: v(3), Dir: v(4)}, nil
+	return StepStats{Step: int(train.GlobalStep(s.m.Store)), Total: v(0), Info: v(1), IB: v(2), Norm: v(3), Dir: v(4)}, nil
 }
 
 // StepsFor is the number of optimizer steps of cfg.Epochs epochs over n pairs (full batches only).
 func StepsFor(cfg Config, n int) int { return cfg.Epochs * (n / cfg.Batch) }
 
-// Train fits the model on a paired dataset with the code's recipe: every epoch a fresh permutation
-// of the pairs, cut into full batches of Config.Batch (the remainder is dropped), one BertAdam step
-// per batch. It returns the loss terms of every step.
-func (m *Model) Train(d *Dataset, opts TrainOptions) ([]StepStats, error) {
+// Trainer trains a Model on lib/train's loop with the code's recipe: every epoch a permutation of
+// the training pairs drawn from the loop's data-order generator (TrainOptions.Seed), cut into full
+// batches of Config.Batch (the remainder is dropped), one BertAdam step per batch; validation
+// (ValMetric on ValSplit) at every record, the model of the best one kept and restored at the end,
+// Config.Patience validations without improvement stop early; the NaN guard; with
+// TrainOptions.Dir, atomic checkpoints and exact resume. Create it with Model.NewTrainer.
+type Trainer struct {
+	Model *Model
+	// TrainSplit is what the model trains on and ValSplit what selects it (nil: no validation, the
+	// last step's model is the result).
+	TrainSplit, ValSplit *Dataset
+	// History holds the loss terms of every step this Trainer took (a resumed run's earlier steps
+	// are in the loop's records, Result.Records, as means per record).
+	History []StepStats
+
+	opts    TrainOptions
+	step    *Step
+	loop    *train.Loop[[]int]
+	scorer  *Scorer // the validation scorer, kept across training (inference executables)
+	started bool    // OnStep(0) was called
+}
+
+// NewTrainer validates the data, carves the validation split (TrainOptions.Val, else
+// Config.ValFraction of d), compiles the training step and builds the loop, which loads the latest
+// checkpoint of TrainOptions.Dir if there is one.
+func (m *Model) NewTrainer(d *Dataset, opts TrainOptions) (*Trainer, error) {
 	cfg := m.Config
 	if d.VideoOf != nil {
 		return nil, fmt.Errorf("gare: training needs a paired dataset (text i ↔ video i), %q is not", d.Name)
 	}
-	if d.NumTexts < cfg.Batch {
-		return nil, fmt.Errorf("gare: dataset %q has %d pairs, fewer than one batch of %d", d.Name, d.NumTexts, cfg.Batch)
-	}
 	if cfg.UseDelta && cfg.Context == ContextWords && d.WordFeats == nil {
 		return nil, fmt.Errorf("gare: ContextWords needs word features, dataset %q has none", d.Name)
 	}
+	t := &Trainer{Model: m, TrainSplit: d, ValSplit: opts.Val, opts: opts}
+	if t.ValSplit == nil && cfg.ValFraction > 0 {
+		keep, held, err := train.CarveValidation(d.NumTexts, cfg.ValFraction)
+		if err != nil {
+			return nil, fmt.Errorf("gare: dataset %q: %w", d.Name, err)
+		}
+		t.TrainSplit, t.ValSplit = d.Subset(d.Name+" (trained on)", keep), d.Subset(d.Name+" (validation)", held)
+	}
+	n := t.TrainSplit.NumTexts
+	if n < cfg.Batch {
+		return nil, fmt.Errorf("gare: dataset %q has %d pairs to train on, fewer than one batch of %d", d.Name, n, cfg.Batch)
+	}
 	total := opts.Steps
 	if total <= 0 {
-		total = StepsFor(cfg, d.NumTexts)
+		total = StepsFor(cfg, n)
 	}
-	tr, err := m.NewTrainerWithChunk(total, opts.TextChunk)
+	var err error
+	if t.step, err = m.NewStep(total, opts.TextChunk); err != nil {
+		return nil, err
+	}
+	task := train.Task[[]int]{
+		Store: m.Store,
+		Plan:  train.Shuffled(n, cfg.Batch),
+		Step:  t.trainStep,
+		Terms: stepTerms,
+	}
+	loopCfg := train.Config{Epochs: cfg.Epochs, Steps: opts.Steps, Seed: int64(opts.Seed), EvalEvery: opts.Every,
+		Patience: cfg.Patience, Dir: opts.Dir, Quiet: opts.Quiet, Log: opts.Log,
+		Label: fmt.Sprintf("GARE on %s, seed %d", d.Name, opts.Seed)}
+	if t.ValSplit != nil {
+		task.Validate, loopCfg.Metric = t.validate, ValMetric
+	}
+	if opts.OnStep != nil && opts.Every > 0 {
+		task.Annotate = func(r *train.Record) (any, error) { return nil, opts.OnStep(r.Step) }
+	}
+	if t.loop, err = train.NewLoop(task, loopCfg); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Train runs to the end (Config.Epochs, TrainOptions.Steps or an early stop). With a validation
+// split the model then holds the weights of the best validation, else the last step's.
+func (t *Trainer) Train() (*train.Result, error) { return t.RunEpochs(-1) }
+
+// RunEpochs trains at most n more epochs (n < 0: to the end) and returns the result so far; the
+// next call continues (as does a new Trainer on the same TrainOptions.Dir).
+func (t *Trainer) RunEpochs(n int) (*train.Result, error) {
+	if o := t.opts; o.OnStep != nil && o.Every > 0 && !t.started && t.loop.Step() == 0 {
+		if err := o.OnStep(0); err != nil {
+			return nil, err
+		}
+	}
+	t.started = true
+	return t.loop.RunEpochs(n)
+}
+
+// trainStep is the loop's Step.
+func (t *Trainer) trainStep(idx []int) ([]float64, error) {
+	st, err := t.step.Run(t.TrainSplit, idx)
 	if err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(opts.Seed, 0x626174636865)) // stream "batche"
-	perBatch := d.NumTexts / cfg.Batch
-	var bar *progress.Bar
-	if !opts.Quiet {
-		bar = progress.New("gare train", total)
+	t.History = append(t.History, st)
+	return []float64{st.Total, st.Info, st.IB, st.Norm, st.Dir}, nil
+}
+
+// validate is the loop's Validate: the model's own scores on the validation split, ranked both ways.
+func (t *Trainer) validate() (map[string]float64, error) {
+	var err error
+	if t.scorer == nil {
+		t.scorer, err = t.Model.NewScorer(t.ValSplit, t.ValSplit.Videos(), ScorerOptions{})
+	} else {
+		err = t.scorer.Refresh()
 	}
-	var history []StepStats
-	var perm []int
-	start := time.Now()
-	for s := 0; s < total; s++ {
-		if opts.OnStep != nil && opts.Every > 0 && s%opts.Every == 0 {
-			if err := opts.OnStep(s); err != nil {
-				return history, err
-			}
-		}
-		if s%perBatch == 0 {
-			perm = rng.Perm(d.NumTexts)
-		}
-		b := s % perBatch
-		st, err := tr.Run(d, perm[b*cfg.Batch:(b+1)*cfg.Batch])
-		if err != nil {
-			return history, fmt.Errorf("gare: step %d: %w", s, err)
-		}
-		history = append(history, st)
-		if bar != nil {
-			bar.Add(1, fmt.Sprintf("loss %.4f (%.1fs)", st.Total, time.Since(start).Seconds()))
-		}
+	if err != nil {
+		return nil, err
 	}
-	if bar != nil {
-		bar.Done()
+	mat, err := t.scorer.Matrix()
+	if err != nil {
+		return nil, err
 	}
-	if opts.OnStep != nil && opts.Every > 0 {
-		if err := opts.OnStep(total); err != nil {
-			return history, err
-		}
+	res, err := retrieval.Evaluate[float32](mat, t.ValSplit.VideoOf, retrieval.Options{VideoToText: true})
+	if err != nil {
+		return nil, fmt.Errorf("gare: validation on %q: %w", t.ValSplit.Name, err)
 	}
-	return history, nil
+	return map[string]float64{ValMetric: res.T2V.SumR, "t2v_r1": res.T2V.R(1), "v2t_sumr": res.V2T.SumR}, nil
+}
+
+// Train fits the model on a paired dataset (Model.NewTrainer, then Trainer.Train) and returns the
+// loss terms of every step.
+func (m *Model) Train(d *Dataset, opts TrainOptions) ([]StepStats, error) {
+	t, err := m.NewTrainer(d, opts)
+	if err != nil {
+		return nil, err
+	}
+	_, err = t.Train()
+	return t.History, err
 }

@@ -1,76 +1,74 @@
 package gare
 
 import (
-	"encoding/gob"
 	"fmt"
 	"os"
+	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/gomlx/core/tensors"
 )
 
-// savedTensor is one variable in a weights file.
-type savedTensor struct {
-	Dims []int
-	Data []float32
-}
-
-// SaveWeights writes the model's parameters (not the optimizer state) to path (encoding/gob, keyed
-// by variable path), so that a notebook cell or a resumed reproduction can reuse a trained model.
+// SaveWeights writes the model's store to the directory path as one checkpoint in lib/train's
+// format (GoMLX's, the format of every run directory), replacing what path held, so that a notebook
+// cell or a resumed reproduction can reuse a trained model (LoadWeights). The checkpoint is written
+// into a new directory beside path and renamed to it: a kill leaves the old path, or none, never a
+// partial one.
 func (m *Model) SaveWeights(path string) error {
-	out := map[string]savedTensor{}
-	for v := range m.Store.IterVariables() {
-		if !v.Trainable || v.DType() != dtypes.Float32 {
-			continue
-		}
-		t, err := v.Value()
-		if err != nil {
-			return err
-		}
-		out[v.Path()] = savedTensor{Dims: t.Shape().Dimensions, Data: tensors.MustCopyFlatData[float32](t)}
-	}
-	f, err := os.Create(path)
+	tmp, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return fmt.Errorf("gare: saving weights: %w", err)
 	}
-	if err := gob.NewEncoder(f).Encode(out); err != nil {
-		f.Close()
-		return fmt.Errorf("gare: writing %s: %w", path, err)
+	defer os.RemoveAll(tmp)                             // (gone after the rename)
+	ckpt, _, err := train.OpenCheckpoints(m.Store, tmp) // an empty directory: nothing is loaded
+	if err == nil {
+		err = ckpt.Save(tmp, int(train.GlobalStep(m.Store)), 1)
 	}
-	return f.Close()
+	if err == nil {
+		err = os.RemoveAll(filepath.Join(tmp, train.StagingDir))
+	}
+	if err == nil {
+		err = os.RemoveAll(path)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		return fmt.Errorf("gare: saving weights to %s: %w", path, err)
+	}
+	return nil
 }
 
-// LoadWeights reads parameters written by SaveWeights into a model of the same configuration.
+// LoadWeights reads the parameters (every trainable float32 variable; not the optimizer state) of
+// a checkpoint written by SaveWeights — or of any run directory, e.g. filepath.Join(dir,
+// train.BestDir) — into a model of the same configuration.
 func (m *Model) LoadWeights(path string) error {
-	f, err := os.Open(path)
+	src, err := train.LoadStore(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("gare: %w", err)
 	}
-	defer f.Close()
-	in := map[string]savedTensor{}
-	if err := gob.NewDecoder(f).Decode(&in); err != nil {
-		return fmt.Errorf("gare: reading %s: %w", path, err)
-	}
-	n := 0
 	for v := range m.Store.IterVariables() {
 		if !v.Trainable || v.DType() != dtypes.Float32 {
 			continue
 		}
-		s, ok := in[v.Path()]
-		if !ok {
+		s := src.GetVariable(v.Path())
+		if s == nil {
 			return fmt.Errorf("gare: %s has no variable %s", path, v.Path())
 		}
-		t := tensors.FromFlatDataAndDimensions(s.Data, s.Dims...)
-		if !t.Shape().Equal(v.Shape()) {
-			return fmt.Errorf("gare: %s: %s has shape %s, the model %s", path, v.Path(), t.Shape(), v.Shape())
+		value, err := s.Value()
+		if err != nil {
+			return fmt.Errorf("gare: %s: %s: %w", path, v.Path(), err)
 		}
-		if err := v.SetValue(t); err != nil {
-			return err
+		if !value.Shape().Equal(v.Shape()) {
+			return fmt.Errorf("gare: %s: %s has shape %s, the model %s", path, v.Path(), value.Shape(), v.Shape())
 		}
-		n++
-	}
-	if n != len(in) {
-		return fmt.Errorf("gare: %s holds %d variables, the model %d", path, len(in), n)
+		clone, err := value.LocalClone()
+		if err == nil {
+			err = v.SetValue(clone)
+		}
+		if err != nil {
+			return fmt.Errorf("gare: %s: %s: %w", path, v.Path(), err)
+		}
 	}
 	return nil
 }

@@ -3,10 +3,10 @@ package gram
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/train"
 )
 
 // Dataset is a multimodal retrieval set as GRAM trains on it: every sample is a tuple with one
@@ -209,34 +209,18 @@ func (d *Dataset) Standardize() {
 }
 
 // CarveValidation splits a train split into the part trained on and a validation split of
-// round(fraction·N) samples (at least 2), drawn by a fixed permutation (the same for every seed and
-// variant, so that runs compared with each other select on the same samples). Both keep the
-// samples' order. GRAM's official code has no validation split (it reports the last checkpoint);
-// carving one from train, never from test, is this project's deviation so that model selection and
-// early stopping never see the test split.
-func CarveValidation(train *Split, fraction float64) (rest, val *Split, err error) {
-	n := max(2, int(math.Round(fraction*float64(train.N))))
-	if fraction <= 0 || fraction >= 1 || n >= train.N {
-		return nil, nil, fmt.Errorf("gram: cannot carve a validation fraction %v (%d samples) from a train split of %d", fraction, n, train.N)
+// round(fraction·N) samples (at least 2), drawn by lib/train's fixed permutation (train.CarveValidation:
+// the same for every seed and variant, so that runs compared with each other select on the same
+// samples). Both keep the samples' order. GRAM's official code has no validation split (it reports
+// the last checkpoint); carving one from train, never from test, is this project's deviation so that
+// model selection and early stopping never see the test split.
+func CarveValidation(split *Split, fraction float64) (rest, val *Split, err error) {
+	keep, held, err := train.CarveValidation(split.N, fraction)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gram: %w", err)
 	}
-	perm := rand.New(rand.NewPCG(valSeed, uint64(train.N))).Perm(train.N)
-	inVal := make([]bool, train.N)
-	for _, i := range perm[:n] {
-		inVal[i] = true
-	}
-	var keep, held []int
-	for i, v := range inVal {
-		if v {
-			held = append(held, i)
-		} else {
-			keep = append(keep, i)
-		}
-	}
-	return train.Subset(keep), train.Subset(held), nil
+	return split.Subset(keep), split.Subset(held), nil
 }
-
-// valSeed seeds CarveValidation's permutation ("val").
-const valSeed = 0x76616c
 
 // columnStats returns per-column mean and standard deviation (1 where the column is constant).
 func columnStats(flat []float32, dim int) (mean, std []float64) {

@@ -66,16 +66,61 @@ func LoadTuxPaint(cache string) (*Dataset, error) {
 			"Tux Paint stamps: English caption (mean GloVe-100) ↔ stamp image (32×32) ↔ human-spoken French caption (pooled log-mel); every 5th stamp is test",
 			"instance-level relevance, except that stamps with identical text features answer each other's captions (e.g. the 21 test captions \"The letter X.\": single letters have no GloVe vector)",
 		}}
-	for _, split := range []string{"train", "test"} {
+	return loadTux(d, filepath.Join(cache, "tuxpaint"), func(split string) (*trimodal.Set, [][]float32, error) {
 		s, err := trimodal.LoadTuxPaint(cache, split)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, [][]float32{s.Audio}, nil
+	})
+}
+
+// SpeechModality names the modality of the spoken caption in lang, e.g. "speech (fr)".
+func SpeechModality(lang string) string { return "speech (" + lang + ")" }
+
+// LoadTuxPaintLangs loads the multilingual Tux Paint set built by `make data` under cache
+// (lib/data/trimodal.LoadTuxPaintLangs): the stamps with a spoken caption in every language the
+// track records, with the modalities text (English caption, mean GloVe), image (32×32) and one
+// pooled log-mel of the human-spoken caption per language of langs, in that order — GRAM with
+// k = 2 + len(langs) modalities on real, instance-level data. Relevance, the "text_length" attribute
+// and the standardisation are as in LoadTuxPaint.
+func LoadTuxPaintLangs(cache string, langs []string) (*Dataset, error) {
+	d := &Dataset{Name: "Tux Paint multilingual (speech " + strings.Join(langs, ", ") + ")", Kind: data.Real,
+		Modalities: []string{"text", "image"},
+		Notes: []string{
+			"Tux Paint stamps with a spoken caption in every language of the tuxpaint-langs track: English caption (mean GloVe-100) ↔ stamp image (32×32) ↔ human-spoken caption in " +
+				strings.Join(langs, ", ") + " (one pooled log-mel each); every 5th of these stamps is test",
+			"instance-level relevance, except that stamps with identical text features answer each other's captions (e.g. \"The letter X.\": single letters have no GloVe vector)",
+		}}
+	for _, l := range langs {
+		d.Modalities = append(d.Modalities, SpeechModality(l))
+	}
+	return loadTux(d, filepath.Join(cache, "tuxpaint-langs"), func(split string) (*trimodal.Set, [][]float32, error) {
+		s, err := trimodal.LoadTuxPaintLangs(cache, split, langs)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, s.Speech, nil
+	})
+}
+
+// loadTux fills d's splits from a Tux Paint track in dir: load returns a split's set and its
+// speech blocks (one per speech modality, after text and image).
+func loadTux(d *Dataset, dir string, load func(split string) (*trimodal.Set, [][]float32, error)) (*Dataset, error) {
+	for _, split := range []string{"train", "test"} {
+		s, speech, err := load(split)
 		if err != nil {
 			return nil, err
 		}
-		sp, err := fromTriModal(s)
-		if err != nil {
-			return nil, fmt.Errorf("gram: tuxpaint %s: %w", split, err)
+		features, dims := [][]float32{s.Text, s.Image}, []int{s.TextDim, s.ImageDim}
+		for _, x := range speech {
+			features, dims = append(features, x), append(dims, s.AudioDim)
 		}
-		lengths, err := captionLengths(filepath.Join(cache, "tuxpaint", "meta_"+split+".tsv"), s.IDs)
+		sp, err := NewSplit(features, dims, s.Labels)
+		if err != nil {
+			return nil, fmt.Errorf("gram: %s %s: %w", dir, split, err)
+		}
+		lengths, err := captionLengths(filepath.Join(dir, "meta_"+split+".tsv"), s.IDs)
 		if err != nil {
 			return nil, err
 		}

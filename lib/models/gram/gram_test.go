@@ -1,6 +1,7 @@
 package gram
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -16,9 +17,13 @@ import (
 // latentFixture is a tiny tri-modal set: sample i has a latent z_i ~ N(0, I_8); modality m sees
 // z_i W_m + noise (fixed random W_m, dims 12/10/9). Labels are i mod classes.
 func latentFixture(seed uint64, nTrain, nTest, classes int, noise float64) *Dataset {
+	return latentFixtureDims(seed, nTrain, nTest, classes, noise, []int{12, 10, 9})
+}
+
+// latentFixtureDims is latentFixture with one modality per entry of dims (k = len(dims)).
+func latentFixtureDims(seed uint64, nTrain, nTest, classes int, noise float64, dims []int) *Dataset {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	const latent = 8
-	dims := []int{12, 10, 9}
 	w := make([][]float64, len(dims))
 	for m, d := range dims {
 		w[m] = make([]float64, latent*d)
@@ -51,7 +56,11 @@ func latentFixture(seed uint64, nTrain, nTest, classes int, noise float64) *Data
 		}
 		return s
 	}
-	d := &Dataset{Name: "latent fixture", Kind: report.Synthetic, Modalities: []string{"text", "video", "audio"},
+	names := []string{"text", "video", "audio"}
+	for m := len(names); m < len(dims); m++ {
+		names = append(names, fmt.Sprintf("modality %d", m))
+	}
+	d := &Dataset{Name: "latent fixture", Kind: report.Synthetic, Modalities: names[:len(dims)],
 		Train: makeSplit(nTrain), Test: makeSplit(nTest)}
 	d.Standardize()
 	return d
@@ -415,5 +424,126 @@ func TestAlphaLearningRateMultiplier(t *testing.T) {
 	}
 	if !(travel[30] > 5*travel[1]) {
 		t.Errorf("multiplier 30: α travelled %g, multiplier 1: %g", travel[30], travel[1])
+	}
+}
+
+// gramVolume64 is √|det G| of the L2-normalised rows vs, G the Gram matrix, by Gaussian elimination
+// with partial pivoting in float64: a reference independent of lib/geom's bordered determinants.
+func gramVolume64(vs [][]float32) float64 {
+	k := len(vs)
+	units := make([][]float64, k)
+	for p, v := range vs {
+		n := 0.0
+		for _, x := range v {
+			n += float64(x) * float64(x)
+		}
+		units[p] = make([]float64, len(v))
+		for j, x := range v {
+			units[p][j] = float64(x) / math.Sqrt(n)
+		}
+	}
+	g := make([][]float64, k)
+	for p := range g {
+		g[p] = make([]float64, k)
+		for q := range g[p] {
+			for j := range units[p] {
+				g[p][q] += units[p][j] * units[q][j]
+			}
+		}
+	}
+	det := 1.0
+	for c := 0; c < k; c++ {
+		piv := c
+		for r := c + 1; r < k; r++ {
+			if math.Abs(g[r][c]) > math.Abs(g[piv][c]) {
+				piv = r
+			}
+		}
+		if g[piv][c] == 0 {
+			return 0
+		}
+		if piv != c {
+			g[piv], g[c] = g[c], g[piv]
+			det = -det
+		}
+		det *= g[c][c]
+		for r := c + 1; r < k; r++ {
+			f := g[r][c] / g[c][c]
+			for q := c; q < k; q++ {
+				g[r][q] -= f * g[c][q]
+			}
+		}
+	}
+	return math.Sqrt(math.Abs(det))
+}
+
+// TestFourAndFiveModalities trains GRAM (volume loss + DAM) on the first k = 4 and k = 5 modalities
+// of a five-modality latent fixture, selected with SelectModalities as the k-modality study does:
+// the loss falls, the model embeds k modalities, its retrieval score is −√det of the k×k Gram matrix
+// of (text_i, m1_j, …, m(k−1)_j) (checked against a float64 elimination), the matched volumes are
+// that score's diagonal, and the text → (k−1 modalities) R@1 ends at ten times chance or more.
+func TestFourAndFiveModalities(t *testing.T) {
+	all := latentFixtureDims(8, 192, 48, 4, 0.05, []int{12, 10, 9, 11, 8})
+	for _, k := range []int{4, 5} {
+		mods := make([]int, k)
+		for m := range mods {
+			mods[m] = m
+		}
+		data, err := all.SelectModalities(mods)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := tinyConfig()
+		cfg.Epochs = 12
+		tr, err := NewTrainer(backend.MustNew(), data, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Train(); err != nil {
+			t.Fatal(err)
+		}
+		first, last := tr.History[0].Loss, tr.History[len(tr.History)-1].Loss
+		if !(last < 0.8*first) {
+			t.Errorf("k = %d: loss %v → %v did not fall by 20%%", k, first, last)
+		}
+		emb, err := tr.Embed(data.Test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if emb.NumModalities() != k {
+			t.Fatalf("k = %d: %d embedded modalities", k, emb.NumModalities())
+		}
+		scores, err := ScoreMatrix(backend.MustNew(), emb, tr.ModelScore())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := emb.N
+		for _, ij := range [][2]int{{0, 0}, {0, 1}, {5, 17}, {n - 1, 3}, {n - 1, n - 1}} {
+			tuple := [][]float32{emb.Heads[0][ij[0]]}
+			for m := 1; m < k; m++ {
+				tuple = append(tuple, emb.Heads[m][ij[1]])
+			}
+			if got, want := -float64(scores[ij[0]*n+ij[1]]), gramVolume64(tuple); math.Abs(got-want) > 1e-4 {
+				t.Errorf("k = %d: volume(text %d, tuple %d) = %v, float64 reference %v", k, ij[0], ij[1], got, want)
+			}
+		}
+		euc, _, err := MatchedVolumes(backend.MustNew(), emb, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			if math.Abs(euc[i]+float64(scores[i*n+i])) > 1e-4 {
+				t.Fatalf("k = %d: matched volume %d = %v, score diagonal %v", k, i, euc[i], -scores[i*n+i])
+			}
+		}
+		ev, err := Evaluate(backend.MustNew(), emb, tr.ModelScore())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("k = %d: loss %.3f → %.3f, test T→data R@1 %.1f (chance %.1f)", k, first, last, ev.T2V.R(1), 100.0/float64(n))
+		if ev.T2V.R(1) < 10*100.0/float64(n) { // ten times chance
+
+			t.Errorf("k = %d: test R@1 %v (chance %.1f)", k, ev.T2V.R(1), 100.0/float64(n))
+		}
 	}
 }

@@ -179,33 +179,3 @@ func BatchInputs(s *prvr.Split, p BatchPlan, c Config, dtype dtypes.DType) []*te
 	tokens, tmask := QueryInputs(s, p.Queries, c, dtype)
 	return []*tensors.Tensor{clips, frames, fmask, tokens, tmask, tensors.FromFlatDataAndDimensions(append([]int32(nil), p.Labels...), len(p.Labels))}
 }
-
-// SubsetVideos returns the split made of the given videos of s (in that order) and all their queries,
-// e.g. to cut one synthetic world into train and test videos.
-func SubsetVideos(s *prvr.Split, videos []int, name string) *prvr.Split {
-	out := &prvr.Split{Name: name, Dim: s.Dim, QueryDim: s.QueryDim, FrameOffsets: []int{0}, TokenOffsets: []int{0}}
-	col := make(map[int]int, len(videos))
-	for i, v := range videos {
-		col[v] = i
-		out.VideoIDs = append(out.VideoIDs, s.VideoIDs[v])
-		out.Clips = append(out.Clips, s.VideoClips(v)...)
-		f, n := s.VideoFrames(v)
-		out.Frames = append(out.Frames, f...)
-		out.FrameOffsets = append(out.FrameOffsets, out.FrameOffsets[i]+n)
-	}
-	for q, v := range s.QueryVideo {
-		i, ok := col[v]
-		if !ok {
-			continue
-		}
-		t, n := s.QueryTokens(q)
-		out.CapIDs = append(out.CapIDs, s.CapIDs[q])
-		if q < len(s.Texts) {
-			out.Texts = append(out.Texts, s.Texts[q])
-		}
-		out.QueryVideo = append(out.QueryVideo, i)
-		out.Tokens = append(out.Tokens, t...)
-		out.TokenOffsets = append(out.TokenOffsets, out.TokenOffsets[len(out.TokenOffsets)-1]+n)
-	}
-	return out
-}

@@ -28,6 +28,9 @@ type TrainConfig struct {
 	BatchVideos  int
 	QueryBucket  int     // queries per batch rounded down to a multiple of this (see PlanEpoch); 0: off
 	LearningRate float64 // BertAdam lr (warmup_linear over 1 % of Epochs·batches, spec §3.5)
+	// Schedule replaces BertAdam's warmup_linear (1 % warm-up, linear decay to 0 at Epochs) when set,
+	// e.g. train.WarmupConstant; nil keeps the code's.
+	Schedule train.Schedule
 	// HardNegativeStart is the first epoch (0-based) with hard triplet negatives: the code's 20 of 100,
 	// to be scaled with Epochs (ScaledHardNegativeStart).
 	HardNegativeStart int
@@ -146,6 +149,9 @@ func Train(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig, tra
 		}
 	}
 	opt := train.BertAdam(tc.LearningRate, tc.Epochs*batches)
+	if tc.Schedule != nil {
+		opt.Schedule = tc.Schedule
+	}
 	chunk := tc.VideoChunk
 	if chunk == 0 {
 		chunk = DefaultVideoChunk

@@ -30,7 +30,7 @@ func tinyWorld(t *testing.T, videos int) (trainSplit, testSplit *prvr.Split) {
 		idx[i] = i
 	}
 	cut := videos * 3 / 4
-	return SubsetVideos(s, idx[:cut], "train"), SubsetVideos(s, idx[cut:], "test")
+	return s.SubsetVideos(idx[:cut], "train"), s.SubsetVideos(idx[cut:], "test")
 }
 
 func tinyTrainConfig() Config {

@@ -3,9 +3,11 @@ package garestudy
 import (
 	"encoding/gob"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/data/tracks"
@@ -26,11 +28,17 @@ const (
 // 12 segments; the official Charades v1 train/test split, one description per video.
 //
 // workDir, when set, keeps the processed datasets (encoding/gob) so that later calls skip the
-// BigFile/HDF5 reading (≈ 10 s for the whole split).
+// BigFile/HDF5 reading (≈ 10 s for the whole split); the file's name carries the track files'
+// fingerprint (prvr.Layout.Stamp), so a rebuilt, corrupted or other cache is read again.
 func CharadesData(cache, workDir string, trainPairs, testPairs int) (train, test *gare.Dataset, err error) {
+	l := tracks.CharadesLayout(cache, tracks.CharadesDescCollection)
+	stamp, err := l.Stamp("train", "test")
+	if err != nil {
+		return nil, nil, fmt.Errorf("gare experiments: the Charades track is not built in %s (run `make data`): %w", cache, err)
+	}
 	var saved string
 	if workDir != "" {
-		saved = filepath.Join(workDir, fmt.Sprintf("charades-desc-%d-%d.gob", trainPairs, testPairs))
+		saved = filepath.Join(workDir, fmt.Sprintf("charades-desc-%d-%d-%s.gob", trainPairs, testPairs, stamp))
 		if f, err := os.Open(saved); err == nil {
 			var pair [2]*gare.Dataset
 			err := gob.NewDecoder(f).Decode(&pair)
@@ -45,10 +53,6 @@ func CharadesData(cache, workDir string, trainPairs, testPairs int) (train, test
 			err = saveGob(saved, [2]*gare.Dataset{train, test})
 		}
 	}()
-	l := tracks.CharadesLayout(cache, tracks.CharadesDescCollection)
-	if _, err := os.Stat(l.CaptionFile("train")); err != nil {
-		return nil, nil, fmt.Errorf("gare experiments: the Charades track is not built in %s (run `make data`): %w", cache, err)
-	}
 	load := func(split string, n int) (*gare.Dataset, error) {
 		s, err := prvr.Load(l, split)
 		if err != nil {
@@ -116,15 +120,7 @@ func saveGob(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := gob.NewEncoder(f).Encode(v); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.Write(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(v) })
 }
 
 // DefaultWorkDir is build/gare-<scale> under the repository root: the disk cache of datasets,

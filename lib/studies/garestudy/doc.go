@@ -9,7 +9,11 @@
 //     (configuration, data, seed) so rows shared by tables are trained once;
 //   - Variants of Tables 1, 3, 4/7, 5, 6, 8, 9 with the paper's numbers for *paper* columns only;
 //   - Suite sections: tables, figures (Fig. 2/4/7 gradients, Fig. 3 geometry, Fig. 8 dynamics,
-//     the two-stage coverage curve) and a Verdict per claim, computed from the runs;
+//     the two-stage coverage curve) and the claims they declare: reproduce.Comparisons over the
+//     seeds, with the zero-training floor of the split (ZeroTraining) and the metric's best and
+//     random levels, and descriptive findings for single-seed figure shapes;
+//   - Claims: every section's claims and the untestable ones decided by the one claim rule
+//     (reproduce.Evidence, one Holm family for GARE), for claims.json and the notebook;
 //   - Scales: SmallScale (CI notebook), CIScale (Table 1 in ≤ 2 minutes), FullScale (committed
-//     figures).
+//     figures, 5 seeds).
 package garestudy

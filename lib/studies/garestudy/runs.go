@@ -2,7 +2,6 @@ package garestudy
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/models/gare"
@@ -37,6 +36,8 @@ type Runs struct {
 	Variants []Variant
 	Seeds    []uint64
 	Results  [][]Result // [variant][seed]
+	// Floor is the zero-training baseline of Test (nil: none computed); claims and tables show it.
+	Floor *ZeroFloor
 }
 
 // Config returns the configuration of variant v.
@@ -52,12 +53,14 @@ func (r *Runs) Config(v int) gare.Config {
 type RunOptions struct {
 	// Label prefixes the progress bar.
 	Label string
+	// Floor is the zero-training baseline of test, carried by the Runs into tables and claims.
+	Floor *ZeroFloor
 }
 
 // RunVariants trains every variant with every seed under protocol p (seed s: the pretrained
 // encoders of seed s, ψ's initialisation, dropout and batch order) and evaluates it on test.
 func RunVariants(b compute.Backend, p *Protocol, train, test *gare.Dataset, variants []Variant, opts RunOptions) (*Runs, error) {
-	r := &Runs{Base: p.Base, Train: train, Test: test, Variants: variants, Seeds: p.Seeds}
+	r := &Runs{Base: p.Base, Train: train, Test: test, Variants: variants, Seeds: p.Seeds, Floor: opts.Floor}
 	bar := progress.New(opts.Label, len(variants)*len(p.Seeds))
 	defer bar.Done()
 	for v := range variants {
@@ -81,16 +84,34 @@ type Metric struct {
 	Name     string
 	Of       func(r retrieval.Report) float64
 	Decimals int
+	// For the claim rule: whether larger is better, the metric's best attainable value, and its
+	// expected value under random ranking of a paired split of n texts × n videos (nil: none).
+	Higher bool
+	Best   float64
+	Random func(texts, videos int) float64
 }
 
-// The metrics of GARE's tables (text→video unless named v2t).
+// The metrics of GARE's tables (text→video unless named v2t), with their levels under random
+// ranking (retrieval.RandomRecall, RandomMeanRank: one ground truth per query in a paired split).
 var (
-	R1    = Metric{"R@1", func(r retrieval.Report) float64 { return r.T2V.R(1) }, 1}
-	R5    = Metric{"R@5", func(r retrieval.Report) float64 { return r.T2V.R(5) }, 1}
-	R10   = Metric{"R@10", func(r retrieval.Report) float64 { return r.T2V.R(10) }, 1}
-	MnR   = Metric{"MnR", func(r retrieval.Report) float64 { return r.T2V.MnR }, 1}
-	V2TR1 = Metric{"v2t R@1", func(r retrieval.Report) float64 { return r.V2T.R(1) }, 1}
+	R1    = recall("R@1", 1, func(r retrieval.Report) retrieval.Metrics { return r.T2V }, false)
+	R5    = recall("R@5", 5, func(r retrieval.Report) retrieval.Metrics { return r.T2V }, false)
+	R10   = recall("R@10", 10, func(r retrieval.Report) retrieval.Metrics { return r.T2V }, false)
+	V2TR1 = recall("v2t R@1", 1, func(r retrieval.Report) retrieval.Metrics { return *r.V2T }, true)
+	MnR   = Metric{Name: "MnR", Of: func(r retrieval.Report) float64 { return r.T2V.MnR }, Decimals: 1, Best: 1,
+		Random: func(_, videos int) float64 { return retrieval.RandomMeanRank(videos) }}
 )
+
+// recall is R@k of one direction (v2t: the texts are the items).
+func recall(name string, k int, dir func(retrieval.Report) retrieval.Metrics, v2t bool) Metric {
+	return Metric{Name: name, Of: func(r retrieval.Report) float64 { return dir(r).R(k) }, Decimals: 1, Higher: true, Best: 100,
+		Random: func(texts, videos int) float64 {
+			if v2t {
+				return retrieval.RandomRecall(k, texts, 1)
+			}
+			return retrieval.RandomRecall(k, videos, 1)
+		}}
+}
 
 // Values returns metric m of every seed of variant v.
 func (r *Runs) Values(v int, m Metric) []float64 {
@@ -104,15 +125,20 @@ func (r *Runs) Values(v int, m Metric) []float64 {
 // Summary is mean ± std of metric m over the seeds of variant v.
 func (r *Runs) Summary(v int, m Metric) report.MeanStd { return report.Summarize(r.Values(v, m)) }
 
-// Paired is the per-seed difference of metric m between variants b and a (b − a): the same seed
-// gives both the same batch order and, for the parts they share, the same initial weights.
-func (r *Runs) Paired(a, b int, m Metric) report.MeanStd {
+// Differences is the per-seed difference of metric m between variants b and a (b − a): the same
+// seed gives both the same batch order and, for the parts they share, the same initial weights.
+func (r *Runs) Differences(a, b int, m Metric) []float64 {
 	va, vb := r.Values(a, m), r.Values(b, m)
 	d := make([]float64, len(va))
 	for i := range d {
 		d[i] = vb[i] - va[i]
 	}
-	return report.Summarize(d)
+	return d
+}
+
+// Paired is mean ± std over seeds of Differences.
+func (r *Runs) Paired(a, b int, m Metric) report.MeanStd {
+	return report.Summarize(r.Differences(a, b, m))
 }
 
 // Find returns the index of the variant called name (−1 if none).
@@ -126,7 +152,8 @@ func (r *Runs) Find(name string) int {
 }
 
 // Table tabulates every variant: ours as mean ± std over seeds, then the paper's numbers in
-// *paper* columns citing paperCite (omitted when no variant has paper numbers).
+// *paper* columns citing paperCite (omitted when no variant has paper numbers); the zero-training
+// floor, when the runs have one, is the last row.
 func (r *Runs) Table(title string, prov report.Provenance, paperCite string) *report.Table {
 	metrics := []Metric{R1, R5, R10, MnR, V2TR1}
 	cols := []string{"variant"}
@@ -160,60 +187,17 @@ func (r *Runs) Table(title string, prov report.Provenance, paperCite string) *re
 		}
 		t.AddRow(cells...)
 	}
+	if r.Floor != nil {
+		cells := []any{r.Floor.Name}
+		for _, m := range metrics {
+			cells = append(cells, fmt.Sprintf("%.*f", m.Decimals, m.Of(r.Floor.Report)))
+		}
+		if hasPaper {
+			cells = append(cells, "—", "—", "—", "—")
+		}
+		t.AddRow(cells...)
+	}
 	return t
-}
-
-// Verdict is one claim of the paper as tested here.
-type Verdict struct {
-	Claim  string // the paper's claim, in our words
-	Paper  string // what the paper reports (table/figure and numbers)
-	Ours   string // what we computed (formatted from numbers of the run, never typed)
-	Data   string // the data it was computed on
-	Result string // Holds, DoesNotHold, WithinNoise or NotTestable
-}
-
-// Verdict results.
-const (
-	Holds       = "holds"
-	DoesNotHold = "does not hold"
-	WithinNoise = "within noise (not established here)"
-	NotTestable = "not testable here"
-)
-
-// Markdown is the verdict line shown in the notebook and saved in verdicts.md.
-func (v Verdict) Markdown() string {
-	return fmt.Sprintf("**%s** — %s. Paper: %s. Ours: %s (%s).", v.Result, v.Claim, v.Paper, v.Ours, v.Data)
-}
-
-// outcome is Holds / DoesNotHold / WithinNoise for a condition and its opposite.
-func outcome(holds, opposite bool) string {
-	switch {
-	case holds:
-		return Holds
-	case opposite:
-		return DoesNotHold
-	}
-	return WithinNoise
-}
-
-// Verdict tests "variant b beats variant a on metric m": holds when the seed-paired mean difference
-// is positive and larger than its standard error, does not hold when it is negative beyond its
-// standard error, otherwise within noise. For MnR lower is better.
-func (r *Runs) Verdict(claim, paper string, a, b int, m Metric) Verdict {
-	d := r.Paired(a, b, m)
-	sign := 1.0
-	if m.Name == "MnR" {
-		sign = -1
-	}
-	se := d.Std / math.Sqrt(float64(max(d.N, 1)))
-	gain := sign * d.Mean
-	return Verdict{
-		Claim: claim, Paper: paper, Data: r.Train.Kind + ": " + r.Test.Name,
-		Ours: fmt.Sprintf("%s − %s = %+.*f ± %.*f %s paired over %d seeds (%s %s, %s %s)", r.Variants[b].Name, r.Variants[a].Name,
-			m.Decimals, d.Mean, m.Decimals, d.Std, m.Name, d.N, r.Variants[a].Name, r.Summary(a, m).Format(m.Decimals),
-			r.Variants[b].Name, r.Summary(b, m).Format(m.Decimals)),
-		Result: outcome(gain > 0 && gain > se, gain < 0 && -gain > se),
-	}
 }
 
 // Describe is a one-line description of the training recipe of cfg, for table notes.

@@ -50,10 +50,11 @@ func CIScale() Scale {
 }
 
 // FullScale is the configuration of the committed figures: the whole Charades split, D = 128, one
-// temporal layer, batch 128, 5 + 3 epochs.
+// temporal layer, batch 128, 5 + 3 epochs, 5 seeds (the claim rule tests a claim only over at least
+// 5 seeds, lib/reproduce MinSeeds; the smaller scales' claims are inconclusive by that rule).
 func FullScale() Scale {
 	return Scale{
-		Name: "full", Seeds: []uint64{1, 2, 3},
+		Name: "full", Seeds: []uint64{1, 2, 3, 4, 5},
 		Dim: 128, TemporalLayers: 1, TemporalHeads: 4, Batch: 128,
 		PretrainEpochs: 5, Epochs: 3, PretrainLR: 1e-3, LR: 1e-3, ProjectionLR: 1e-6,
 		SynthPairs: 5000, SynthTrain: 4000, FalseNegativeRates: []float64{0, 0.3, 0.6},

@@ -38,7 +38,7 @@ func only(delta, ib, eps, dir bool) func(c *gare.Config) {
 	}
 }
 
-// Names of the Table 3 rows used by the verdicts.
+// Names of the Table 3 rows its claims compare.
 const (
 	RowBaseline = "baseline"
 	RowDelta    = "+Δ"

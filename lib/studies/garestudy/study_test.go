@@ -1,6 +1,7 @@
 package garestudy
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -24,24 +25,37 @@ func fakeRuns(r1 [][]float64) *Runs {
 	return r
 }
 
-func TestVerdictOutcomes(t *testing.T) {
-	r := fakeRuns([][]float64{{10, 12, 11}, {12, 14, 13.5}, {9, 11, 10}, {10.5, 11.5, 11}})
-	for _, tc := range []struct {
-		a, b int
-		m    Metric
-		want string
-	}{
-		{0, 1, R1, Holds},       // +2, +2, +2.5
-		{0, 2, R1, DoesNotHold}, // −1 on every seed
-		{0, 3, R1, WithinNoise}, // +0.5, −0.5, 0
-		{0, 1, MnR, Holds},      // lower MnR is better
-	} {
-		if got := r.Verdict("c", "p", tc.a, tc.b, tc.m).Result; got != tc.want {
-			t.Errorf("%s vs %s on %s: %q, want %q", r.Variants[tc.b].Name, r.Variants[tc.a].Name, tc.m.Name, got, tc.want)
-		}
-	}
+func TestPairedDifferences(t *testing.T) {
+	r := fakeRuns([][]float64{{10, 12, 11}, {12, 14, 13.5}})
 	if d := r.Paired(0, 1, R1); d.Mean < 2.16 || d.Mean > 2.17 || d.N != 3 {
 		t.Errorf("paired difference %+v, want mean 13/6", d)
+	}
+	if d := r.Differences(0, 1, MnR); d[0] != -2 || d[2] != -2.5 {
+		t.Errorf("MnR differences %v, want −2, −2, −2.5", d)
+	}
+}
+
+// TestRandomLevels: the metrics' level under random ranking against the metrics of the exact
+// uniform rank distribution (every rank 1…n once), computed by lib/retrieval.
+func TestRandomLevels(t *testing.T) {
+	for _, n := range []int{7, 100, 1863} {
+		ranks := make([]int, n)
+		for i := range ranks {
+			ranks[i] = i + 1
+		}
+		uniform, err := retrieval.FromRanks(ranks, retrieval.TextVideoKs, retrieval.MedianNumPy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := retrieval.Report{T2V: uniform, V2T: &uniform}
+		for _, m := range []Metric{R1, R5, R10, MnR, V2TR1} {
+			if got, want := m.Random(n, n), m.Of(rep); math.Abs(got-want) > 1e-9*want {
+				t.Errorf("n = %d, %s: random level %g, uniform ranks give %g", n, m.Name, got, want)
+			}
+		}
+	}
+	if !R1.Higher || MnR.Higher || R1.Best != 100 || MnR.Best != 1 {
+		t.Error("R@K is higher-is-better with best 100, MnR lower-is-better with best 1")
 	}
 }
 

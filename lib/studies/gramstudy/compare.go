@@ -7,6 +7,7 @@ import (
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -35,7 +36,7 @@ func (m Metric) Of(e gram.Evaluation) float64 {
 
 // Random is the metric's expected value (%) under a uniformly random ranking of the test split of
 // emb: a query with r relevant items among N has a relevant one in the top K with probability
-// 1 − C(N − r, K) / C(N, K) (closed form, averaged over the queries). Relevance is emb's
+// 1 − C(N − r, K) / C(N, K) (retrieval.RandomRecall, averaged over the queries). Relevance is emb's
 // (class-level) or the diagonal (instance-level). It is the level of the rule's collapse gate.
 func (m Metric) Random(emb *gram.Embeddings) float64 {
 	n := emb.N
@@ -50,13 +51,9 @@ func (m Metric) Random(emb *gram.Embeddings) float64 {
 				}
 			}
 		}
-		miss := 1.0 // C(n − r, K) / C(n, K) = Π_{i<K} (n − r − i) / (n − i)
-		for i := 0; i < m.K; i++ {
-			miss *= math.Max(float64(n-r-i), 0) / float64(n-i)
-		}
-		total += 1 - miss
+		total += retrieval.RandomRecall(m.K, n, r)
 	}
-	return 100 * total / float64(n)
+	return total / float64(n)
 }
 
 // Values applies m to every run's own evaluation.
@@ -143,4 +140,39 @@ func provenance(o Options, data []*gram.Dataset, behavior string, notes ...strin
 		"verdicts: the claims of this table are decided by the project's one claim rule (lib/reproduce) and listed in claims.json and figures/REPORT.md")
 	p.Notes = append(p.Notes, notes...)
 	return p
+}
+
+// MinDistinctQueries is the fewest distinct query texts a test split needs for a retrieval claim:
+// queries with identical text rank the items identically, so over q distinct texts R@1 moves in
+// steps of about 100/q points (one text answered right or wrong for all its queries), and a claim
+// needs steps of at most one point.
+const MinDistinctQueries = 100
+
+// DistinctQueries is the number of distinct anchor (text) rows of a split.
+func DistinctQueries(s *gram.Split) int {
+	n := 0
+	for _, id := range gram.SameRows(s.Features[0], s.Dims[0]) {
+		n = max(n, id+1)
+	}
+	return n
+}
+
+// NoClaimReason says why no retrieval claim is declared on d, or "" when claims are: a test split
+// with fewer than MinDistinctQueries distinct texts is a sanity check, not a test. This drops FSDD
+// digits (ten number words for 300 recordings, class-level): every method answers each word with a
+// tuple of its digit first, and its R@1 cannot tell the methods apart (runs is the R@1 of every run
+// on d, for the note).
+func NoClaimReason(d *gram.Dataset, runs []*Run) string {
+	q := DistinctQueries(d.Test)
+	if q >= MinDistinctQueries {
+		return ""
+	}
+	s := report.Summarize(Values(runs, T2VR1))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range Values(runs, T2VR1) {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	return fmt.Sprintf("%s: no claim is declared — its %d test queries have %d distinct texts (< %d), so R@1 moves in steps of about %.0f points "+
+		"and measures whether each of %d texts is answered first by a tuple of its class: a sanity check, not a test "+
+		"(here T→V+A R@1 %.1f–%.1f over %d runs, mean %.1f)", ShortName(d), d.Test.N, q, MinDistinctQueries, 100/float64(q), q, lo, hi, len(runs), s.Mean)
 }

@@ -8,14 +8,15 @@ import (
 	"github.com/geoalign/geoalign/lib/reproduce"
 )
 
-// Geometries on a tiny synthetic set: five rows per set (the ensemble among them, with no α), and
+// Geometries on a tiny synthetic set (with enough distinct test texts to declare claims: NoClaimReason):
+// five rows per set (the ensemble among them, with no α), and
 // ten claims per set (five comparisons in each direction) that the claim rule accepts.
 func TestGeometriesDeclaresBothDirections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains four variants")
 	}
 	d, err := gram.SyntheticTriModal(synth.TriModalConfig{Seed: 2, Depth: 2, Branching: 3, LatentDim: 8, LevelDecay: 0.6,
-		Dims: [3]int{8, 8, 8}, N: 200, Noise: [3]float64{0.1, 0.1, 0.1}}, 50)
+		Dims: [3]int{8, 8, 8}, N: 330, Noise: [3]float64{0.1, 0.1, 0.1}}, MinDistinctQueries+10)
 	if err != nil {
 		t.Fatal(err)
 	}

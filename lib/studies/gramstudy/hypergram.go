@@ -22,7 +22,8 @@ const paperGeometryCite = "HyperGRAM summary, main results (MSR-VTT zero-shot T2
 // hyperbolic models (their −volume scores averaged, no joint training), T→V+A and V+A→T R@1, mean ±
 // std over seeds, with the final α. Its claims (for the claim rule, both directions): HyperGRAM beats
 // GRAM, pure hyperbolic, the fixed-α mixture (learning α matters) and the ensemble (training the
-// mixture jointly matters); GRAM beats pure hyperbolic.
+// mixture jointly matters); GRAM beats pure hyperbolic — on every dataset that can test them
+// (NoClaimReason: not FSDD digits).
 func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
 	trained := []Variant{GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM}
 	for _, d := range sets {
@@ -58,6 +59,10 @@ func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []r
 				alpha = report.Summarize(alphas).Format(3)
 			}
 			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, V2TR1), alpha, paper[v.Label])
+		}
+		if why := NoClaimReason(d, allRuns(runs, d, variants)); why != "" {
+			t.Provenance.Notes = append(t.Provenance.Notes, why)
+			continue
 		}
 		for _, m := range []Metric{T2VR1, V2TR1} {
 			cmp := func(claim, paper string, a, b Variant) reproduce.Comparison {

@@ -31,7 +31,7 @@ func studyOptions(opts reproduce.Options) Options {
 // recipe) on the three sets. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
 func gramTable1(opts reproduce.Options) ([]*report.Table, error) {
 	o := studyOptions(opts)
-	sets, err := o.Sets()
+	sets, err := o.Sets(opts.Synthetic)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +66,13 @@ func (s figureSaver) plot(name string, p *plot.Plot) error {
 
 // gramFigures regenerates figures/gram/: the volume intuition (Fig. 1), Table 1 on the three sets
 // with learning curves and the alignment-score/R@1 correlation (Fig. 3) on Tux Paint, the modality
-// and loss ablations (Tables 4 and 6) and the modality gap (Table 7) on Tux Paint, and claims.json.
+// and loss ablations (Tables 4 and 6) and the modality gap (Table 7) on Tux Paint, Table 4 with
+// k = 2 … 5 modalities (text, image, speech fr, es, ru) on the multilingual Tux Paint stamps, and
+// claims.json.
 func gramFigures(opts reproduce.Options) error {
+	if err := opts.NeedsRealData("gram"); err != nil {
+		return err
+	}
 	o := studyOptions(opts)
 	save := figureSaver{filepath.Join(opts.Out, "gram")}
 	var evidence reproduce.Evidence
@@ -89,7 +94,7 @@ func gramFigures(opts reproduce.Options) error {
 	if err := save.table("initial-gradients", tg); err != nil {
 		return err
 	}
-	sets, err := o.Sets()
+	sets, err := o.Sets(false)
 	if err != nil {
 		return err
 	}
@@ -137,6 +142,25 @@ func gramFigures(opts reproduce.Options) error {
 	}
 	evidence.Compare(cs...)
 	if err := save.table("table4-modalities", t4); err != nil {
+		return err
+	}
+	langs, err := o.TuxPaintLangs()
+	if err != nil {
+		return err
+	}
+	km, cs, err := o.ModalityCount(runs, langs, GRAM)
+	if err != nil {
+		return err
+	}
+	evidence.Compare(cs...)
+	if err := save.table("table4-k-modalities", km.Table(o)); err != nil {
+		return err
+	}
+	pk, err := km.Plot()
+	if err != nil {
+		return err
+	}
+	if err := save.plot("table4-k-modalities", pk); err != nil {
 		return err
 	}
 	t6, cs, err := o.LossAblation(runs, tux)

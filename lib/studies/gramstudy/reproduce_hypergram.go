@@ -19,7 +19,7 @@ func init() {
 // three sets. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
 func hypergramTable1(opts reproduce.Options) ([]*report.Table, error) {
 	o := studyOptions(opts)
-	sets, err := o.Sets()
+	sets, err := o.Sets(opts.Synthetic)
 	if err != nil {
 		return nil, err
 	}
@@ -35,9 +35,12 @@ func hypergramTable1(opts reproduce.Options) ([]*report.Table, error) {
 // test on the synthetic hierarchy with varying text richness, the volume–text-length correlation on
 // Tux Paint, the Lorentz vs Poincaré low-precision check, and claims.json.
 func hypergramFigures(opts reproduce.Options) error {
+	if err := opts.NeedsRealData("hypergram"); err != nil {
+		return err
+	}
 	o := studyOptions(opts)
 	save := figureSaver{dir: filepath.Join(opts.Out, "hypergram")}
-	sets, err := o.Sets()
+	sets, err := o.Sets(false)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/progress"
@@ -117,19 +118,21 @@ func (o Options) Synthetic(richness int, uninformativeAudio float64) (*gram.Data
 }
 
 // Sets loads the three tri-modal sets of the GRAM and HyperGRAM studies, in this order: FSDD
-// digits, Tux Paint stamps and the synthetic set with 30 % uninformative audio.
-func (o Options) Sets() ([]*gram.Dataset, error) {
+// digits, Tux Paint stamps and the synthetic set with 30 % uninformative audio — or, with
+// syntheticOnly, the synthetic set alone. A missing or corrupt real set is a data.BadInput error
+// (the command exits 2 naming the file).
+func (o Options) Sets(syntheticOnly bool) ([]*gram.Dataset, error) {
+	syn, err := o.Synthetic(0, 0.3)
+	if err != nil || syntheticOnly {
+		return []*gram.Dataset{syn}, err
+	}
 	digits, err := o.Digits()
 	if err != nil {
-		return nil, err
+		return nil, data.BadInput(err)
 	}
 	tux, err := o.TuxPaint()
 	if err != nil {
-		return nil, err
-	}
-	syn, err := o.Synthetic(0, 0.3)
-	if err != nil {
-		return nil, err
+		return nil, data.BadInput(err)
 	}
 	return []*gram.Dataset{digits, tux, syn}, nil
 }

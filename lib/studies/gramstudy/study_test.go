@@ -1,7 +1,10 @@
 package gramstudy
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/data/synth"
@@ -138,5 +141,135 @@ func TestCacheReloadsFinishedRuns(t *testing.T) {
 	}
 	if h := second.History[len(second.History)-1]; h.Eval == nil || h.Eval.T2V.R(1) != first.History[len(first.History)-1].Eval.T2V.R(1) {
 		t.Fatalf("per-epoch evaluations were not restored: %+v", h.Eval)
+	}
+}
+
+// latentSet is a small real-valued set with k modalities of dimension 6: sample i has a latent
+// z_i ~ N(0, I_4), and modality m sees z_i W_m plus Gaussian noise of s.d. noise (W_m fixed random).
+func latentSet(seed uint64, k, nTrain, nTest int, noise float64) *gram.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	const latent, dim = 4, 6
+	w := make([][]float64, k)
+	for m := range w {
+		w[m] = make([]float64, latent*dim)
+		for i := range w[m] {
+			w[m][i] = rng.NormFloat64()
+		}
+	}
+	split := func(n int) *gram.Split {
+		feats := make([][]float32, k)
+		for i := 0; i < n; i++ {
+			z := make([]float64, latent)
+			for j := range z {
+				z[j] = rng.NormFloat64()
+			}
+			for m := range feats {
+				for c := 0; c < dim; c++ {
+					x := noise * rng.NormFloat64()
+					for j, zj := range z {
+						x += zj * w[m][j*dim+c]
+					}
+					feats[m] = append(feats[m], float32(x))
+				}
+			}
+		}
+		dims := make([]int, k)
+		for m := range dims {
+			dims[m] = dim
+		}
+		s, err := gram.NewSplit(feats, dims, nil)
+		if err != nil {
+			panic(err)
+		}
+		return s
+	}
+	names := []string{"text", "image", "speech (fr)", "speech (es)", "speech (ru)"}[:k]
+	d := &gram.Dataset{Name: "latent set (k modalities)", Kind: "synthetic", Modalities: names, Train: split(nTrain), Test: split(nTest)}
+	d.Standardize()
+	return d
+}
+
+// TestModalityCountClaimsCarryRuleOutcomes runs the k-modality study on a tiny 4-modality set with
+// 5 seeds: one model per k = 2, 3, 4 embedding k modalities, the claims compare k + 1 with k on the
+// same seeds, and the claim rule decides each of them (tested with n = 5, Δ the mean of the paired
+// differences, or stopped by a gate), and the table and plot have one row / point per k.
+func TestModalityCountClaimsCarryRuleOutcomes(t *testing.T) {
+	d := latentSet(1, 4, 128, 40, 1.0)
+	v := Variant{Label: "GRAM", Config: gram.DefaultConfig()}
+	v.Config.Hidden, v.Config.ContraDim, v.Config.MatchHidden, v.Config.BatchSize, v.Config.LearningRate = 16, 8, 8, 16, 1e-2
+	o := Options{Seeds: []int64{1, 2, 3, 4, 5}}
+	km, cs, err := o.ModalityCount(Runs{}, d, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(km.K) != "[2 3 4]" || len(cs) != 2 {
+		t.Fatalf("k %v, %d claims", km.K, len(cs))
+	}
+	for i, k := range km.K {
+		for _, r := range km.Runs[i] {
+			if r.Test.NumModalities() != k {
+				t.Fatalf("k = %d: a run embeds %d modalities", k, r.Test.NumModalities())
+			}
+		}
+	}
+	decided, err := reproduce.Decide(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range decided {
+		a, b := Values(km.Runs[i], T2DataR1), Values(km.Runs[i+1], T2DataR1)
+		if fmt.Sprint(cs[i].A.Values) != fmt.Sprint(a) || fmt.Sprint(cs[i].B.Values) != fmt.Sprint(b) || cs[i].A.Name != fmt.Sprintf("k = %d", km.K[i]) {
+			t.Fatalf("claim %d pairs %s %v with %s %v, want k = %d %v and k = %d %v", i, cs[i].A.Name, cs[i].A.Values, cs[i].B.Name, cs[i].B.Values, km.K[i], a, km.K[i+1], b)
+		}
+		t.Logf("%s", c)
+		switch c.Outcome {
+		case reproduce.Holds, reproduce.Contradicted, reproduce.Inconclusive:
+			mean := 0.0
+			for j := range a {
+				mean += (b[j] - a[j]) / float64(len(a))
+			}
+			if c.N != 5 || c.Diff == nil || math.Abs(c.Diff.Mean-mean) > 1e-9 || c.P == nil {
+				t.Errorf("claim %d: n %d, diff %+v (want mean %v), p %+v", i, c.N, c.Diff, mean, c.P)
+			}
+		case reproduce.NotTestable:
+			if c.Gate == "" {
+				t.Errorf("claim %d not testable without a gate: %s", i, c.Verdict())
+			}
+		default:
+			t.Errorf("claim %d: outcome %q is not a comparison's", i, c.Outcome)
+		}
+	}
+	tab := km.Table(o)
+	if len(tab.Rows) != 3 || tab.Rows[0][len(tab.Rows[0])-1] != "52.8" || tab.Rows[2][1] != "text + image + speech (fr) + speech (es)" {
+		t.Fatalf("table rows %v", tab.Rows)
+	}
+	if _, err := km.Plot(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNoClaimOnFewDistinctTexts: a test split with 10 distinct texts (FSDD digits' number words) is
+// a sanity check with no claim; one with 100 distinct texts is claimable.
+func TestNoClaimOnFewDistinctTexts(t *testing.T) {
+	mk := func(distinct int) *gram.Dataset {
+		const n = 200
+		text, other := make([]float32, n), make([]float32, n)
+		for i := range text {
+			text[i], other[i] = float32(i%distinct), float32(i)
+		}
+		s, err := gram.NewSplit([][]float32{text, other}, []int{1, 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &gram.Dataset{Name: "FSDD digits", Test: s}
+	}
+	if q := DistinctQueries(mk(10).Test); q != 10 {
+		t.Fatalf("DistinctQueries = %d, want 10", q)
+	}
+	if why := NoClaimReason(mk(10), nil); !strings.Contains(why, "10 distinct texts") || !strings.Contains(why, "about 10 points") {
+		t.Fatalf("reason %q", why)
+	}
+	if why := NoClaimReason(mk(MinDistinctQueries), nil); why != "" {
+		t.Fatalf("%d distinct texts: %q", MinDistinctQueries, why)
 	}
 }

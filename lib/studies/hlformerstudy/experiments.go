@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/models/hlformer"
+	"github.com/geoalign/geoalign/lib/runcache"
 
 	"github.com/geoalign/geoalign/lib/data/charades"
 	"github.com/geoalign/geoalign/lib/data/glove"
@@ -26,21 +26,25 @@ import (
 // Experiments shared by lib/reproduce and notebooks/13-hlformer.ipynb: benchmarks (Setup), model
 // variants (Variant), multi-seed runs and the tables built from them.
 
-// Setup is a PRVR benchmark: train and test splits with their provenance.
+// Setup is a PRVR benchmark: train, validation and test splits with their provenance.
 type Setup struct {
-	Name        string
-	Train, Test *prvr.Split
-	Data        string          // provenance line for tables
-	Kind        report.DataKind // label-derived (Charades) or synthetic
-	// Floors are the zero-training baselines on Test (Charades only), by name.
-	Floors map[string]retrieval.Metrics
+	Name string
+	// Train and Val partition the released training split by video (prvr.CarveValidation with
+	// prvr.ValidationFraction and prvr.ValidationSeed): models are trained on Train and selected (best
+	// epoch, early stopping, learning rate) on Val; Test is only evaluated, never used for a choice.
+	Train, Val, Test *prvr.Split
+	Data             string          // provenance line for tables
+	Kind             report.DataKind // label-derived (Charades) or synthetic
+	// Floors and ValFloors are the zero-training baselines on Test and on Val (Charades only), by name.
+	Floors, ValFloors map[string]retrieval.Metrics
 	// cache and shared locate the Charades files (for floors and moment annotations).
 	cache, shared string
 }
 
 // CharadesData describes the Charades-STA track in every table.
 const CharadesData = "Charades-STA PRVR, official MS-SL split (train 12,408 queries / 5,338 videos; test 3,720 / 1,334; " +
-	"val = test as in the distributed data); LABEL-DERIVED video features (per-frame multi-hot of the 157 annotated " +
+	"the distributed val is the test split, so 10 % of the train videos, seeded, are held out for validation: " +
+	"train 4,804 videos, val 534); LABEL-DERIVED video features (per-frame multi-hot of the 157 annotated " +
 	"Charades actions ⊕ mean GloVe of their names, 2 fps; not I3D) and GloVe-100d query tokens (not RoBERTa)"
 
 // LoadCharadesSTA loads the Charades-STA PRVR track built by `geoalign data build` under cache (the
@@ -55,15 +59,20 @@ func LoadCharadesSTA(cache, shared string) (*Setup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hlformer: Charades-STA test (run `make data`): %w", err)
 	}
-	return &Setup{Name: "charades-sta", Train: tr, Test: te, Data: CharadesData, Kind: report.LabelDerived, cache: cache, shared: shared}, nil
+	tr, val, err := prvr.CarveValidation(tr, prvr.ValidationFraction, prvr.ValidationSeed)
+	if err != nil {
+		return nil, err
+	}
+	return &Setup{Name: "charades-sta", Train: tr, Val: val, Test: te, Data: CharadesData, Kind: report.LabelDerived, cache: cache, shared: shared}, nil
 }
 
 // SyntheticData describes the synthetic benchmark in every table.
 const SyntheticData = "synthetic PRVR (lib/data/synth.GeneratePRVR): untrimmed videos as sequences of 2–5 moments of " +
-	"leaf concepts of a depth-3 hierarchy, each query describing one moment (partial relevance); 3/4 of the videos train, 1/4 test"
+	"leaf concepts of a depth-3 hierarchy, each query describing one moment (partial relevance); 3/4 of the videos train " +
+	"(10 % of them held out for validation), 1/4 test"
 
 // SyntheticSetup generates a synthetic PRVR world of the given size (lib/data/synth) and cuts it into
-// train (3/4 of the videos) and test videos.
+// train (3/4 of the videos, of which prvr.ValidationFraction is held out for validation) and test videos.
 func SyntheticSetup(seed uint64, videos int) (*Setup, error) {
 	s, _, err := synth.GeneratePRVR(synth.PRVRConfig{Seed: seed, Depth: 3, Branching: 4, LatentDim: 16, LevelDecay: 0.6,
 		Videos: videos, MomentsMin: 2, MomentsMax: 5, FramesMin: 4, FramesMax: 16, FrameDim: 64, QueryDim: 48,
@@ -76,12 +85,16 @@ func SyntheticSetup(seed uint64, videos int) (*Setup, error) {
 		idx[i] = i
 	}
 	cut := videos * 3 / 4
-	return &Setup{Name: "synthetic", Train: hlformer.SubsetVideos(s, idx[:cut], "train"), Test: hlformer.SubsetVideos(s, idx[cut:], "test"),
+	tr, val, err := prvr.CarveValidation(s.SubsetVideos(idx[:cut], "train"), prvr.ValidationFraction, prvr.ValidationSeed)
+	if err != nil {
+		return nil, err
+	}
+	return &Setup{Name: "synthetic", Train: tr, Val: val, Test: s.SubsetVideos(idx[cut:], "test"),
 		Data: SyntheticData, Kind: report.Synthetic}, nil
 }
 
-// Subset keeps trainVideos random train videos and testVideos random test videos (0: all), for
-// CI-sized runs; the provenance says so.
+// Subset keeps trainVideos random train videos and testVideos random validation and test videos each
+// (0: all), for CI-sized runs; the provenance says so.
 func (s *Setup) Subset(trainVideos, testVideos int, seed uint64) *Setup {
 	pick := func(sp *prvr.Split, n int, stream uint64) *prvr.Split {
 		if n <= 0 || n >= sp.NumVideos() {
@@ -89,50 +102,79 @@ func (s *Setup) Subset(trainVideos, testVideos int, seed uint64) *Setup {
 		}
 		idx := rand.New(rand.NewPCG(seed, stream)).Perm(sp.NumVideos())[:n]
 		sort.Ints(idx)
-		return hlformer.SubsetVideos(sp, idx, sp.Name)
+		return sp.SubsetVideos(idx, sp.Name)
 	}
 	out := *s
-	out.Train, out.Test = pick(s.Train, trainVideos, 1), pick(s.Test, testVideos, 2)
-	out.Floors = nil
-	out.Data = fmt.Sprintf("%s — SUBSET: %d train videos (%d queries), %d test videos (%d queries), seed %d",
-		s.Data, out.Train.NumVideos(), out.Train.NumQueries(), out.Test.NumVideos(), out.Test.NumQueries(), seed)
+	out.Train, out.Val, out.Test = pick(s.Train, trainVideos, 1), pick(s.Val, testVideos, 3), pick(s.Test, testVideos, 2)
+	out.Floors, out.ValFloors = nil, nil
+	out.Data = fmt.Sprintf("%s — SUBSET: %d train videos (%d queries), %d val videos (%d queries), %d test videos (%d queries), seed %d",
+		s.Data, out.Train.NumVideos(), out.Train.NumQueries(), out.Val.NumVideos(), out.Val.NumQueries(), out.Test.NumVideos(), out.Test.NumQueries(), seed)
 	return &out
 }
 
 // ComputeFloors computes the zero-training baselines of the datasets engineer (lib/data/tracks) on the
-// Charades test split through lib/retrieval: GloVe query tokens vs the GloVe block of the label-derived
-// clips (max over clips), and its content-word variant. No-op for synthetic data.
+// Charades test and validation splits (Floors, ValFloors). No-op for synthetic data.
 func (s *Setup) ComputeFloors() error {
 	if s.Kind != report.LabelDerived {
 		return nil
 	}
-	s.Floors = map[string]retrieval.Metrics{}
-	scores, err := tracks.ZeroShotMaxOverClips(s.Test, tracks.CharadesGloVeOffset, glove.Dim)
-	if err != nil {
+	var err error
+	if s.Floors, err = s.FloorsOn(s.Test); err != nil {
 		return err
 	}
-	res, err := hlformer.EvaluateScores(scores, s.Test)
+	s.ValFloors, err = s.FloorsOn(s.Val)
+	return err
+}
+
+// FloorsOn computes the zero-training baselines on split sp of the Charades setup (FloorScores) through
+// lib/retrieval, with the metric code of the learned models (hlformer.EvaluateScores).
+func (s *Setup) FloorsOn(sp *prvr.Split) (map[string]retrieval.Metrics, error) {
+	scores, err := s.FloorScores(sp)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	s.Floors["zero-training floor: GloVe tokens, max over clips"] = res.T2V
+	floors := map[string]retrieval.Metrics{}
+	for name, sc := range scores {
+		res, err := hlformer.EvaluateScores(sc, sp)
+		if err != nil {
+			return nil, err
+		}
+		floors[name] = res.T2V
+	}
+	return floors, nil
+}
+
+// FloorScores are the row-major [queries × videos] score matrices of the zero-training baselines on
+// split sp of the Charades setup, by name: GloVe query tokens vs the GloVe block of the label-derived
+// clips (max over clips, FloorTokens), and its content-word variant (FloorContentWords).
+func (s *Setup) FloorScores(sp *prvr.Split) (map[string][]float32, error) {
+	if s.Kind != report.LabelDerived {
+		return nil, fmt.Errorf("hlformer: zero-training floors need the label-derived Charades setup, not %q", s.Name)
+	}
+	tokens, err := tracks.ZeroShotMaxOverClips(sp, tracks.CharadesGloVeOffset, glove.Dim)
+	if err != nil {
+		return nil, err
+	}
 	g, err := glove.ReadText(filepath.Join(s.cache, "glove", "glove100_subset.txt"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	classes, err := charades.ReadClasses(filepath.Join(s.shared, "charades", "classes.tsv"))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if scores, err = tracks.ZeroShotContentWords(s.Test, classes, g); err != nil {
-		return err
+	content, err := tracks.ZeroShotContentWords(sp, classes, g)
+	if err != nil {
+		return nil, err
 	}
-	if res, err = hlformer.EvaluateScores(scores, s.Test); err != nil {
-		return err
-	}
-	s.Floors["zero-training floor: GloVe content words, max over clips"] = res.T2V
-	return nil
+	return map[string][]float32{FloorTokens: tokens, FloorContentWords: content}, nil
 }
+
+// Names of the zero-training floors (FloorsOn); FloorContentWords is the stronger one on Charades-STA.
+const (
+	FloorTokens       = "zero-training floor: GloVe tokens, max over clips"
+	FloorContentWords = "zero-training floor: GloVe content words, max over clips"
+)
 
 // Variant is a named model/objective change relative to the base configuration.
 type Variant struct {
@@ -179,10 +221,17 @@ type Runs struct {
 	Config  hlformer.Config
 	Loss    hlformer.LossConfig
 	Seeds   []int64
+	// Results are the training runs, one per seed; Results[i].Best are the validation metrics of the
+	// selected epoch (best validation SumR).
 	Results []*hlformer.Result
+	// Test and TestEmbeddings are the test-split metrics and evaluation embeddings of each seed's
+	// selected model: what the tables report.
+	Test           []retrieval.Metrics
+	TestEmbeddings []*hlformer.Embeddings
 }
 
-// RunVariant trains variant v (from base and lc) once per seed on setup and evaluates on its test split.
+// RunVariant trains variant v (from base and lc) once per seed on setup.Train, selects each seed's epoch
+// on setup.Val (best SumR, early stopping) and evaluates the selected model on setup.Test.
 // With tc.CheckpointDir set, each seed checkpoints into <dir>/<variant>/seed<N>, so that an interrupted
 // study resumes and a finished run is only re-evaluated.
 func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlformer.LossConfig, tc hlformer.TrainConfig, v Variant, seeds []int64, log io.Writer) (*Runs, error) {
@@ -191,24 +240,59 @@ func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlfor
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.Name, err)
 	}
+	if setup.Val == nil {
+		return nil, fmt.Errorf("hlformer: setup %q has no validation split (model selection never uses the test split)", setup.Name)
+	}
 	runs := &Runs{Variant: v, Config: c, Loss: l, Seeds: seeds}
 	for _, seed := range seeds {
 		tc := tc
 		tc.Seed = seed
 		if tc.CheckpointDir != "" {
-			tc.CheckpointDir = filepath.Join(tc.CheckpointDir, slug(v.Name), fmt.Sprintf("seed%d", seed))
+			dir, err := runDir(tc.CheckpointDir, setup, c, l, tc, seed)
+			if err != nil {
+				return nil, fmt.Errorf("%s, seed %d: %w", v.Name, seed, err)
+			}
+			tc.CheckpointDir = dir
 		}
 		start := time.Now()
-		res, err := hlformer.Train(be, m, l, tc, setup.Train, setup.Test)
+		res, err := hlformer.Train(be, m, l, tc, setup.Train, setup.Val)
 		if err != nil {
 			return nil, fmt.Errorf("%s, seed %d: %w", v.Name, seed, err)
 		}
+		ev, err := hlformer.NewEvaluator(be, m, res.Store, tc.DType)
+		if err != nil {
+			return nil, err
+		}
+		te, em, err := ev.Evaluate(setup.Test)
+		if err != nil {
+			return nil, fmt.Errorf("%s, seed %d: test: %w", v.Name, seed, err)
+		}
 		if log != nil {
-			fmt.Fprintf(log, "%s, seed %d: best epoch %d: %s (%s, %s)\n", v.Name, seed, res.BestEpoch, res.Best, time.Since(start).Round(time.Second), res.Stopped)
+			fmt.Fprintf(log, "%s, seed %d: best epoch %d: val %s, test %s (%s, %s)\n", v.Name, seed, res.BestEpoch, res.Best, te.T2V,
+				time.Since(start).Round(time.Second), res.Stopped)
 		}
 		runs.Results = append(runs.Results, res)
+		runs.Test = append(runs.Test, te.T2V)
+		runs.TestEmbeddings = append(runs.TestEmbeddings, em)
 	}
 	return runs, nil
+}
+
+// runDir is the run-cache directory of one run under root: lib/runcache's key of the model, loss and
+// training configurations, the content of the setup's train and test splits, the seed, and the source
+// of lib/models/hlformer and lib/train — editing a scale or the model code trains anew.
+func runDir(root string, setup *Setup, c hlformer.Config, l hlformer.LossConfig, tc hlformer.TrainConfig, seed int64) (string, error) {
+	tc.CheckpointDir, tc.Seed = "", 0
+	spec, err := runcache.NewSpec("hlformer", struct {
+		Model    hlformer.Config
+		Loss     hlformer.LossConfig
+		Training hlformer.TrainConfig
+	}{c, l, tc}, setup.Train.Fingerprint()+"+"+setup.Test.Fingerprint(), seed,
+		runcache.Module+"/lib/models/hlformer", runcache.Module+"/lib/train")
+	if err != nil {
+		return "", err
+	}
+	return runcache.Open(root, spec)
 }
 
 // metric extracts one column of the PRVR tables from metrics.
@@ -235,20 +319,20 @@ func metric(m retrieval.Metrics, col string) float64 {
 // MetricColumns are the PRVR columns of Table 1 and 2 (plus MdR, MnR as MS-SL reports).
 var MetricColumns = []string{"R@1", "R@5", "R@10", "R@100", "SumR", "MdR", "MnR"}
 
-// Summary is mean ± std over seeds of metric col.
+// Summary is mean ± std over seeds of test metric col.
 func (r *Runs) Summary(col string) report.MeanStd {
 	var xs []float64
-	for _, res := range r.Results {
-		xs = append(xs, metric(res.Best, col))
+	for _, m := range r.Test {
+		xs = append(xs, metric(m, col))
 	}
 	return report.Summarize(xs)
 }
 
-// SumRs are the per-seed best SumR values.
+// SumRs are the per-seed test SumR values of the selected models.
 func (r *Runs) SumRs() []float64 {
 	var xs []float64
-	for _, res := range r.Results {
-		xs = append(xs, res.Best.SumR)
+	for _, m := range r.Test {
+		xs = append(xs, m.SumR)
 	}
 	return xs
 }
@@ -398,18 +482,4 @@ func LoadTable(path string) (*report.Table, error) {
 		return nil, fmt.Errorf("hlformer: %s: %w", path, err)
 	}
 	return &t, nil
-}
-
-// slug turns a variant name into a directory name.
-func slug(name string) string {
-	var b []rune
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b = append(b, r)
-		case len(b) > 0 && b[len(b)-1] != '-':
-			b = append(b, '-')
-		}
-	}
-	return strings.Trim(string(b), "-")
 }

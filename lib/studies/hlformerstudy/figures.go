@@ -243,8 +243,7 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, reproduce.Comp
 		}
 		var seps []float64
 		var count int
-		for si, res := range r.Results {
-			em := res.Embeddings
+		for si, em := range r.TestEmbeddings {
 			d := em.Dim
 			var sum float64
 			count = 0

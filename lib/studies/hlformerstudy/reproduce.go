@@ -8,12 +8,13 @@ import (
 	"github.com/geoalign/geoalign/lib/reproduce"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/report"
 	"gonum.org/v1/plot"
 )
 
 // HLFormer (ICCV 2025) on the Charades-STA PRVR track (label-derived video features, GloVe query tokens)
-// — or, when `make data` has not built it, on the synthetic PRVR benchmark. The experiments themselves
+// — or, with Options.Synthetic, on the synthetic PRVR benchmark. The experiments themselves
 // live in lib/models/hlformer (Study); notebooks/13-hlformer.ipynb calls the same functions.
 
 func init() {
@@ -29,27 +30,37 @@ func hlformerScales(opts reproduce.Options) (main, ablation Scale) {
 	return CIScale, CIScale
 }
 
-// LoadSetup loads Charades-STA (falling back to synthetic data) at the scale's subset.
+// LoadSetup loads Charades-STA (the synthetic PRVR benchmark with opts.Synthetic) at the scale's
+// subset. Missing or corrupt Charades-STA files, or staged annotations the zero-training floors
+// read, are a data.BadInput error naming the file; nothing falls back to synthetic data.
 func LoadSetup(opts reproduce.Options, sc Scale) (*Setup, error) {
-	cache := opts.DataCache
-	if cache == "" {
-		cache = filepath.Join("datasets", "cache")
-	}
-	shared := os.Getenv("GEOALIGN_SHARED")
-	if shared == "" {
-		shared = filepath.Join("..", "shared", "data")
-	}
-	setup, err := LoadCharadesSTA(cache, shared)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "hlformer: %v\nhlformer: using the synthetic PRVR benchmark instead\n", err)
-		if setup, err = SyntheticSetup(7, 1024); err != nil {
-			return nil, err
+	var setup *Setup
+	var err error
+	if opts.Synthetic {
+		setup, err = SyntheticSetup(7, 1024)
+	} else {
+		cache := opts.DataCache
+		if cache == "" {
+			cache = filepath.Join("datasets", "cache")
 		}
+		shared := os.Getenv("GEOALIGN_SHARED")
+		if shared == "" {
+			shared = filepath.Join("..", "shared", "data")
+		}
+		if setup, err = LoadCharadesSTA(cache, shared); err != nil {
+			err = data.BadInput(fmt.Errorf("%w (or run on synthetic data: --data synthetic)", err))
+		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	if sc.TrainVideos > 0 || sc.TestVideos > 0 {
 		setup = setup.Subset(sc.TrainVideos, sc.TestVideos, 0)
 	}
-	return setup, setup.ComputeFloors()
+	if err := setup.ComputeFloors(); err != nil {
+		return nil, data.BadInput(fmt.Errorf("hlformer: zero-training floors: %w", err))
+	}
+	return setup, nil
 }
 
 func hlformerTable1(opts reproduce.Options) ([]*report.Table, error) {

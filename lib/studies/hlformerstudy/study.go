@@ -5,11 +5,11 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/models/hlformer"
+	"github.com/geoalign/geoalign/lib/retrieval"
 
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -28,7 +28,8 @@ type Study struct {
 	Scale   Scale
 	Seeds   []int64
 	Log     io.Writer
-	// CacheDir, if set, holds a checkpoint per variant and seed (<CacheDir>/<scale>/<variant>/seed<N>):
+	// CacheDir, if set, holds a checkpoint per run under lib/runcache's key (configuration, data, seed,
+	// model and training code; <CacheDir>/hlformer/<key>/ with spec.json):
 	// an interrupted study resumes, and finished runs are only re-evaluated.
 	CacheDir string
 	runs     map[string]*Runs
@@ -50,7 +51,7 @@ func (s *Study) Run(v Variant) (*Runs, error) {
 	base := s.Scale.Config(s.Setup.Train.Dim, s.Setup.Train.QueryDim)
 	tc := s.Scale.Training()
 	if s.CacheDir != "" {
-		tc.CheckpointDir = filepath.Join(s.CacheDir, s.Setup.Name+"-"+s.Scale.Name)
+		tc.CheckpointDir = s.CacheDir
 	}
 	r, err := RunVariant(s.Backend, s.Setup, base, hlformer.CharadesLoss(), tc, v, s.Seeds, s.Log)
 	if err != nil {
@@ -68,7 +69,7 @@ func (s *Study) Provenance(notes ...string) report.Provenance {
 			"MAIM with branch-softmax temperature 0.6, POP with the video as apex and learned curvature in [0.1, 10], multi-positive NCE " +
 			"without temperature, triplet with the hard-negative curriculum, query diversity with the focal factor, S = 0.7 S_c + 0.3 S_f, " +
 			"BertAdam without bias correction and per-tensor clipping; Charades loss weights (λ_c 0.02, λ_f 0.04, λ₁ 3e-3, λ₂ 1e-3, m 0.2)",
-		Notes: append([]string{s.Scale.Describe(), "Model selection as the code: best epoch by val SumR, val = test split; metrics text→video through lib/retrieval (ties pessimistic)."}, notes...),
+		Notes: append([]string{s.Scale.Describe(), "Model selection: best epoch by validation SumR (the validation split is carved from train by video, prvr.CarveValidation; the code selects on its val = test split); metrics of the selected model on the test split, text→video through lib/retrieval (ties pessimistic)."}, notes...),
 	}
 }
 
@@ -105,7 +106,7 @@ const PaperHLFormer = "HLFormer (ICCV 2025)"
 func sumRRandom(n int) float64 {
 	total := 0.0
 	for _, k := range []int{1, 5, 10, 100} {
-		total += 100 * float64(min(k, n)) / float64(n)
+		total += retrieval.RandomRecall(k, n, 1)
 	}
 	return total
 }

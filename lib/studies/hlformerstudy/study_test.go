@@ -30,6 +30,25 @@ func TestStudyTable1AndFigure5(t *testing.T) {
 	if len(tab.Rows) != 3 || strings.Contains(md, "(paper)") || !strings.Contains(md, "synthetic") {
 		t.Fatalf("table 1:\n%s", md)
 	}
+	// Selection on the validation split carved from train, the table from the test split.
+	r := st.runs[HybridVariant.Name]
+	if q := r.Results[0].History[0].Val.Queries; q != setup.Val.NumQueries() || q == setup.Test.NumQueries() {
+		t.Fatalf("epochs validated on %d queries; the validation split has %d, the test split %d", q, setup.Val.NumQueries(), setup.Test.NumQueries())
+	}
+	if r.Test[0].Queries != setup.Test.NumQueries() || r.TestEmbeddings[0].Videos != setup.Test.NumVideos() {
+		t.Fatalf("test metrics over %d queries and embeddings of %d videos; the test split has %d and %d",
+			r.Test[0].Queries, r.TestEmbeddings[0].Videos, setup.Test.NumQueries(), setup.Test.NumVideos())
+	}
+	seen := map[string]bool{}
+	for _, id := range setup.Train.VideoIDs {
+		seen[id] = true
+	}
+	for _, id := range append(append([]string(nil), setup.Val.VideoIDs...), setup.Test.VideoIDs...) {
+		if seen[id] {
+			t.Fatalf("video %s is in two of train, val and test", id)
+		}
+		seen[id] = true
+	}
 	cmp, err := st.Compare("hybrid beats Euclidean-only", "—", EuclideanOnlyVariant, HybridVariant)
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +93,41 @@ func TestSumRRandom(t *testing.T) {
 	}{{1334, 100 * 116.0 / 1334}, {50, 100 * (1 + 5 + 10 + 50) / 50.0}, {1, 400}} {
 		if got := sumRRandom(c.n); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("n = %d: %v, want %v", c.n, got, c.want)
+		}
+	}
+}
+
+// The run cache keys every run on everything that determines it: the same inputs give the same
+// directory, and a change of a training field (the scale's epochs), of the data or of the seed gives
+// another (issue 18: editing a scale never re-evaluates old checkpoints).
+func TestRunDirKeysOnScaleDataAndSeed(t *testing.T) {
+	a, err := SyntheticSetup(3, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := SyntheticSetup(4, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	c := CIScale.Config(a.Train.Dim, a.Train.QueryDim)
+	tc := CIScale.Training()
+	dir := func(s *Setup, tc hlformer.TrainConfig, seed int64) string {
+		d, err := runDir(root, s, c, hlformer.CharadesLoss(), tc, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	base := dir(a, tc, 1)
+	longer := tc
+	longer.Epochs++
+	if dir(a, tc, 1) != base {
+		t.Fatal("the same run got two directories")
+	}
+	for name, d := range map[string]string{"epochs": dir(a, longer, 1), "data": dir(b, tc, 1), "seed": dir(a, tc, 2)} {
+		if d == base {
+			t.Errorf("a change of %s kept the run directory %s", name, d)
 		}
 	}
 }

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
+	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/npy"
+	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
+)
+
+func init() {
+	register("eval", "evaluate a trained run on a split: the metric JSON of `geoalign metrics` (geoalign eval -h)", evalMain)
+}
+
+// evalMain is `geoalign eval`: it rebuilds the run's model and data from RUNDIR/config.json,
+// loads the checkpoint of the best validation epoch, scores the split and prints what
+// `geoalign metrics` prints for the same score matrix.
+func evalMain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	run := fs.String("run", "", "run directory `RUNDIR` written by geoalign train")
+	split := fs.String("split", "test", "split to score: test, val or train")
+	asJSON := fs.Bool("json", false, `print {"t2v": {...}, "v2t": {...}} as geoalign metrics --json does`)
+	scoresPath := fs.String("scores", "", "also write the score matrix (rows = queries, columns = videos, float32) to `FILE.npy`, "+
+		"and its ground truth to FILE.query_video.npy when it is not the diagonal, for geoalign metrics")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: geoalign eval --run RUNDIR [--split test] [--json] [--scores FILE.npy]")
+		fmt.Fprintln(stderr, "\nScores a split with the checkpoint of the run's best validation epoch. Metrics: HLFormer text→video\nR@1/5/10/100 (PRVR); GARE and GRAM/HyperGRAM both directions, R@1/5/10 (GRAM: lower median).")
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	fail := func(code int, format string, a ...any) int { // shadows main.go's fail: the code is chosen here
+		fmt.Fprintf(stderr, "geoalign eval: "+format+"\n", a...)
+		return code
+	}
+	switch {
+	case *run == "":
+		return fail(exitUsage, "--run RUNDIR is required")
+	case *split != "test" && *split != "val" && *split != "train":
+		return fail(exitUsage, "--split %q: want test, val or train", *split)
+	case *scoresPath != "" && !strings.HasSuffix(*scoresPath, ".npy"):
+		return fail(exitUsage, "--scores %s: the file name must end in .npy", *scoresPath)
+	}
+	spec, err := readSpec(*run)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	kind, ok := lookupModel(spec.Model)
+	if !ok {
+		return fail(exitUsage, "%s: unknown model %q", filepath.Join(*run, configFile), spec.Model)
+	}
+	cfg := kind.defaults()
+	if err := decodeConfig(spec.Config, cfg, filepath.Join(*run, configFile)); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	if code, ok := checkBackend(stderr, "eval"); !ok {
+		return code
+	}
+	m, err := cfg.open(backend.MustNew(), spec.Data, false)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	best, err := train.LoadStore(filepath.Join(*run, train.BestDir))
+	if err != nil {
+		return fail(exitUsage, "%v (has the run finished an epoch?)", err)
+	}
+	if err := train.CopyVariables(m.Store(), best); err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	ev, err := m.Evaluate(*split, *scoresPath != "")
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	if *scoresPath != "" {
+		cmd, err := writeScores(*scoresPath, ev)
+		if err != nil {
+			return fail(exitFailure, "%v", err)
+		}
+		fmt.Fprintf(stderr, "geoalign eval: wrote %s (%d × %d); the same metrics: %s\n", *scoresPath, ev.Rows, ev.Cols, cmd)
+	}
+	if !*asJSON {
+		header := fmt.Sprintf("%s (%s), the checkpoint of the best validation", *run, spec.Model)
+		if h, err := readHistory(*run); err == nil {
+			if b, ok := bestRecord(h); ok {
+				header += fmt.Sprintf(" (epoch %d of %d)", b.Epoch, h[len(h)-1].Epoch)
+			}
+		}
+		fmt.Fprintf(stdout, "%s, split %s\n", header, *split)
+	}
+	if err := writeResult(stdout, stderr, "geoalign eval", *split, ev.Result, ev.Opts.Ties, *asJSON); err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	return exitOK
+}
+
+// writeScores writes the score matrix (and a ground truth other than the diagonal) as .npy files,
+// each through a temporary file and a rename, and returns the `geoalign metrics` command that
+// computes the same metrics from them.
+func writeScores(path string, ev *evaluation) (cmd string, err error) {
+	note := ""
+	if err := writeNpyAtomic(path, []int{ev.Rows, ev.Cols}, ev.Scores); err != nil {
+		return "", err
+	}
+	args := []string{"geoalign metrics --scores", path}
+	if ev.GT != nil && !isDiagonal(ev.GT, ev.Rows, ev.Cols) {
+		gtPath := strings.TrimSuffix(path, ".npy") + ".query_video.npy"
+		gt := make([]int64, len(ev.GT))
+		for i, g := range ev.GT {
+			gt[i] = int64(g)
+		}
+		if err := writeNpyAtomic(gtPath, []int{len(gt)}, gt); err != nil {
+			return "", err
+		}
+		args = append(args, "--query-video", gtPath)
+		if ev.Opts.VideoToText {
+			note = " (text→video: geoalign metrics ranks video→text for the diagonal only)"
+		}
+	}
+	if ev.Opts.Ks != nil {
+		ks := make([]string, len(ev.Opts.Ks))
+		for i, k := range ev.Opts.Ks {
+			ks[i] = strconv.Itoa(k)
+		}
+		args = append(args, "--ks", strings.Join(ks, ","))
+	}
+	if ev.Opts.Median != retrieval.MedianNumPy {
+		args = append(args, "--median", ev.Opts.Median.String())
+	}
+	return strings.Join(append(args, "--json"), " ") + note, nil
+}
+
+func isDiagonal(gt []int, rows, cols int) bool {
+	if rows != cols {
+		return false
+	}
+	for i, g := range gt {
+		if g != i {
+			return false
+		}
+	}
+	return true
+}
+
+// writeNpyAtomic writes a .npy file atomically (lib/atomicfile), its content built in memory.
+func writeNpyAtomic[T npy.Element](path string, shape []int, data []T) error {
+	var b bytes.Buffer
+	if err := npy.Write(&b, shape, data); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, b.Bytes(), 0o644)
+}

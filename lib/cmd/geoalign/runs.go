@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
+	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/train"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// A run directory (RUNDIR, `geoalign train --out`) is lib/train's loop directory plus what
+// `geoalign eval` and --resume need to rebuild the model and its data:
+//
+//	config.json                        runSpec: model, data, the whole configuration; written first
+//	checkpoint-*.{json,bin}, best/     GoMLX checkpoints (the latest, and the best validation epoch)
+//	history.json                       per-epoch loss and validation metrics (train.HistoryFile)
+//	training_plot_points.json          the same for `gomlx_checkpoints -metrics -plot RUNDIR`
+//	curves.png                         training loss and validation SumR per epoch, when training ends
+const (
+	configFile = "config.json"
+	curvesFile = "curves.png"
+)
+
+// runSpec is config.json.
+type runSpec struct {
+	Model  string          `json:"model"`
+	Data   dataSource      `json:"data"`
+	Config json.RawMessage `json:"config"` // the model's configuration (modelConfig), widths filled from the data
+	Notes  []string        `json:"notes,omitempty"`
+}
+
+// dataSource says where a run's data are (absolute paths).
+type dataSource struct {
+	Dir string `json:"dir,omitempty"` // gare, gram: --data
+
+	Root          string `json:"data_root,omitempty"` // hlformer: --data-root
+	Collection    string `json:"collection,omitempty"`
+	VisualFeature string `json:"visual_feature,omitempty"`
+	TextFeature   string `json:"text_feature,omitempty"`
+}
+
+func (s dataSource) String() string {
+	if s.Dir != "" {
+		return s.Dir
+	}
+	return filepath.Join(s.Root, s.Collection) + " (" + s.VisualFeature + ")"
+}
+
+// readSpec reads RUNDIR/config.json.
+func readSpec(run string) (*runSpec, error) {
+	path := filepath.Join(run, configFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such file: %s is not a geoalign run directory", path, run)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var s runSpec
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if s.Model == "" || len(s.Config) == 0 {
+		return nil, fmt.Errorf("%s: no model or config field", path)
+	}
+	return &s, nil
+}
+
+// historyRecord is what the CLI reads of one record of train.HistoryFile.
+type historyRecord struct {
+	Epoch int                `json:"epoch"`
+	Loss  float64            `json:"loss"`
+	Val   map[string]float64 `json:"val"`
+	Best  bool               `json:"best"`
+}
+
+// readHistory reads RUNDIR/history.json.
+func readHistory(run string) ([]historyRecord, error) {
+	path := filepath.Join(run, train.HistoryFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var h []historyRecord
+	if err := json.Unmarshal(b, &h); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
+}
+
+// bestRecord is the record of the best validation (the last one marked best).
+func bestRecord(h []historyRecord) (historyRecord, bool) {
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Best {
+			return h[i], true
+		}
+	}
+	return historyRecord{}, false
+}
+
+// isEmptyDir reports whether dir does not exist or has no entries but the temporary file of an
+// interrupted atomic write (a run killed while writing its config.json).
+func isEmptyDir(dir string) (bool, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		if !isTempFile(e.Name()) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// isTempFile reports whether name is a temporary file of lib/atomicfile (".<name>.tmp<random>"),
+// which a kill during the write leaves behind.
+func isTempFile(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp")
+}
+
+// removeTempFiles deletes the temporary files killed atomic writes left in dir.
+func removeTempFiles(dir string) error {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !e.IsDir() && isTempFile(e.Name()) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeCurves draws the training loss and the validation metric per epoch side by side.
+func writeCurves(path string, history []historyRecord) error {
+	loss, val := make(plotter.XYs, len(history)), make(plotter.XYs, len(history))
+	for i, h := range history {
+		loss[i] = plotter.XY{X: float64(h.Epoch), Y: h.Loss}
+		val[i] = plotter.XY{X: float64(h.Epoch), Y: h.Val[valMetric]}
+	}
+	var plots []*plot.Plot
+	for _, c := range []struct {
+		title string
+		xy    plotter.XYs
+	}{{"training loss", loss}, {"validation SumR (text→video)", val}} {
+		p := plot.New()
+		p.Title.Text, p.X.Label.Text = c.title, "epoch"
+		l, pts, err := plotter.NewLinePoints(c.xy)
+		if err != nil {
+			return err
+		}
+		p.Add(l, pts)
+		plots = append(plots, p)
+	}
+	img := vgimg.NewWith(vgimg.UseWH(2*report.FigureWidth, report.FigureHeight), vgimg.UseDPI(report.FigureDPI))
+	canvases := plot.Align([][]*plot.Plot{plots}, draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Millimeter * 4}, draw.New(img))
+	for i, p := range plots {
+		p.Draw(canvases[0][i])
+	}
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, buf.Bytes(), 0o644)
+}

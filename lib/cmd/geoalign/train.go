@@ -1,0 +1,307 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
+	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/train"
+)
+
+func init() {
+	register("train", "train hlformer, gare, gram or hypergram on your own features (geoalign train -h)", trainMain)
+}
+
+// gpuHelp is the part of `geoalign train -h` about devices; README "Use your own features" says
+// the same.
+const gpuHelp = `Devices: the backend is chosen by GOMLX_BACKEND, never by the code:
+  GOMLX_BACKEND=go                 pure-Go CPU backend (build with GOEXPERIMENT=simd)
+  GOMLX_BACKEND=xla:cuda           NVIDIA GPU through XLA/PJRT (plugin pjrt_c_api_cuda_plugin.so found in
+                                   PJRT_PLUGIN_LIBRARY_PATH, ~/.local/lib/go-xla, /usr/local/lib/go-xla or
+                                   the system library paths)
+  GOMLX_BACKEND=xla:/abs/path/to/plugin.so   an explicit PJRT plugin, e.g. the one a JAX install ships:
+                                   xla:$VENV/lib/python3.X/site-packages/jax_plugins/xla_cuda12/xla_cuda_plugin.so
+                                   (it finds pip's nvidia-* CUDA libraries in site-packages/nvidia; if XLA does
+                                   not: XLA_FLAGS=--xla_gpu_cuda_data_dir=$VENV/.../site-packages/nvidia)
+  options after a comma: xla:cuda,preallocate=false,memory_fraction=0.5,visible_devices=1
+  GOMLX_NO_AUTO_INSTALL=1          never download a PJRT plugin (else GoMLX may fetch one)
+Training uses one device: GoMLX's data parallelism (ml/train DistributedDataset with
+distributed.AutoSharding, XLA only) runs ml/train.Trainer steps, and geoalign's training steps are
+model.Exec graphs of their own (chunked steps included), so they do not shard over devices.`
+
+func trainUsage(w io.Writer) {
+	fmt.Fprintf(w, `usage: geoalign train <model> [flags]     models: %s
+       geoalign train <model> -h           data format and flags of one model
+       geoalign train <model> --print-config   the default configuration (the official code's values) as JSON
+
+Trains a model on features you bring into a run directory (--out RUNDIR: config.json, GoMLX
+checkpoints with the best validation epoch in best/, history.json, training_plot_points.json for
+gomlx_checkpoints -metrics -plot RUNDIR, curves.png), validating after every epoch on a validation
+split (never the test split), keeping the best epoch, stopping early, checkpointing atomically;
+--resume continues a killed run to the numbers an uninterrupted one ends with. Then:
+geoalign eval --run RUNDIR.
+
+`, modelNames())
+	for _, k := range modelKinds {
+		fmt.Fprintf(w, "  %-10s %s\n", k.name, k.summary)
+	}
+	fmt.Fprintf(w, "\n%s\n", gpuHelp)
+}
+
+// trainFlags are `geoalign train <model>`'s flags.
+type trainFlags struct {
+	data, root, collection, visual, text string
+	out, config                          string
+	printConfig, resume, quiet           bool
+	epochs                               int
+	seed                                 int64
+	set                                  map[string]bool
+}
+
+func trainMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help" {
+		trainUsage(stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	kind, ok := lookupModel(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "geoalign train: unknown model %q (one of %s; geoalign train -h)\n", args[0], modelNames())
+		return exitUsage
+	}
+	name := "geoalign train " + kind.name
+	fail := func(code int, format string, a ...any) int { // shadows main.go's fail: the code is chosen here
+		fmt.Fprintf(stderr, name+": "+format+"\n", a...)
+		return code
+	}
+	fs := flag.NewFlagSet("train "+kind.name, flag.ContinueOnError)
+	var f trainFlags
+	if kind.prvr {
+		fs.StringVar(&f.root, "data-root", "", "`DIR` holding the collection (the official data_root)")
+		fs.StringVar(&f.collection, "collection", "", "collection `NAME` (e.g. charades, tvr, activitynet)")
+		fs.StringVar(&f.visual, "visual-feature", "", "video feature `NAME` under DIR/NAME/FeatureData (e.g. i3d_rgb_lgi)")
+		fs.StringVar(&f.text, "text-feature", "", "query-feature HDF5 `FILE` under DIR/NAME/TextData (default roberta_<collection>_query_feat.hdf5)")
+	} else {
+		fs.StringVar(&f.data, "data", "", "feature `DIR` (format above)")
+	}
+	fs.StringVar(&f.out, "out", "", "run directory `RUNDIR` to create (or to continue with --resume)")
+	fs.StringVar(&f.config, "config", "", "JSON `FILE` overriding any field of --print-config's output (unknown fields are an error)")
+	fs.BoolVar(&f.printConfig, "print-config", false, "print the default configuration (the official code's values) as JSON and exit")
+	fs.IntVar(&f.epochs, "epochs", 0, "number of epochs (overrides the configuration)")
+	fs.Int64Var(&f.seed, "seed", 0, "random seed: initialisation, batches, dropout (overrides the configuration)")
+	fs.BoolVar(&f.resume, "resume", false, "continue RUNDIR from its last complete checkpoint (without it, an existing non-empty RUNDIR is an error)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar and no per-epoch lines")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s --out RUNDIR [flags]\n\n%s\n\n%s\n\nFlags:\n", name, kind.summary, kind.layout)
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\n%s\n", gpuHelp)
+	}
+	if code, ok := parseFlags(fs, args[1:], stderr); !ok {
+		return code
+	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+
+	cfg := kind.defaults()
+	if f.printConfig {
+		if f.config != "" {
+			if err := overlayConfigFile(cfg, f.config); err != nil {
+				return fail(exitUsage, "%v", err)
+			}
+		}
+		if err := printConfig(stdout, cfg); err != nil {
+			return fail(exitFailure, "%v", err)
+		}
+		return exitOK
+	}
+	if f.out == "" {
+		return fail(exitUsage, "--out RUNDIR is required")
+	}
+	src, err := f.source(kind)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	if f.resume {
+		if src, err = f.resumeSpec(kind, cfg, src); err != nil {
+			return fail(exitUsage, "%v", err)
+		}
+	} else {
+		if empty, err := isEmptyDir(f.out); err != nil {
+			return fail(exitUsage, "%v", err)
+		} else if !empty {
+			return fail(exitUsage, "%s exists and is not empty: continue it with --resume, or choose another --out", f.out)
+		}
+		if src == (dataSource{}) {
+			if kind.prvr {
+				return fail(exitUsage, "--data-root, --collection and --visual-feature are required")
+			}
+			return fail(exitUsage, "--data DIR is required")
+		}
+		if f.config != "" {
+			if err := overlayConfigFile(cfg, f.config); err != nil {
+				return fail(exitUsage, "%v", err)
+			}
+		}
+		f.apply(cfg)
+	}
+	rf := cfg.run()
+	if *rf.Epochs < 1 {
+		return fail(exitUsage, "epochs = %d: need at least 1", *rf.Epochs)
+	}
+
+	if code, ok := checkBackend(stderr, fs.Name()); !ok {
+		return code
+	}
+	run, err := cfg.open(backend.MustNew(), src, true)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	if !f.quiet {
+		for _, n := range run.Notes() {
+			fmt.Fprintln(stderr, "note:", n)
+		}
+	}
+	if f.resume {
+		if err := removeTempFiles(f.out); err != nil {
+			return fail(exitFailure, "%v", err)
+		}
+	} else if err := createRun(f.out, kind.name, src, cfg, run.Notes()); err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	lc := train.Config{Epochs: *rf.Epochs, Seed: *rf.Seed, Metric: valMetric, Patience: rf.Patience, Dir: f.out,
+		Label: fmt.Sprintf("%s on %s", kind.name, src), Quiet: f.quiet || !isTerminal(stderr)}
+	if !f.quiet {
+		lc.Log = stderr
+	}
+	if err := run.Train(lc); err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	h, err := readHistory(f.out)
+	if err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	if err := writeCurves(filepath.Join(f.out, curvesFile), h); err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	if best, ok := bestRecord(h); ok && !f.quiet {
+		fmt.Fprintf(stderr, "%s: %d epochs; best validation %s %.2f at epoch %d\nevaluate it: geoalign eval --run %s --json\n",
+			name, h[len(h)-1].Epoch, valMetric, best.Val[valMetric], best.Epoch, f.out)
+	}
+	return exitOK
+}
+
+// source is the data named by the flags (absolute paths), or the zero value when none is given.
+func (f *trainFlags) source(kind modelKind) (dataSource, error) {
+	var s dataSource
+	abs := func(p string) (string, error) {
+		if p == "" {
+			return "", nil
+		}
+		return filepath.Abs(p)
+	}
+	var err error
+	if kind.prvr {
+		if s.Root, err = abs(f.root); err != nil {
+			return s, err
+		}
+		s.Collection, s.VisualFeature, s.TextFeature = f.collection, f.visual, f.text
+		if s != (dataSource{}) && (s.Root == "" || s.Collection == "" || s.VisualFeature == "") {
+			return s, fmt.Errorf("--data-root, --collection and --visual-feature go together")
+		}
+		return s, nil
+	}
+	s.Dir, err = abs(f.data)
+	return s, err
+}
+
+// apply sets the fields the flags override.
+func (f *trainFlags) apply(cfg modelConfig) {
+	rf := cfg.run()
+	if f.set["epochs"] {
+		*rf.Epochs = f.epochs
+	}
+	if f.set["seed"] {
+		*rf.Seed = f.seed
+	}
+}
+
+// resumeSpec loads RUNDIR/config.json into cfg for --resume and returns its data source; flags
+// that name the data, the epochs or the seed must agree with it (a resumed run keeps its
+// configuration, so that it ends as the uninterrupted run would have).
+func (f *trainFlags) resumeSpec(kind modelKind, cfg modelConfig, src dataSource) (dataSource, error) {
+	spec, err := readSpec(f.out)
+	if err != nil {
+		return src, err
+	}
+	path := filepath.Join(f.out, configFile)
+	if spec.Model != kind.name {
+		return src, fmt.Errorf("%s: %s is a %s run, not %s", path, f.out, spec.Model, kind.name)
+	}
+	if err := decodeConfig(spec.Config, cfg, path); err != nil {
+		return src, err
+	}
+	if f.config != "" { // allowed if it changes nothing: the same command line with --resume added
+		stored, _ := json.Marshal(cfg)
+		again := kind.defaults()
+		if err := decodeConfig(stored, again, path); err != nil {
+			return src, err
+		}
+		if err := overlayConfigFile(again, f.config); err != nil {
+			return src, err
+		}
+		if b, _ := json.Marshal(again); string(b) != string(stored) {
+			return src, fmt.Errorf("--config %s changes the configuration in %s: a resumed run keeps its configuration", f.config, path)
+		}
+	}
+	if src != (dataSource{}) && src != spec.Data {
+		return src, fmt.Errorf("the data flags name %s, but %s was trained on %s", src, path, spec.Data)
+	}
+	rf := cfg.run()
+	if f.set["epochs"] && f.epochs != *rf.Epochs {
+		return src, fmt.Errorf("--epochs %d, but %s has %d: a resumed run keeps its configuration", f.epochs, path, *rf.Epochs)
+	}
+	if f.set["seed"] && f.seed != *rf.Seed {
+		return src, fmt.Errorf("--seed %d, but %s has %d: a resumed run keeps its configuration", f.seed, path, *rf.Seed)
+	}
+	return spec.Data, nil
+}
+
+// overlayConfigFile decodes the JSON file path over cfg.
+func overlayConfigFile(cfg modelConfig, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return decodeConfig(b, cfg, path)
+}
+
+// createRun makes RUNDIR and writes its config.json (the configuration with the widths read from
+// the data), the first thing a run holds: from then on --resume can continue it.
+func createRun(dir, model string, src dataSource, cfg modelConfig, notes []string) error {
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteJSON(filepath.Join(dir, configFile), runSpec{Model: model, Data: src, Config: raw, Notes: notes})
+}
+
+// isTerminal reports whether w is a character device (a terminal): the progress bar redraws its
+// line with '\r', which only a terminal shows as intended.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
