@@ -91,7 +91,7 @@ figures: reproduce-table1
 	go run ./lib/cmd/geoalign figures --out figures --full=$(FIGURES_FULL)
 
 # Issue 19: the official HLFormer code and ours trained at one identical reduced configuration on the
-# same Charades-STA files, 3 seeds each (one thread per training, ≈ 2.5 min of CPU each, so ≈ 15 min
+# same Charades-STA files, 4 seeds each (one thread per training, ≈ 2.5 min of CPU each, so ≈ 20 min
 # in all; finished seeds under build/crosscheck are reused). The official code is not fetched by make: clone it first (lib/crosscheck/README.md
 # gives the two `git clone` lines at the pinned commits).
 crosscheck: data

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/gomlx/gomlx/core/tensors"
 	"gonum.org/v1/plot"
 )
 
@@ -67,5 +68,42 @@ func TestMayDisplay(t *testing.T) {
 		if got := mayDisplay(reflect.TypeOf(c.v)); got != c.want {
 			t.Errorf("mayDisplay(%T) = %v, want %v", c.v, got, c.want)
 		}
+	}
+}
+
+func TestMatrixAndFloats(t *testing.T) {
+	m := Matrix(tensors.FromValue([][]float32{{1, 2, 3}, {4, 5, 6}}))
+	if want := [][]float64{{1, 2, 3}, {4, 5, 6}}; !reflect.DeepEqual(m, want) {
+		t.Errorf("Matrix = %v, want %v", m, want)
+	}
+	if got := Floats(tensors.FromValue(2.5)); !reflect.DeepEqual(got, []float64{2.5}) {
+		t.Errorf("Floats(scalar 2.5) = %v", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Matrix of a rank-1 tensor did not panic")
+		}
+	}()
+	Matrix(tensors.FromValue([]float64{1, 2}))
+}
+
+// Memo computes a value once per key and reads it back afterwards, in this process or another.
+func TestMemo(t *testing.T) {
+	t.Setenv("GEOALIGN_RUN_CACHE", t.TempDir())
+	calls := 0
+	square := func(x int) func() ([]int, error) {
+		return func() ([]int, error) { calls++; return []int{x * x}, nil }
+	}
+	for _, c := range []struct {
+		x, want, calls int
+	}{{3, 9, 1}, {3, 9, 1}, {4, 16, 2}, {3, 9, 2}} {
+		got := Memo("square", map[string]int{"x": c.x}, square(c.x))
+		if got[0] != c.want || calls != c.calls {
+			t.Errorf("Memo(square %d) = %v after %d computations, want %d after %d", c.x, got, calls, c.want, c.calls)
+		}
+	}
+	// Another type under the same name and key cannot be decoded: it is computed again.
+	if got := Memo("square", map[string]int{"x": 3}, func() (string, error) { return "nine", nil }); got != "nine" {
+		t.Errorf("Memo of another type = %q", got)
 	}
 }

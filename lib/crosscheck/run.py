@@ -5,7 +5,7 @@ on the same Charades-STA files, seed by seed, and write the side-by-side table (
 Needs (see lib/crosscheck/README.md): build/official/hlformer and build/official/geoopt checked out
 at the pinned commits below, the Charades cache of `make data`, Debian python3-torch, -h5py, -tqdm,
 -ipdb, -easydict, -seaborn, -matplotlib and -scipy.
-Usage: run.py [--out figures/crosscheck] [--seeds 0,1,2] [--only official|ours] [--epochs N] [--render-only]
+Usage: run.py [--out figures/crosscheck] [--seeds 0,1,2,3] [--only official|ours] [--jobs N] [--render-only]
 Every seed's result is kept under build/crosscheck/<side>/seed<N>/ and reused by a later run with
 the same configuration (delete the directory to retrain); --render-only only re-renders the table.
 """
@@ -341,8 +341,12 @@ def render(cfg, seeds, out):
           f"- Verdict rule: Welch's two-sample t-test of equal means, computed with SciPy (a seed does not pair the two "
           "implementations: they draw different random streams, so lib/stats' paired test does not apply; and this equivalence "
           "check is outside the project's claim rule of lib/reproduce, which decides \"B beats A\" claims on ≥ 5 seeds): "
-          "\"same within noise\" when p ≥ 0.05, \"differ\" otherwise; with n = 3 per side it only excludes differences larger "
-          "than about the CI half-width.",
+          "\"same within noise\" when p ≥ 0.05, \"differ\" otherwise; with "
+          f"n = {len(kept['official'])} and {len(kept['ours'])} it only excludes differences larger than about the CI half-width.",
+          f"- Scale: random ranking has expected SumR 100·(1 + 5 + 10 + 100)/{counts['test_videos']} = "
+          f"{100 * 116 / counts['test_videos']:.1f} on this test split; the full-scale results are in figures/hlformer/. This check "
+          "compares the two implementations at one small size, not their accuracy.",
+          f"- CPU of all {sum(len(r) for r in sides.values())} trainings: {sum(c['cpu_seconds'] for v in cpu.values() for c in v if c) / 60:.1f} min.",
           f"- Machine: {prov['machine']}; {prov['threads']}; our commit {prov['ours_commit']}; backend {prov['backend']}; {prov['date']}.",
           "- Wall times are under the load of the other jobs on the shared machine; CPU is the process's user + system time."]
     write_atomic(os.path.join(out, "hlformer.md"), "\n".join(L) + "\n")
@@ -352,7 +356,7 @@ def render(cfg, seeds, out):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default=os.path.join(ROOT, "figures", "crosscheck"))
-    p.add_argument("--seeds", default="0,1,2")
+    p.add_argument("--seeds", default="0,1,2,3")
     p.add_argument("--only", choices=["official", "ours"])
     p.add_argument("--jobs", type=int, default=2, help="trainings at a time (each uses one thread)")
     p.add_argument("--render-only", action="store_true")

@@ -42,3 +42,22 @@ func ExampleNewHeatMap() {
 	fmt.Println(len(fig.PNG) > 0, len(fig.SVG) > 0)
 	// Output: true true
 }
+
+// A loss curve: one line per loss term against the training step, each in its method's colour,
+// the legend below the plot.
+func ExampleLines() {
+	steps := []float64{1, 2, 3, 4}
+	p, err := report.Lines("Training loss", "optimizer step", "loss (nats)", steps,
+		report.Series{Name: "GARE", Y: []float64{2.8, 2.5, 2.3, 2.2}},
+		report.Series{Name: "baseline", Y: []float64{2.8, 2.6, 2.5, 2.45}})
+	if err != nil {
+		panic(err)
+	}
+	fig, err := report.Render(p, 0, 0)
+	fmt.Println(len(fig.PNG) > 0, err)
+	_, err = report.Lines("bad", "x", "y", steps, report.Series{Name: "short", Y: []float64{1}})
+	fmt.Println(err)
+	// Output:
+	// true <nil>
+	// report: series "short" has 1 values for 4 abscissae
+}

@@ -186,3 +186,40 @@ func TestRenderFitsLongTitles(t *testing.T) {
 		t.Errorf("Render left the title font at %v (err %v), want %v", p.Title.TextStyle.Font.Size, err, size)
 	}
 }
+
+// LabelRows puts row r's label at the height of row r, row 0 at the top.
+func TestHeatMapLabelRows(t *testing.T) {
+	h, err := NewHeatMap([][]float64{{1, 2}, {3, 4}, {5, 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.LabelRows("top", "middle", "bottom")
+	ticks := h.Plot.Y.Tick.Marker.Ticks(-0.5, 2.5)
+	want := map[float64]string{2: "top", 1: "middle", 0: "bottom"}
+	if len(ticks) != len(want) {
+		t.Fatalf("ticks %v", ticks)
+	}
+	for _, tk := range ticks {
+		if want[tk.Value] != tk.Label {
+			t.Errorf("tick at y = %g labelled %q, want %q", tk.Value, tk.Label, want[tk.Value])
+		}
+	}
+}
+
+// A heat map's rasters (the cells and the colour bar) fill their boxes in the SVG too: every
+// <image> says preserveAspectRatio="none", or browsers keep the raster's aspect ratio.
+func TestHeatMapSVGImagesFillTheirBoxes(t *testing.T) {
+	h, err := NewHeatMap([][]float64{{1, 2, 3}, {4, 5, 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := Render(h, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	images := bytes.Count(fig.SVG, []byte("<image "))
+	stretched := bytes.Count(fig.SVG, []byte(`<image preserveAspectRatio="none" `))
+	if images != 2 || stretched != images {
+		t.Errorf("SVG has %d images, %d of them stretched to their box; want 2 and 2", images, stretched)
+	}
+}

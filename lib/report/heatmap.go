@@ -173,3 +173,13 @@ func (it indexTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	return ticks
 }
+
+// LabelRows names the rows on the Y axis, labels[r] beside row r (row 0 at the top), instead of
+// their indices: e.g. the branches of a model.
+func (h *HeatMap) LabelRows(labels ...string) {
+	ticks := make([]plot.Tick, len(labels))
+	for r, l := range labels {
+		ticks[r] = plot.Tick{Value: float64(len(labels) - 1 - r), Label: l}
+	}
+	h.Plot.Y.Tick.Marker = plot.ConstantTicks(ticks)
+}

@@ -89,7 +89,15 @@ func Render(d Drawer, w, h vg.Length) (Figure, error) {
 	if _, err := sv.WriteTo(&svgBuf); err != nil {
 		return Figure{}, fmt.Errorf("report: rendering SVG: %w", err)
 	}
-	return Figure{PNG: pngBuf.Bytes(), SVG: svgBuf.Bytes()}, nil
+	return Figure{PNG: pngBuf.Bytes(), SVG: stretchImages(svgBuf.Bytes())}, nil
+}
+
+// stretchImages makes every raster image of an SVG fill the box it is drawn in. vgsvg writes
+// <image> elements without preserveAspectRatio, whose default ("xMidYMid meet") keeps the raster's
+// own aspect ratio: a browser then draws a heat map's cells narrower than its axes and its colour
+// bar (a 1-pixel-wide raster) as a hairline, while the PNG, drawn by vgimg, fills the box.
+func stretchImages(svg []byte) []byte {
+	return bytes.ReplaceAll(svg, []byte("<image "), []byte(`<image preserveAspectRatio="none" `))
 }
 
 // legendPadding separates the legend strip from the x axis above it and the figure's edge.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -96,5 +97,27 @@ func TestRenderIsDeterministicPNGAndSVG(t *testing.T) {
 	}
 	if string(a.PNG) != string(b.PNG) {
 		t.Fatal("PNG rendering is not deterministic")
+	}
+}
+
+// Histograms gives each sample the fraction of its values per bin over the samples' common range.
+func TestHistogramsFractions(t *testing.T) {
+	samples := []Series{{Name: "a", Y: []float64{0, 0.9, 2, 4}}, {Name: "b", Y: []float64{3, 4}}}
+	centres, fractions := binFractions(2, samples) // range [0, 4]: bins [0, 2) and [2, 4]
+	if want := []float64{1, 3}; !reflect.DeepEqual(centres, want) {
+		t.Errorf("centres %v, want %v", centres, want)
+	}
+	if want := [][]float64{{0.5, 0.5}, {0, 1}}; !reflect.DeepEqual(fractions, want) {
+		t.Errorf("fractions %v, want %v", fractions, want)
+	}
+	if _, err := Histograms("h", "x", 0, samples...); err == nil {
+		t.Error("Histograms with 0 bins: no error")
+	}
+	p, err := Histograms("h", "x (units)", 2, samples...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(p, 0, 0); err != nil {
+		t.Fatal(err)
 	}
 }

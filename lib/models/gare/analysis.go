@@ -10,6 +10,25 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 )
 
+// Probe builds fn on the model's weights and the pairs idx of a paired dataset (texts idx[k] and
+// their videos; the words too for ContextWords) and returns what it computes, without dropout: a
+// look at any intermediate tensor of the forward pass (ψ's attention, Δ, a loss term) for a
+// notebook or an analysis. in holds A = B = len(idx) texts and videos, text k matching video k.
+func (m *Model) Probe(d *Dataset, idx []int, fn func(w Weights, in Inputs) []*Node) ([]*tensors.Tensor, error) {
+	useWords := m.Config.UseDelta && m.Config.Context == ContextWords
+	exec, err := model.NewExec(m.backend, m.Store, func(scope *model.Scope, in []*Node) []*Node {
+		inputs := Inputs{Text: in[0], Frames: in[1], FrameMask: in[2]}
+		if useWords {
+			inputs.Words, inputs.WordMask = in[3], in[4]
+		}
+		return fn(m.Weights(in[0].Graph()), inputs)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return exec.Exec(batchTensors(d, idx, useWords)...)
+}
+
 // PairGradients are the gradients of the contrastive loss on one batch, per anchor text i
 // (GARE Eq. 3 and 8, Fig. 2, 4, 7), scaled to the per-anchor loss (B·L_info, so that they do not
 // shrink with the batch size):
@@ -32,21 +51,11 @@ type PairGradients struct {
 func (m *Model) Gradients(d *Dataset, idx []int) (*PairGradients, error) {
 	cfg := m.Config
 	b := len(idx)
-	useWords := cfg.UseDelta && cfg.Context == ContextWords
-	exec, err := model.NewExec(m.backend, m.Store, func(scope *model.Scope, in []*Node) []*Node {
-		w := m.Weights(in[0].Graph())
-		inputs := Inputs{Text: in[0], Frames: in[1], FrameMask: in[2]}
-		if useWords {
-			inputs.Words, inputs.WordMask = in[3], in[4]
-		}
-		out := Forward(cfg, w, inputs, nil)
+	res, err := m.Probe(d, idx, func(w Weights, in Inputs) []*Node {
+		out := Forward(cfg, w, in, nil)
 		info := MulScalar(loss.ScaledInfoNCE(out.Sim, Scalar(out.Sim.Graph(), out.Sim.DType(), cfg.LogitScale)), float64(b))
 		return Gradient(info, out.Adjusted, out.Text)
 	})
-	if err != nil {
-		return nil, err
-	}
-	res, err := exec.Exec(batchTensors(d, idx, useWords)...)
 	if err != nil {
 		return nil, fmt.Errorf("gare: gradients: %w", err)
 	}
@@ -115,24 +124,14 @@ func (m *Model) Geometry(d *Dataset, n int) (*PairGeometry, error) {
 	for i := range idx {
 		idx[i] = i
 	}
-	useWords := cfg.UseDelta && cfg.Context == ContextWords
-	exec, err := model.NewExec(m.backend, m.Store, func(scope *model.Scope, in []*Node) []*Node {
-		w := m.Weights(in[0].Graph())
-		inputs := Inputs{Text: in[0], Frames: in[1], FrameMask: in[2]}
-		if useWords {
-			inputs.Words, inputs.WordMask = in[3], in[4]
-		}
-		out := Forward(cfg, w, inputs, nil)
+	res, err := m.Probe(d, idx, func(w Weights, in Inputs) []*Node {
+		out := Forward(cfg, w, in, nil)
 		delta := out.Delta
 		if delta == nil {
 			delta = ZerosLike(out.Pooled)
 		}
 		return []*Node{out.Sim, out.Text, out.Pooled, delta, FrameMean(out.Frames)}
 	})
-	if err != nil {
-		return nil, err
-	}
-	res, err := exec.Exec(batchTensors(d, idx, useWords)...)
 	if err != nil {
 		return nil, fmt.Errorf("gare: geometry: %w", err)
 	}

@@ -276,6 +276,8 @@ func TestPsiReferenceAgainstLoops(t *testing.T) {
 	}
 }
 
+// The factored Δ and ψ's attention weights (PsiAttention) equal the loop reference's for every query
+// mode.
 func TestFactoredPsiAgainstLoops(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, tc := range []struct {
@@ -307,23 +309,16 @@ func TestFactoredPsiAgainstLoops(t *testing.T) {
 				if tc.keep {
 					drop = func(x *Node) *Node { return Mul(x, in[2]) }
 				}
-				return []*Node{Delta(cfg, w, in[0], in[1], Inputs{}, drop)}
+				return []*Node{Delta(cfg, w, in[0], in[1], Inputs{}, drop), PsiAttention(cfg, w, in[0], in[1])}
 			})
-			eta := cfg.eta()
-			var want []float64
+			var want, wantAttention []float64
 			for i := range a {
 				ti := text.row(i)
 				for j := range b {
 					fr := frames3(frames)[j]
 					mean := refFrameMean(fr)
-					q := make([]float64, d)
-					for k := range q {
-						if tc.query == QueryText {
-							q[k] = ti[k]
-						} else {
-							q[k] = eta * (mean[k] - ti[k])
-						}
-					}
+					q := refPsiQuery(tc.gap, tc.query, ti, mean)
+					wantAttention = append(wantAttention, refPsiAttention(*rp, q, fr, nil)...)
 					var krow []float64
 					if tc.keep {
 						krow = keep.row(i, j)
@@ -338,8 +333,36 @@ func TestFactoredPsiAgainstLoops(t *testing.T) {
 				}
 			}
 			assertClose(t, "factored Δ", out[0], want, valueTol)
+			assertClose(t, "PsiAttention", out[1], wantAttention, valueTol)
 		})
 	}
+}
+
+// Probe feeds fn the dataset's rows idx, text k with video k.
+func TestProbeGathersThePairs(t *testing.T) {
+	cfg := tinyConfig()
+	m, err := New(backend.MustNew(), cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := RandomDataset(6, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 1, 3)
+	idx := []int{4, 1, 5}
+	out, err := m.Probe(d, idx, func(w Weights, in Inputs) []*Node { return []*Node{in.Text, in.Frames} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, frames []float64
+	fw := cfg.Frames * cfg.VideoInputDim
+	for _, i := range idx {
+		for _, v := range d.Text[i*cfg.TextInputDim : (i+1)*cfg.TextInputDim] {
+			text = append(text, float64(v))
+		}
+		for _, v := range d.Video[i*fw : (i+1)*fw] {
+			frames = append(frames, float64(v))
+		}
+	}
+	assertClose(t, "probed texts", flat64(out[0]), text, 0)
+	assertClose(t, "probed frames", flat64(out[1]), frames, 0)
 }
 
 func TestPoolingGapAndCosineAgainstLoops(t *testing.T) {

@@ -53,6 +53,24 @@ func PsiReference(w *PsiWeights, query, context, contextMask *Node, dropout func
 	return w.MeanOut.Apply(w.LN3.Apply(Add(x, lin)))
 }
 
+// PsiAttention is ψ's attention over video j's frames for every pair (GARE Eq. 7 with C =
+// V_frame, the code's one-head softmax over frames; spec §4.2): a_ijf = softmax_f(q̂_ij W_q ·
+// ĉ_jf W_k / √D) for ψ's query of pair (i, j) — η(v̄_j − t_i), or t_i for QueryText — which shows
+// which frames the increment Δ_ij is assembled from. t [A, D] encoded texts, frames [B, F, D]
+// after the temporal transformer -> [A, B, F], each row summing to 1. These are the weights Delta
+// uses (the same factored computation); frame context only.
+func PsiAttention(cfg Config, w Weights, t, frames *Node) *Node {
+	if !cfg.factored() {
+		panic("gare.PsiAttention: ψ attends over the video's frames only with ContextFrames")
+	}
+	if w.Psi == nil {
+		panic("gare.PsiAttention: the weights have no ψ (UseDelta is off)")
+	}
+	alpha, beta := queryCoefficients(cfg)
+	attn, _ := psiAttention(newPsiText(w.Psi, t), newPsiVideo(w.Psi, frames, FrameMean(frames), nil), alpha, beta)
+	return attn
+}
+
 // maskBias is 0 where mask is 1 and maskedLogit where it is 0, in dtype.
 func maskBias(mask *Node, dtype dtypes.DType) *Node {
 	return MulScalar(OneMinus(ConvertDType(mask, dtype)), maskedLogit)

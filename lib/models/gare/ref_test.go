@@ -120,18 +120,11 @@ type refPsiParams struct {
 // (nil = none), keep multiplies linear1's output (the dropout mask, nil = 1).
 func refPsi(p refPsiParams, query []float64, context [][]float64, mask []float64, keep []float64) []float64 {
 	d := len(query)
-	q := refLinear(refLayerNorm(query, p.ln1.gain, p.ln1.bias), p.q.w, p.q.b)
-	logits := make([]float64, len(context))
+	a := refPsiAttention(p, query, context, mask)
 	values := make([][]float64, len(context))
 	for f, c := range context {
-		cn := refLayerNorm(c, p.ln1.gain, p.ln1.bias)
-		logits[f] = dot(q, refLinear(cn, p.k.w, p.k.b)) / math.Sqrt(float64(d))
-		if mask != nil && mask[f] == 0 {
-			logits[f] += -1e6
-		}
-		values[f] = refLinear(cn, p.v.w, p.v.b)
+		values[f] = refLinear(refLayerNorm(c, p.ln1.gain, p.ln1.bias), p.v.w, p.v.b)
 	}
-	a := softmax(logits)
 	att := make([]float64, d)
 	for f := range context {
 		for k := range att {
@@ -149,6 +142,37 @@ func refPsi(p refPsiParams, query []float64, context [][]float64, mask []float64
 		z[k] = x[k] + l
 	}
 	return refLinear(refLayerNorm(z, p.ln3.gain, p.ln3.bias), p.mean.w, p.mean.b)
+}
+
+// refPsiQuery is ψ's query for text t and frame mean v̄ (GARE Eq. 7): η(v̄ − t) with η = +1 for
+// GapVideoMinusText and −1 for GapTextMinusVideo, or t itself for QueryText (Table 5).
+func refPsiQuery(gap GapSign, query QueryMode, t, mean []float64) []float64 {
+	q := make([]float64, len(t))
+	for k := range q {
+		switch {
+		case query == QueryText:
+			q[k] = t[k]
+		case gap == GapTextMinusVideo:
+			q[k] = t[k] - mean[k]
+		default:
+			q[k] = mean[k] - t[k]
+		}
+	}
+	return q
+}
+
+// refPsiAttention is ψ's attention weights over the context for one pair (spec §4.2): softmax
+// over f of LN1(query) W_q · LN1(context_f) W_k / √D, masked entries at −1e6.
+func refPsiAttention(p refPsiParams, query []float64, context [][]float64, mask []float64) []float64 {
+	q := refLinear(refLayerNorm(query, p.ln1.gain, p.ln1.bias), p.q.w, p.q.b)
+	logits := make([]float64, len(context))
+	for f, c := range context {
+		logits[f] = dot(q, refLinear(refLayerNorm(c, p.ln1.gain, p.ln1.bias), p.k.w, p.k.b)) / math.Sqrt(float64(len(query)))
+		if mask != nil && mask[f] == 0 {
+			logits[f] += -1e6
+		}
+	}
+	return softmax(logits)
 }
 
 type refTemporalLayer struct {

@@ -6,37 +6,59 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 )
 
-// TraceFn receives the trace of every Lorentz block while a graph is built (name = the block's scope).
-type TraceFn func(name string, t LorentzTrace)
+// BlockTrace exposes what one HLFormer block computes (HLFormer §3.3, Fig. 2(b)), for figures and
+// tests. Branches are in the block's order: the Euclidean ones, then the Lorentz ones, each in
+// Config order.
+type BlockTrace struct {
+	// Branches are the branch outputs before fusion, [N_O, N, L, d].
+	Branches *Node
+	// Attention are the branches' attention weights, each [N, h, L, L] (query position × key
+	// position, a softmax over keys after the Gaussian mask and the key mask, before dropout):
+	// HLFormer Eq. 10 for a Euclidean branch, Eq. 15–16 for a Lorentz one.
+	Attention []*Node
+	// Lorentz are the Lorentz branches' traces, in Config order.
+	Lorentz []LorentzTrace
+	// Fusion is MAIM's branch weights [N, L, N_O] (Eq. 17: at every position a softmax over the
+	// branches); nil for MeanPooling and ConcatLinear.
+	Fusion *Node
+}
+
+// TraceFn receives the trace of every HLFormer block while a graph is built (name = the block's scope).
+type TraceFn func(name string, t BlockTrace)
 
 // HLFormerBlock is the code's HLFormerBlock (HLFormer §3.3, Fig. 2(b); spec §3.2): c.EuclideanWidths
 // Euclidean blocks and c.LorentzWidths Lorentz blocks run in parallel on x [N, L, d] (keyMask [N, L] or
-// nil), and their outputs [N_O, N, L, d] (branch-major) are fused by c.Aggregation → [N, L, d]. trace (may be nil)
-// receives every Lorentz block's trace.
+// nil), and their outputs [N_O, N, L, d] (branch-major) are fused by c.Aggregation → [N, L, d]. trace (may
+// be nil) receives the block's trace.
 func HLFormerBlock(scope *model.Scope, x, keyMask *Node, c Config, trace TraceFn) *Node {
 	var outputs []*Node
+	var t BlockTrace
 	for i, w := range c.EuclideanWidths {
-		outputs = append(outputs, EuclideanBlock(scope.In("euclidean_%d", i), x, keyMask, w, c))
+		out, weights := euclideanBlock(scope.In("euclidean_%d", i), x, keyMask, w, c)
+		outputs, t.Attention = append(outputs, out), append(t.Attention, weights)
 	}
 	for i, w := range c.LorentzWidths {
-		sub := scope.In("lorentz_%d", i)
-		out, t := LorentzBlock(sub, x, keyMask, w, c)
-		if trace != nil {
-			trace(sub.Scope(), t)
-		}
-		outputs = append(outputs, out)
+		out, lt := LorentzBlock(scope.In("lorentz_%d", i), x, keyMask, w, c)
+		outputs, t.Attention, t.Lorentz = append(outputs, out), append(t.Attention, lt.Weights), append(t.Lorentz, lt)
 	}
 	if len(outputs) == 0 {
 		panicf("HLFormerBlock: no branches configured")
 	}
+	t.Branches = Stack(outputs, 0)
+	var fused *Node
 	switch c.Aggregation {
 	case MeanPooling:
-		return ReduceMean(Stack(outputs, 0), 0)
+		fused = ReduceMean(t.Branches, 0)
 	case ConcatLinear:
-		return linear(scope.In("concat_linear"), Concatenate(outputs, -1), x.Shape().Dim(-1), true)
+		fused = linear(scope.In("concat_linear"), Concatenate(outputs, -1), x.Shape().Dim(-1), true)
 	default:
-		return MAIMFusion(scope.In("maim"), Stack(outputs, 0), keyMask, c)
+		t.Fusion = MAIMWeights(scope.In("maim"), t.Branches, keyMask, c)
+		fused = maimFuse(t.Branches, t.Fusion)
 	}
+	if trace != nil {
+		trace(scope.Scope(), t)
+	}
+	return fused
 }
 
 // MAIMWeights returns the Mean-Guided Adaptive Interaction Module's branch weights (HLFormer Eq. 17;
@@ -66,6 +88,11 @@ func MAIMWeights(scope *model.Scope, branches, keyMask *Node, c Config) *Node {
 
 // MAIMFusion is MAIM's output (HLFormer Eq. 17): x̃_j = Σ_i w̃_ij · x_{σ_i, j}, branches [B, N, L, d] → [N, L, d].
 func MAIMFusion(scope *model.Scope, branches, keyMask *Node, c Config) *Node {
-	w := TransposeAllDims(MAIMWeights(scope, branches, keyMask, c), 2, 0, 1) // [B, N, L]
+	return maimFuse(branches, MAIMWeights(scope, branches, keyMask, c))
+}
+
+// maimFuse is Eq. 17's weighted sum of branches [B, N, L, d] with MAIM's weights [N, L, B].
+func maimFuse(branches, weights *Node) *Node {
+	w := TransposeAllDims(weights, 2, 0, 1) // [B, N, L]
 	return ReduceSum(Mul(branches, InsertAxes(w, -1)), 0)
 }

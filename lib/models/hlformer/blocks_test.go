@@ -245,6 +245,21 @@ func assertOnHyperboloid(t *testing.T, what string, x *tensors.Tensor, tol float
 
 // maimRef recomputes MAIM for one sequence: branches [B][L][d], keyMask [L].
 func (v vars) maimRef(p string, branches []mat, keyMask []float64, c Config) mat {
+	length, d := len(branches[0]), len(branches[0][0])
+	out := zeros(length, d)
+	for l, pr := range v.maimWeightsRef(p, branches, keyMask, c) {
+		for i := range branches {
+			for e := 0; e < d; e++ {
+				out[l][e] += pr[i] * branches[i][l][e]
+			}
+		}
+	}
+	return out
+}
+
+// maimWeightsRef are MAIM's branch weights for one sequence, [L][B]: at each position the softmax
+// over branches of layer2(ReLU(layer1(CA(φ, branch))))/τ.
+func (v vars) maimWeightsRef(p string, branches []mat, keyMask []float64, c Config) mat {
 	b, length, d := len(branches), len(branches[0]), len(branches[0][0])
 	phi := make([]float64, d)
 	for _, br := range branches {
@@ -260,20 +275,15 @@ func (v vars) maimRef(p string, branches []mat, keyMask []float64, c Config) mat
 		tokens[i] = v.residual(p+"/cross_attention", mat{phi}, att)[0]
 	}
 	w := v.linear(p+"/layer2", relu(v.linear(p+"/layer1", tokens, true)), true) // [B, L]
-	out := zeros(length, d)
-	for l := 0; l < length; l++ {
+	weights := zeros(length, b)
+	for l := range weights {
 		logits := make([]float64, b)
 		for i := range logits {
 			logits[i] = w[i][l] / c.BranchTemperature
 		}
-		pr := softmaxRow(logits)
-		for i := range branches {
-			for e := 0; e < d; e++ {
-				out[l][e] += pr[i] * branches[i][l][e]
-			}
-		}
+		weights[l] = softmaxRow(logits)
 	}
-	return out
+	return weights
 }
 
 func TestMAIMMatchesReference(t *testing.T) {
@@ -471,4 +481,64 @@ func TestHyperbolicEmbeddingsMatchReference(t *testing.T) {
 		}
 		assertClose(t, "query point", qs[i], expMap(u), 1e-12)
 	}
+}
+
+// The trace of an HLFormer block carries the branch outputs, every branch's attention weights and
+// MAIM's branch weights, each equal to its float64 reference.
+func TestHLFormerBlockTraceMatchesReference(t *testing.T) {
+	c := tinyConfig()
+	c.EuclideanWidths, c.LorentzWidths = []float64{2}, []float64{4}
+	rng := rand.New(rand.NewPCG(17, 18))
+	const length = 6
+	xs, masks := randInputs(rng, 2, length, c.Dim, 2)
+	store := newTestStore(t, 19)
+	var names []string
+	out := runExec(t, store, func(scope *model.Scope, in []*graph.Node) []*graph.Node {
+		var tr BlockTrace
+		y := HLFormerBlock(scope.In("blk"), in[0], in[1], c, func(name string, t BlockTrace) { names, tr = append(names, name), t })
+		return []*graph.Node{y, tr.Branches, tr.Attention[0], tr.Attention[1], tr.Fusion, tr.Lorentz[0].Weights}
+	}, toNested(xs), masks)
+	if len(names) != 1 || names[0] != "/blk" {
+		t.Fatalf("traced blocks %v, want [/blk]", names)
+	}
+	v := vars{t, store}
+	branches := out[1].Value().([][][][]float64) // [B][N][L][d]
+	euclidean := out[2].Value().([][][][]float64)
+	lorentz := out[3].Value().([][][][]float64)
+	fusion := tensorMats(out[4])
+	for n := range xs {
+		gaussE, gaussL := GaussianMask(length, 2, c.Mask), GaussianMask(length, 4, c.Mask)
+		euc := v.residual("/blk/euclidean_0", xs[n], v.euclideanAttention("/blk/euclidean_0/attention", xs[n], xs[n], masks[n], gaussE, c.Heads))
+		latt, logits, _, _ := v.lorentzSelfAttentionRef("/blk/lorentz_0/attention", xs[n], masks[n], gaussL, c)
+		lor := v.residual("/blk/lorentz_0", xs[n], latt)
+		assertClose(t, "Euclidean branch", flatten(branches[0][n]), flatten(euc), 1e-9)
+		assertClose(t, "Lorentz branch", flatten(branches[1][n]), flatten(lor), 1e-9)
+		for h, want := range v.euclideanWeights("/blk/euclidean_0/attention", xs[n], xs[n], masks[n], gaussE, c.Heads) {
+			assertClose(t, "Euclidean attention weights", flatten(euclidean[n][h]), flatten(want), 1e-10)
+		}
+		for h := range logits {
+			var want mat
+			for _, row := range logits[h] {
+				masked := append([]float64(nil), row...)
+				for j := range masked {
+					if masks[n][j] == 0 {
+						masked[j] = LorentzMaskFill
+					}
+				}
+				want = append(want, softmaxRow(masked))
+			}
+			assertClose(t, "Lorentz attention weights", flatten(lorentz[n][h]), flatten(want), 1e-10)
+		}
+		assertClose(t, "MAIM weights", flatten(fusion[n]), flatten(v.maimWeightsRef("/blk/maim", []mat{euc, lor}, masks[n], c)), 1e-9)
+	}
+	assertClose(t, "LorentzTrace.Weights", flatten(toMats(out[5].Value().([][][][]float64)[0])...), flatten(toMats(lorentz[0])...), 0)
+}
+
+// toMats views [][][]float64 as a list of mats.
+func toMats(x [][][]float64) []mat {
+	out := make([]mat, len(x))
+	for i := range x {
+		out[i] = x[i]
+	}
+	return out
 }

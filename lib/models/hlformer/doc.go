@@ -11,7 +11,8 @@
 //     HLFormerBlock (EncodeClips, EncodeFrames; padded frames zeroed).
 //   - HLFormerBlock (§3.3, Fig. 2b): N_E EuclideanBlock and N_L LorentzBlock branches in parallel (widths
 //     None/2/4/8 each by default), fused by MAIM (Eq. 17; branch softmax with temperature τ) or, for the
-//     Table 2 ablations, mean pooling or concatenation + linear.
+//     Table 2 ablations, mean pooling or concatenation + linear. Model.Trace receives each block's
+//     BlockTrace (branch outputs, every branch's attention weights, MAIM's branch weights) for figures.
 //   - EuclideanAttention (Eq. 10): logits QKᵀ/√d_h multiplied by the Gaussian mask GaussianMask (the code's
 //     normalised-position mask, σ = max(width, 0.01)/9, row-max normalised; MaskPaper = Eq. 10's).
 //   - Lorentz attention block (Eq. 11–16): LinearLayer(d → n) scaled by exp(α) (α ≤ 0), a zero time

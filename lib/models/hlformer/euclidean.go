@@ -28,6 +28,13 @@ type EuclideanAttentionOptions struct {
 // [N, L] (1 = valid, 0 = padding; nil = all valid). The mask needs Lq = L; there is no output
 // projection (as in the code). Returns [N, Lq, d].
 func EuclideanAttention(scope *model.Scope, query, key, value, keyMask *Node, opts EuclideanAttentionOptions) *Node {
+	out, _ := euclideanAttention(scope, query, key, value, keyMask, opts)
+	return out
+}
+
+// euclideanAttention is EuclideanAttention that also returns the attention weights A [N, h, Lq, L]
+// before dropout.
+func euclideanAttention(scope *model.Scope, query, key, value, keyMask *Node, opts EuclideanAttentionOptions) (out, weights *Node) {
 	n, lq, d := query.Shape().Dim(0), query.Shape().Dim(1), query.Shape().Dim(2)
 	lk := key.Shape().Dim(1)
 	if opts.Heads <= 0 || d%opts.Heads != 0 {
@@ -50,17 +57,24 @@ func EuclideanAttention(scope *model.Scope, query, key, value, keyMask *Node, op
 		fill := MulScalar(OneMinus(keyMask), AttentionMaskFill) // [N, L]
 		logits = Add(logits, Reshape(fill, n, 1, 1, lk))
 	}
-	probs := dropout(scope, Softmax(logits, -1), opts.Dropout)
-	return Reshape(Einsum("nhqk,nkhd->nqhd", probs, v), n, lq, d)
+	weights = Softmax(logits, -1)
+	probs := dropout(scope, weights, opts.Dropout)
+	return Reshape(Einsum("nhqk,nkhd->nqhd", probs, v), n, lq, d), weights
 }
 
 // EuclideanBlock is the code's EuclideanAttentionBlock (the Euclidean Attention Block of HLFormer §3.3;
 // spec §3.2): self-attention → dropout → residual → LayerNorm → FFN(d → 4d → d) → dropout → residual →
 // LayerNorm. x [N, L, d], keyMask [N, L] or nil → [N, L, d].
 func EuclideanBlock(scope *model.Scope, x, keyMask *Node, width float64, c Config) *Node {
-	att := EuclideanAttention(scope.In("attention"), x, x, x, keyMask,
+	out, _ := euclideanBlock(scope, x, keyMask, width, c)
+	return out
+}
+
+// euclideanBlock is EuclideanBlock that also returns its attention weights [N, h, L, L].
+func euclideanBlock(scope *model.Scope, x, keyMask *Node, width float64, c Config) (out, weights *Node) {
+	att, weights := euclideanAttention(scope.In("attention"), x, x, x, keyMask,
 		EuclideanAttentionOptions{Heads: c.Heads, Width: width, Mask: c.Mask, Dropout: c.Dropout})
-	return residualFFN(scope, x, att, 4*x.Shape().Dim(-1), c.Dropout)
+	return residualFFN(scope, x, att, 4*x.Shape().Dim(-1), c.Dropout), weights
 }
 
 // residualFFN is the Transformer wrapper shared by every block of the code: LN(x + dropout(att)), then

@@ -37,6 +37,7 @@ type LorentzTrace struct {
 	Query, Key, Value  *Node // [N, h, L, m]: per-head Lorentz linear outputs, on L^{m−1}
 	Centroid           *Node // [N, h, L, m]: per-head attention outputs (Lorentz centroids), on L^{m−1}
 	Logits             *Node // [N, h, L, L]: attention logits after the Gaussian mask, before key masking
+	Weights            *Node // [N, h, L, L]: attention weights, the softmax over keys after key masking
 	Alpha, Scale, Bias *Node // exp-scale exp(α) of the input, the logit scale s and bias b (scalars)
 }
 
@@ -130,9 +131,10 @@ func LorentzMultiHeadAttention(scope *model.Scope, x, keyMask *Node, width float
 		valid := GreaterThan(Reshape(keyMask, n, 1, 1, length), ScalarZero(g, keyMask.DType()))
 		masked = Where(BroadcastToShape(valid, logits.Shape()), logits, Scalar(g, logits.DType(), LorentzMaskFill))
 	}
-	centroid := geom.LorentzCentroid(Softmax(masked, -1), value)            // [N, h, L, m]
+	weights := Softmax(masked, -1)
+	centroid := geom.LorentzCentroid(weights, value)                        // [N, h, L, m]
 	out := Reshape(TransposeAllDims(centroid, 0, 2, 1, 3), n, length, full) // [N, L, h·m]
-	return out, LorentzTrace{Query: query, Key: key, Value: value, Centroid: centroid, Logits: logits, Scale: s, Bias: b}
+	return out, LorentzTrace{Query: query, Key: key, Value: value, Centroid: centroid, Logits: logits, Weights: weights, Scale: s, Bias: b}
 }
 
 // LorentzSelfAttention is the code's LorentzSelfAttention (HLFormer Eq. 11, 15–16; spec §3.2):

@@ -179,11 +179,29 @@ func (v vars) residual(p string, x, att mat) mat {
 // euclideanAttention is the code's EuclideanGaussianAttention for one sequence (no dropout): q [Lq, d],
 // kv [L, d], keyMask [L] (nil: all valid), mask [Lq][L] multiplying the scaled logits (nil: none).
 func (v vars) euclideanAttention(p string, q, kv mat, keyMask []float64, gauss mat, heads int) mat {
-	Q, K, V := v.linear(p+"/query", q, true), v.linear(p+"/key", kv, true), v.linear(p+"/value", kv, true)
-	d := len(Q[0])
+	V := v.linear(p+"/value", kv, true)
+	d := len(V[0])
 	dh := d / heads
 	out := zeros(len(q), d)
-	for h := 0; h < heads; h++ {
+	for h, probs := range v.euclideanWeights(p, q, kv, keyMask, gauss, heads) {
+		for i, pr := range probs {
+			for j := range V {
+				for e := h * dh; e < (h+1)*dh; e++ {
+					out[i][e] += pr[j] * V[j][e]
+				}
+			}
+		}
+	}
+	return out
+}
+
+// euclideanWeights are that attention's weights per head, [h][Lq][L]: the softmax over keys of the
+// scaled logits times the Gaussian mask, padded keys filled with AttentionMaskFill.
+func (v vars) euclideanWeights(p string, q, kv mat, keyMask []float64, gauss mat, heads int) [][][]float64 {
+	Q, K := v.linear(p+"/query", q, true), v.linear(p+"/key", kv, true)
+	dh := len(Q[0]) / heads
+	weights := make([][][]float64, heads)
+	for h := range weights {
 		for i := range Q {
 			logits := make([]float64, len(K))
 			for j := range K {
@@ -200,15 +218,10 @@ func (v vars) euclideanAttention(p string, q, kv mat, keyMask []float64, gauss m
 				}
 				logits[j] = s
 			}
-			pr := softmaxRow(logits)
-			for j := range K {
-				for e := h * dh; e < (h+1)*dh; e++ {
-					out[i][e] += pr[j] * V[j][e]
-				}
-			}
+			weights[h] = append(weights[h], softmaxRow(logits))
 		}
 	}
-	return out
+	return weights
 }
 
 // runExec builds fn on store (not training: dropout off) and returns its outputs.

@@ -2,6 +2,7 @@ package hlformer
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -151,13 +152,15 @@ func TestLorentzBranchStaysOnHyperboloidThroughTraining(t *testing.T) {
 	plans := PlanEpoch(tr, 6, 0, rand.New(rand.NewPCG(3, 3)))
 	probe := BatchInputs(tr, plans[0], c, dtypes.Float32)
 	var names []string
-	traced := &Model{Config: c, Trace: func(name string, tr LorentzTrace) { names = append(names, name) }}
+	traced := &Model{Config: c}
 	check := func(after int) {
 		names = names[:0]
 		var points []*graph.Node
-		traced.Trace = func(name string, tr LorentzTrace) {
-			names = append(names, name)
-			points = append(points, tr.Input, tr.Query, tr.Key, tr.Value, tr.Centroid)
+		traced.Trace = func(name string, bt BlockTrace) {
+			for i, tr := range bt.Lorentz {
+				names = append(names, fmt.Sprintf("%s/lorentz_%d", name, i))
+				points = append(points, tr.Input, tr.Query, tr.Key, tr.Value, tr.Centroid)
+			}
 		}
 		exec, err := model.NewExec(be, store, func(scope *model.Scope, clips, frames, mask *graph.Node) []*graph.Node {
 			points = points[:0]

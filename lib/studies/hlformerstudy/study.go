@@ -388,40 +388,13 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, reproduce.Comparison, erro
 	return p, t, cmp, nil
 }
 
-// histogram plot of several named samples with a shared binning.
+// histogram plot of several named samples with a shared binning of 40 bins (report.Histograms).
 func histogramPlot(title, xlabel string, names []string, samples [][]float64) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xlabel, "fraction"
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, xs := range samples {
-		for _, x := range xs {
-			lo, hi = math.Min(lo, x), math.Max(hi, x)
-		}
+	series := make([]report.Series, len(names))
+	for i, n := range names {
+		series[i] = report.Series{Name: n, Y: samples[i]}
 	}
-	if !(hi > lo) {
-		hi = lo + 1
-	}
-	const bins = 40
-	colors := report.Colors(names...)
-	for i, xs := range samples {
-		counts := make(plotter.XYs, bins)
-		for b := range counts {
-			counts[b].X = lo + (float64(b)+0.5)*(hi-lo)/bins
-		}
-		for _, x := range xs {
-			b := min(int((x-lo)/(hi-lo)*bins), bins-1)
-			counts[b].Y += 1 / float64(len(xs))
-		}
-		l, err := plotter.NewLine(counts)
-		if err != nil {
-			return nil, err
-		}
-		l.Color = colors[i]
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-		p.Legend.Add(names[i], l)
-	}
-	return p, nil
+	return report.Histograms(title, xlabel, 40, series...)
 }
 
 // sortedKeys of a map, for deterministic tables.
