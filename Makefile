@@ -47,8 +47,9 @@ vet:
 gotest:
 	go test ./...
 
-# Notebooks run by `make test` save their figures and tables under build/figures, so testing
-# never overwrites the committed full-run artefacts in figures/ (notebooks-inplace does write there).
+# A notebook saves its figures and tables under build/figures unless it runs the full
+# configuration (FULL=1: figures/, the committed full-run results; kernel/nb.OutDir). `make test`
+# pins build/figures even with FULL=1, so testing never overwrites figures/.
 notebooks:
 	GEOALIGN_FIGURES=$(CURDIR)/build/figures bash kernel/run-notebooks.sh --timeout $(NOTEBOOK_TIMEOUT) notebooks/*.ipynb
 
@@ -109,6 +110,7 @@ env:
 clean:
 	rm -rf build
 
-# Re-execute the notebooks and store their outputs in the committed .ipynb files.
+# Re-execute the notebooks and store their outputs in the committed .ipynb files; with FULL=1
+# (the committed outputs are the full run's) their figures and tables also go to figures/.
 notebooks-inplace:
 	bash kernel/run-notebooks.sh --inplace --timeout $(NOTEBOOK_TIMEOUT) notebooks/*.ipynb

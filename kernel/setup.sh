@@ -14,12 +14,13 @@ die() { printf 'setup FAILED: %s\n' "$*" >&2; exit 1; }
 
 # --- 1. Debian packages -----------------------------------------------------------------
 # Jupyter comes from Debian (PyPI is unreachable here); chromium takes the screenshots of
-# `make notebooks-html`; torch + OpenBLAS only for `make bench` (without libopenblas0-pthread
+# `make notebooks-html`, with fonts-liberation, the font gonum/plot's SVGs name (without it the
+# browser substitutes a wider one and long titles run off the figure); torch + OpenBLAS only for `make bench` (without libopenblas0-pthread
 # Debian's torch falls back to the 40x slower reference BLAS); datasets/apt-packages.txt lists
 # what `make data` needs (WordNet, Tux Paint, ...).
 APT_PACKAGES=(
   jupyter-nbconvert python3-nbclient jupyter-client python3-jupyter-kernel-test
-  jupyter-notebook python3-nbformat chromium
+  jupyter-notebook python3-nbformat chromium fonts-liberation
   python3-torch python3-numpy libopenblas0-pthread
   time
   # make crosscheck: what the official HLFormer code imports (lib/crosscheck/README.md)

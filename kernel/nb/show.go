@@ -20,8 +20,8 @@ func Plot(d report.Drawer, name string) {
 	Figure(Must1(report.Render(d, 0, 0)), name)
 }
 
-// Figure shows an already rendered figure (e.g. report.Render at another size) and saves it
-// as Plot does.
+// Figure shows an already rendered figure (e.g. report.Render at another size, or a PNG read
+// from disk with no SVG) and saves it as Plot does.
 func Figure(fig report.Figure, name string) {
 	if name != "" {
 		Must(fig.Save(filepath.Join(OutDir(), name)))
@@ -31,11 +31,13 @@ func Figure(fig report.Figure, name string) {
 		return
 	}
 	// One display output carrying both representations: the front-end shows the SVG (sharp at
-	// any zoom); exports that cannot embed HTML use the PNG.
-	gonbui.SendData(&protocol.DisplayData{Data: map[protocol.MIMEType]any{
-		protocol.MIMETextHTML: "<div>" + string(fig.SVG) + "</div>",
-		protocol.MIMEImagePNG: fig.PNG,
-	}})
+	// any zoom); exports that cannot embed HTML use the PNG. A figure without SVG (a PNG read
+	// from disk) is shown as the PNG.
+	data := map[protocol.MIMEType]any{protocol.MIMEImagePNG: fig.PNG}
+	if len(fig.SVG) > 0 {
+		data[protocol.MIMETextHTML] = "<div>" + string(fig.SVG) + "</div>"
+	}
+	gonbui.SendData(&protocol.DisplayData{Data: data})
 	flush()
 }
 

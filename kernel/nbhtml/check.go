@@ -76,13 +76,25 @@ func greySpread(pngData []byte) (w, h int, sd float64, err error) {
 	b := img.Bounds()
 	// Welford's running mean and sum of squared deviations: a page of one colour gives exactly 0.
 	var n, mean, m2 float64
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			g := grey(img, x, y)
-			n++
-			d := g - mean
-			mean += d / n
-			m2 += d * (g - mean)
+	add := func(g float64) {
+		n++
+		d := g - mean
+		mean += d / n
+		m2 += d * (g - mean)
+	}
+	if m, ok := img.(*image.RGBA); ok { // what Chromium's opaque screenshots decode to: read Pix directly
+		for y := 0; y < b.Dy(); y++ {
+			row := m.Pix[y*m.Stride : y*m.Stride+4*b.Dx()]
+			for i := 0; i < len(row); i += 4 {
+				add(luma(float64(row[i]), float64(row[i+1]), float64(row[i+2])))
+			}
+		}
+	} else {
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				add(luma(float64(r), float64(g), float64(bl)) / 257)
+			}
 		}
 	}
 	if n == 0 {
@@ -91,8 +103,5 @@ func greySpread(pngData []byte) (w, h int, sd float64, err error) {
 	return b.Dx(), b.Dy(), math.Sqrt(m2 / n), nil
 }
 
-// grey is the Rec. 601 luma of a pixel, 0–255.
-func grey(img image.Image, x, y int) float64 {
-	r, g, b, _ := img.At(x, y).RGBA()
-	return (0.299*float64(r) + 0.587*float64(g) + 0.114*float64(b)) / 257
-}
+// luma is the Rec. 601 grey level of a colour, in the colour's own scale.
+func luma(r, g, b float64) float64 { return 0.299*r + 0.587*g + 0.114*b }

@@ -25,6 +25,7 @@ func main() {
 	width := flag.Int("width", 1100, "page width in CSS pixels")
 	chromium := flag.String("chromium", "chromium", "Chromium binary")
 	timeout := flag.Duration("timeout", 2*time.Minute, "time limit of each DevTools step")
+	flag.BoolVar(&verbose, "v", false, "print how long each step of each page takes")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: nbhtml [-width px] [-chromium path] page.html...")
@@ -62,6 +63,16 @@ func main() {
 	}
 }
 
+// verbose prints the time each step of a page takes (-v).
+var verbose bool
+
+// step prints, with -v, how long the step started at start took.
+func step(page, what string, start time.Time) {
+	if verbose {
+		fmt.Fprintf(os.Stderr, "nbhtml: %s: %s %.1f s\n", page, what, time.Since(start).Seconds())
+	}
+}
+
 // checkPage checks one exported notebook and writes its screenshot beside it.
 func checkPage(b *browser, page string, width int, timeout time.Duration) (problems []string, summary string) {
 	html, err := os.ReadFile(page)
@@ -77,7 +88,9 @@ func checkPage(b *browser, page string, width int, timeout time.Duration) (probl
 	if err != nil {
 		return append(problems, err.Error()), "no screenshot"
 	}
+	t0 := time.Now()
 	shot, height, err := b.screenshot("file://"+abs, width, timeout)
+	step(page, "screenshot", t0)
 	if err != nil {
 		return append(problems, "screenshot: "+err.Error()), "no screenshot"
 	}
@@ -85,7 +98,9 @@ func checkPage(b *browser, page string, width int, timeout time.Duration) (probl
 	if err := atomicfile.WriteFile(out, shot, 0o644); err != nil {
 		return append(problems, err.Error()), "no screenshot"
 	}
+	t0 = time.Now()
 	w, h, sd, err := greySpread(shot)
+	step(page, "grey-level spread", t0)
 	if err != nil {
 		return append(problems, "screenshot: "+err.Error()), out
 	}

@@ -8,6 +8,7 @@ import (
 	"image/draw"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,5 +112,23 @@ func TestScreenshotIsFullPage(t *testing.T) {
 	r, g, bl, _ := img.At(200, 2990).RGBA()
 	if r>>8 != 0xff || g>>8 != 0 || bl>>8 != 0 {
 		t.Errorf("bottom of the page is %s, want red: the screenshot stops at the window", fmt.Sprint(img.At(200, 2990)))
+	}
+}
+
+// The fast path over *image.RGBA and the generic one over image.Image agree.
+func TestGreySpreadFastPath(t *testing.T) {
+	rgba := image.NewRGBA(image.Rect(0, 0, 30, 20))
+	gray := image.NewGray(rgba.Bounds())
+	for y := range 20 {
+		for x := range 30 {
+			v := uint8((x*7 + y*13) % 256)
+			rgba.Set(x, y, color.RGBA{R: v, G: v, B: v, A: 255})
+			gray.SetGray(x, y, color.Gray{Y: v})
+		}
+	}
+	_, _, fast, err1 := greySpread(encodePNG(t, rgba))
+	_, _, slow, err2 := greySpread(encodePNG(t, gray))
+	if err1 != nil || err2 != nil || fast < 1 || math.Abs(fast-slow) > 1e-9 {
+		t.Errorf("RGBA path %g, generic path %g (%v, %v)", fast, slow, err1, err2)
 	}
 }

@@ -46,9 +46,11 @@ func (b *browser) screenshot(url string, width int, timeout time.Duration) (png 
 	}
 	// MathJax typesets after the load event, showing a "Loading" box and changing the height:
 	// wait until it is done and the height settles.
+	t0 := time.Now()
 	if err := b.waitTrue(s, mathJaxDone, 20*time.Second); err != nil {
 		return nil, 0, err
 	}
+	step(url, "load and MathJax", t0)
 	if height, err = b.settledHeight(s, timeout); err != nil {
 		return nil, 0, err
 	}
@@ -56,6 +58,7 @@ func (b *browser) screenshot(url string, width int, timeout time.Duration) (png 
 		return nil, 0, err
 	}
 	scale := math.Min(1, float64(maxShotPixels)/float64(height))
+	defer step(url, "capture", time.Now())
 	var shot struct {
 		Data []byte `json:"data"` // base64 in the protocol; encoding/json decodes it
 	}

@@ -101,8 +101,10 @@ func TestMethodColor(t *testing.T) {
 			t.Errorf("MethodColor(%q) = %v, %v; want %v", c.label, got, ok, c.want)
 		}
 	}
-	if c, ok := MethodColor("k = 3"); ok {
-		t.Errorf("MethodColor(k = 3) = %v, want no method", c)
+	for _, label := range []string{"k = 3", "histogram of volumes", "programmed floorspace"} {
+		if c, ok := MethodColor(label); ok {
+			t.Errorf("MethodColor(%q) = %v, want no method (names match whole words only)", label, c)
+		}
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"image/color"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The palette: Okabe & Ito's colour-blind-safe set ("Color Universal Design", 2008), with a
@@ -54,24 +56,48 @@ var fallbackColors = []color.Color{paletteBlue, paletteVermilion, paletteGreen, 
 // MethodColor is the fixed colour of a method or geometry named at the start of label (case
 // is ignored; the longest known name wins, so "HyperGRAM α₀ = 0.2" is HyperGRAM's and
 // "Euclidean-only, GMMFormer-like" Euclidean-only's), else of one named anywhere in it
-// ("TV + TA (pairwise cosine)"). ok is false when the label names none.
+// ("TV + TA (pairwise cosine)"). Names match whole words only ("histogram" is not GRAM). ok is
+// false when the label names none.
 func MethodColor(label string) (c color.Color, ok bool) {
 	l := strings.ToLower(label)
-	best, bestPrefix := "", false
+	best, bestAt := "", -1
 	for name := range methodColors {
-		prefix := strings.HasPrefix(l, name)
-		if !prefix && !strings.Contains(l, name) {
+		at := wordIndex(l, name)
+		if at < 0 {
 			continue
 		}
 		// A prefix beats any inner match; among equals the longer name is the more specific.
-		if (prefix && !bestPrefix) || (prefix == bestPrefix && len(name) > len(best)) {
-			best, bestPrefix = name, prefix
+		prefix, bestPrefix := at == 0, bestAt == 0
+		if best == "" || (prefix && !bestPrefix) || (prefix == bestPrefix && len(name) > len(best)) {
+			best, bestAt = name, at
 		}
 	}
 	if best == "" {
 		return nil, false
 	}
 	return methodColors[best], true
+}
+
+// wordIndex is the byte index of the first occurrence of word in s that is neither preceded
+// nor followed by a letter or digit, or −1.
+func wordIndex(s, word string) int {
+	for from := 0; ; {
+		i := strings.Index(s[from:], word)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(word):])
+		if !isWordRune(before) && !isWordRune(after) {
+			return i
+		}
+		from = i + 1
+	}
+}
+
+func isWordRune(r rune) bool {
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
 // Colors returns one colour per series label, for every figure of the project: a label naming

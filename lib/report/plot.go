@@ -29,6 +29,9 @@ type Figure struct {
 	SVG []byte
 }
 
+// titleRoom is the share of the figure's width a title may take.
+const titleRoom = 0.9
+
 // minTitleFontSize is the smallest size fitTitle shrinks a title to; a longer title is cut by
 // the figure's edge, as gonum/plot draws it.
 const minTitleFontSize = 8
@@ -38,7 +41,9 @@ const minTitleFontSize = 8
 func fitTitle(p *plot.Plot, w vg.Length) (restore func()) {
 	size := p.Title.TextStyle.Font.Size
 	restore = func() { p.Title.TextStyle.Font.Size = size }
-	room := w - 2*legendPadding
+	// Room to spare: an SVG names its font (Liberation Serif) and a browser without it draws a
+	// wider substitute.
+	room := titleRoom * (w - 2*legendPadding)
 	if p.Title.Text == "" || p.Title.TextStyle.Rectangle(p.Title.Text).Size().X <= room {
 		return restore
 	}
