@@ -20,9 +20,8 @@ const valSeed = 0x76616c
 // are in increasing order. The choice depends on n and fraction only (a fixed permutation), never
 // on the test split or the training seed. It needs 0 < fraction < 1 and at least one item left to
 // train on. Carving validation from train, never from test, is this project's deviation wherever
-// the official code selects on test or not at all. It is gram.CarveValidation's rule (same seed,
-// same permutation), here in the data layer so that readers of data directories (featdir) and
-// every model can use it.
+// the official code selects on test or not at all. It is the one carve of the project:
+// gram, gare, prvr (by video) and featdir call it.
 func CarveValidation(n int, fraction float64) (keep, val []int, err error) {
 	k := max(2, int(math.Round(fraction*float64(n))))
 	if !(fraction > 0 && fraction < 1) || k >= n {

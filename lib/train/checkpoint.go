@@ -295,19 +295,3 @@ func fetchAll(store *model.Store, h *checkpoint.Handler) error {
 
 // crashPoint is called at the named points of a save; tests replace it to kill the process there.
 var crashPoint = func(string) {}
-
-// Checkpointer loads the newest checkpoint of dir into store and returns GoMLX's Handler to save
-// more, keeping the last keep.
-//
-// Deprecated: Handler.Save is not atomic (a kill during it leaves a checkpoint no later run loads).
-// Train with Loop, or use OpenCheckpoints and Checkpoints.Save; load a model with LoadStore.
-func Checkpointer(store *model.Store, dir string, keep int) (*checkpoint.Handler, error) {
-	h, err := checkpoint.Build(store).Dir(dir).Keep(keep).Done()
-	if err == nil {
-		err = fetchAll(store, h)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("train: checkpoint dir %s: %w", dir, err)
-	}
-	return h, nil
-}

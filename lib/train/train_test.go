@@ -6,7 +6,6 @@ import (
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
@@ -166,28 +165,6 @@ func TestSchedulesGraphEqualsHost(t *testing.T) {
 	}
 	if a, b, c := (WarmupConstant{Warmup: 0.05}).At(0.01), (WarmupConstant{Warmup: 0.05}).At(0.05), (WarmupConstant{Warmup: 0.05}).At(1); math.Abs(a-0.2) > 1e-15 || b != 1 || c != 1 {
 		t.Errorf("warmup_constant(0.01, 0.05, 1) = %v, %v, %v; want 0.2, 1, 1", a, b, c)
-	}
-}
-
-func TestCheckpointResume(t *testing.T) {
-	dir := t.TempDir()
-	store := model.NewStore()
-	store.RootScope().VariableWithValue("w", []float32{1, 2})
-	h, err := Checkpointer(store, dir, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store.GetVariable("/w").MustSetValue(tensors.FromValue([]float32{5, 6}))
-	if err := h.Save(); err != nil {
-		t.Fatal(err)
-	}
-	restored := model.NewStore()
-	if _, err := Checkpointer(restored, dir, 2); err != nil {
-		t.Fatal(err)
-	}
-	got := restored.GetVariable("/w").MustValue().Value().([]float32)
-	if got[0] != 5 || got[1] != 6 {
-		t.Fatalf("restored %v", got)
 	}
 }
 

@@ -2,9 +2,8 @@ package prvr
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"sort"
+
+	"github.com/geoalign/geoalign/lib/data"
 )
 
 // SubsetVideos returns the split made of the given videos of s (in that order) and all their queries
@@ -42,23 +41,15 @@ func (s *Split) SubsetVideos(videos []int, name string) *Split {
 // official release has no validation split (Charades-STA's distributed "val" is its test split): 10 %.
 const ValidationFraction = 0.1
 
-// ValidationSeed seeds the carve of every study, so that all runs select on the same videos.
-const ValidationSeed = 20251
-
 // CarveValidation splits s by video into a training part and a validation part holding
-// round(fraction·videos) randomly chosen videos (a permutation of the PCG stream seeded with seed)
-// and all their queries, so that no video, and no query of a video, is in both. Both parts keep the
-// video and query order of s; they are named s.Name+"-train" and s.Name+"-val". fraction must be in
-// (0, 1) and leave at least one video on each side.
-func CarveValidation(s *Split, fraction float64, seed uint64) (train, val *Split, err error) {
-	n := s.NumVideos()
-	k := int(math.Round(fraction * float64(n)))
-	if !(fraction > 0 && fraction < 1) || k < 1 || k >= n {
-		return nil, nil, fmt.Errorf("prvr: cannot carve a validation fraction %g out of split %q with %d videos", fraction, s.Name, n)
+// round(fraction·videos) videos (at least 2; data.CarveValidation, the project's one fixed
+// permutation, over the videos) and all their queries, so that no video, and no query of a video, is
+// in both. Both parts keep the video and query order of s; they are named s.Name+"-train" and
+// s.Name+"-val". fraction must be in (0, 1) and leave at least one video to train on.
+func CarveValidation(s *Split, fraction float64) (train, val *Split, err error) {
+	kept, held, err := data.CarveValidation(s.NumVideos(), fraction)
+	if err != nil {
+		return nil, nil, fmt.Errorf("prvr: split %q: %w", s.Name, err)
 	}
-	perm := rand.New(rand.NewPCG(seed, 0)).Perm(n)
-	held, kept := append([]int(nil), perm[:k]...), append([]int(nil), perm[k:]...)
-	sort.Ints(held)
-	sort.Ints(kept)
 	return s.SubsetVideos(kept, s.Name+"-train"), s.SubsetVideos(held, s.Name+"-val"), nil
 }

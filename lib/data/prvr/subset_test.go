@@ -32,7 +32,7 @@ func handSplit(n int) *Split {
 
 func TestCarveValidationPartitionsByVideo(t *testing.T) {
 	s := handSplit(50)
-	tr, val, err := CarveValidation(s, 0.1, 7)
+	tr, val, err := CarveValidation(s, 0.1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,21 +72,17 @@ func TestCarveValidationPartitionsByVideo(t *testing.T) {
 	if len(seen) != s.NumVideos() {
 		t.Fatalf("%d distinct videos after the carve, want %d", len(seen), s.NumVideos())
 	}
-	// Same seed, same carve; another seed, another one.
-	_, again, _ := CarveValidation(s, 0.1, 7)
-	_, other, _ := CarveValidation(s, 0.1, 8)
+	// The carve is a fixed permutation: the same videos every time.
+	_, again, _ := CarveValidation(s, 0.1)
 	if fmt.Sprint(again.VideoIDs) != fmt.Sprint(val.VideoIDs) {
 		t.Fatalf("carve not reproducible: %v vs %v", again.VideoIDs, val.VideoIDs)
-	}
-	if fmt.Sprint(other.VideoIDs) == fmt.Sprint(val.VideoIDs) {
-		t.Fatalf("seeds 7 and 8 carve the same videos %v", val.VideoIDs)
 	}
 }
 
 func TestCarveValidationRejectsBadFractions(t *testing.T) {
 	s := handSplit(10)
-	for _, f := range []float64{0, 1, -0.1, 0.01, 0.99} {
-		if _, _, err := CarveValidation(s, f, 1); err == nil {
+	for _, f := range []float64{0, 1, -0.1, 0.99} {
+		if _, _, err := CarveValidation(s, f); err == nil {
 			t.Errorf("fraction %g of 10 videos: no error", f)
 		}
 	}

@@ -49,7 +49,7 @@
 // model kept and restored at the end, early stopping after Config.Patience validations without
 // improvement, the loop's NaN guard, and with TrainOptions.Dir atomic checkpoints and exact resume.
 // Deviation from the code, which selects its checkpoint by test R@1 (spec §4.4): the validation
-// split is Config.ValFraction (10 %) of the training pairs, carved out by train.CarveValidation, or
+// split is Config.ValFraction (10 %) of the training pairs, carved out by data.CarveValidation, or
 // TrainOptions.Val — never the test split.
 //
 // The default step is the single-graph step (forward, backward and update of the batch in one

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
@@ -220,7 +221,7 @@ func (m *Model) NewTrainer(d *Dataset, opts TrainOptions) (*Trainer, error) {
 	}
 	t := &Trainer{Model: m, TrainSplit: d, ValSplit: opts.Val, opts: opts}
 	if t.ValSplit == nil && cfg.ValFraction > 0 {
-		keep, held, err := train.CarveValidation(d.NumTexts, cfg.ValFraction)
+		keep, held, err := data.CarveValidation(d.NumTexts, cfg.ValFraction)
 		if err != nil {
 			return nil, fmt.Errorf("gare: dataset %q: %w", d.Name, err)
 		}

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/geoalign/geoalign/lib/data"
-	"github.com/geoalign/geoalign/lib/train"
 )
 
 // Dataset is a multimodal retrieval set as GRAM trains on it: every sample is a tuple with one
@@ -209,13 +208,13 @@ func (d *Dataset) Standardize() {
 }
 
 // CarveValidation splits a train split into the part trained on and a validation split of
-// round(fraction·N) samples (at least 2), drawn by lib/train's fixed permutation (train.CarveValidation:
+// round(fraction·N) samples (at least 2), drawn by the project's one fixed permutation (data.CarveValidation:
 // the same for every seed and variant, so that runs compared with each other select on the same
 // samples). Both keep the samples' order. GRAM's official code has no validation split (it reports
 // the last checkpoint); carving one from train, never from test, is this project's deviation so that
 // model selection and early stopping never see the test split.
 func CarveValidation(split *Split, fraction float64) (rest, val *Split, err error) {
-	keep, held, err := train.CarveValidation(split.N, fraction)
+	keep, held, err := data.CarveValidation(split.N, fraction)
 	if err != nil {
 		return nil, nil, fmt.Errorf("gram: %w", err)
 	}

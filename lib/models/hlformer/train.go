@@ -144,7 +144,7 @@ func Train(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig, tra
 	}
 	var ckpt *checkpoint.Handler
 	if tc.CheckpointDir != "" {
-		if ckpt, err = train.Checkpointer(store, tc.CheckpointDir, 1); err != nil {
+		if ckpt, err = checkpointer(store, tc.CheckpointDir, 1); err != nil {
 			return nil, err
 		}
 	}
@@ -352,7 +352,7 @@ func saveStore(store *model.Store, dir string) error {
 // loadStore reads the checkpoint in dir into a new store.
 func loadStore(dir string) (*model.Store, error) {
 	store := model.NewStore()
-	if _, err := train.Checkpointer(store, dir, 1); err != nil {
+	if _, err := checkpointer(store, dir, 1); err != nil {
 		return nil, err
 	}
 	return store, nil

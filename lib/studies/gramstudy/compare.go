@@ -2,7 +2,6 @@ package gramstudy
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/geoalign/geoalign/lib/models/gram"

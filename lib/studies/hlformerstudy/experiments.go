@@ -31,7 +31,7 @@ import (
 type Setup struct {
 	Name string
 	// Train and Val partition the released training split by video (prvr.CarveValidation with
-	// prvr.ValidationFraction and prvr.ValidationSeed): models are trained on Train and selected (best
+	// prvr.ValidationFraction): models are trained on Train and selected (best
 	// epoch, early stopping, learning rate) on Val; Test is only evaluated, never used for a choice.
 	Train, Val, Test *prvr.Split
 	Data             string          // provenance line for tables
@@ -60,7 +60,7 @@ func LoadCharadesSTA(cache, shared string) (*Setup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hlformer: Charades-STA test (run `make data`): %w", err)
 	}
-	tr, val, err := prvr.CarveValidation(tr, prvr.ValidationFraction, prvr.ValidationSeed)
+	tr, val, err := prvr.CarveValidation(tr, prvr.ValidationFraction)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func SyntheticSetup(seed uint64, videos int) (*Setup, error) {
 		idx[i] = i
 	}
 	cut := videos * 3 / 4
-	tr, val, err := prvr.CarveValidation(s.SubsetVideos(idx[:cut], "train"), prvr.ValidationFraction, prvr.ValidationSeed)
+	tr, val, err := prvr.CarveValidation(s.SubsetVideos(idx[:cut], "train"), prvr.ValidationFraction)
 	if err != nil {
 		return nil, err
 	}

@@ -156,7 +156,7 @@ func run(cache, shared, out, variant, sched string, lr, warmup, nce, dropout flo
 		if n <= 0 || n >= sp.NumVideos() {
 			return sp
 		}
-		idx := rand.New(rand.NewPCG(uint64(prvr.ValidationSeed), stream)).Perm(sp.NumVideos())[:n]
+		idx := rand.New(rand.NewPCG(tuneSubsetSeed, stream)).Perm(sp.NumVideos())[:n]
 		sort.Ints(idx)
 		return sp.SubsetVideos(idx, sp.Name)
 	}
@@ -304,3 +304,6 @@ func machine() string {
 	return fmt.Sprintf("%d CPUs, GOMAXPROCS %d, load average %s at start", runtime.NumCPU(), runtime.GOMAXPROCS(0),
 		strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
 }
+
+// tuneSubsetSeed seeds the random video subsets of a sweep point (-train-videos, -val-videos).
+const tuneSubsetSeed = 20251
