@@ -257,48 +257,14 @@ func sameCaptionIDs(a, b string) (bool, error) {
 func (r *hlformerRun) Store() *model.Store { return r.store }
 func (r *hlformerRun) Notes() []string     { return r.notes }
 
-// hlformerBatch is one training batch: its videos and queries, and the hard-negative switch of its
-// epoch.
-type hlformerBatch struct {
-	plan hlformer.BatchPlan
-	hard bool
-}
-
-// Train runs lib/train's loop on HLFormer's step: each epoch hlformer.PlanEpoch's batches (drawn
-// from the loop's data-order generator), hard negatives from Training.HardNegativeStart, as
-// hlformer.Train schedules them.
+// Train runs lib/train's loop on HLFormer's task (hlformer.NewTask): each epoch hlformer.PlanEpoch's
+// batches drawn from the loop's data-order generator, hard negatives from
+// Training.HardNegativeStart, as hlformer.Trainer schedules them.
 func (r *hlformerRun) Train(lc train.Config) error {
-	t, c, tr := r.cfg.Training, r.cfg.Model, r.splits["train"]
-	task := train.Task[hlformerBatch]{
-		Store: r.store,
-		Plan: func(epoch int, rng *rand.Rand) ([]hlformerBatch, error) {
-			var out []hlformerBatch
-			for _, p := range hlformer.PlanEpoch(tr, t.BatchVideos, t.QueryBucket, rng) {
-				out = append(out, hlformerBatch{plan: p, hard: epoch >= t.HardNegativeStart})
-			}
-			return out, nil
-		},
-		Step: func(b hlformerBatch) ([]float64, error) {
-			inputs := hlformer.BatchInputs(tr, b.plan, c, dtypes.Float32)
-			args := make([]any, 0, len(inputs)+1)
-			for _, in := range inputs {
-				args = append(args, in)
-			}
-			outs, err := r.step.Run(append(args, b.hard)...)
-			train.FinalizeAll(inputs)
-			if err != nil {
-				return nil, err
-			}
-			defer train.FinalizeAll(outs)
-			vals := make([]float64, len(outs))
-			for i, o := range outs {
-				vals[i] = float64(o.Value().(float32))
-			}
-			return vals, nil
-		},
-		Terms:    append([]string{"loss"}, hlformer.LossTermNames[1:]...),
-		Validate: validation(r),
-	}
+	t := r.cfg.Training
+	task := hlformer.NewTask(r.step, r.store, r.cfg.Model, hlformer.TrainConfig{BatchVideos: t.BatchVideos, QueryBucket: t.QueryBucket,
+		HardNegativeStart: t.HardNegativeStart, DType: dtypes.Float32}, r.splits["train"])
+	task.Validate = validation(r)
 	return runTask(task, lc)
 }
 

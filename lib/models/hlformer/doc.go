@@ -33,11 +33,12 @@
 // # Training and evaluation (loss.go, step.go, train.go, eval.go, data.go)
 //
 // Model.Loss wires lib/loss's MultiPositiveNCE, TripletRanking (hard negatives behind a graph switch),
-// QueryDiversity and EntailmentCone with the Charades weights (CharadesLoss, spec §3.3). Train runs
-// lib/train's BertAdam (no bias correction, per-tensor clipping, warmup_linear 1 %) over PRVR batches of
-// 128 videos with all their captions (PlanEpoch), evaluates the validation split after every epoch with
-// lib/retrieval (R@1/5/10/100, SumR, MdR, MnR; Evaluator), keeps the best epoch, stops early, checkpoints
-// and resumes. Data come as lib/data/prvr splits (the official per-video processing).
+// QueryDiversity and EntailmentCone with the Charades weights (CharadesLoss, spec §3.3). Trainer (and
+// Train) runs lib/train's BertAdam (no bias correction, per-tensor clipping, warmup_linear 1 %) over PRVR
+// batches of 128 videos with all their captions (PlanEpoch, NewTask) on lib/train's loop, which
+// evaluates the validation split after every epoch with lib/retrieval (R@1/5/10/100, SumR, MdR, MnR;
+// Evaluator), keeps the best epoch, stops early, checkpoints atomically and resumes exactly. Data come
+// as lib/data/prvr splits (the official per-video processing).
 //
 // Its step (NewStep) is by default chunked: the video encoders run a block of DefaultVideoChunk videos
 // at a time, forward once without gradients, then the loss and its gradient with respect to the encoded

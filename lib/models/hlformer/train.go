@@ -1,24 +1,20 @@
 package hlformer
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/data/prvr"
-	"github.com/geoalign/geoalign/lib/progress"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/model/checkpoint"
 )
 
 // TrainConfig is the training schedule (spec §3.5, Charades: lr 2e-4, 100 epochs, batch 128 videos,
@@ -39,18 +35,18 @@ type TrainConfig struct {
 	Patience int
 	// MaxBatches caps the batches per epoch (0: all), for CI-sized runs.
 	MaxBatches int
-	// EpochsPerCall stops this call after that many epochs (0: no limit) without ending the run: with a
-	// CheckpointDir, the next call resumes (time-boxed training).
-	EpochsPerCall int
-	Seed          int64
-	DType         dtypes.DType // float32 by default
+	// Seed seeds the store (initialisation, dropout, triplet negatives) and lib/train's data order.
+	Seed  int64
+	DType dtypes.DType // float32 by default
 	// VideoChunk is the number of videos the training step encodes at once (NewStep): 0 means
 	// DefaultVideoChunk, SingleGraphStep the whole batch in one executable.
 	VideoChunk int
-	// CheckpointDir, if set, receives a checkpoint after every epoch (and the best model in best/); a
-	// run started on a directory that holds one resumes from it.
+	// CheckpointDir, if set, is the run directory of lib/train's loop: an atomic checkpoint after every
+	// epoch, the best validation's model in train.BestDir (train.LoadStore(filepath.Join(dir,
+	// train.BestDir))), history.json; a Trainer on a directory that holds a checkpoint resumes from
+	// it, and a finished run is not trained further.
 	CheckpointDir string
-	// Log receives one line per epoch (nil: silent). Progress shows a bar per epoch.
+	// Log receives one line per epoch (nil: silent). Progress shows the loop's progress bar.
 	Log      io.Writer
 	Progress bool
 }
@@ -68,54 +64,95 @@ func ScaledHardNegativeStart(epochs int) (start, patience int) {
 	return int(math.Round(0.2 * float64(epochs))), max(2, int(math.Round(0.1*float64(epochs))))
 }
 
-// EpochStats is one epoch of training.
-type EpochStats struct {
-	Epoch    int
-	Loss     []float64 // mean over batches of LossTermNames
-	Val      retrieval.Metrics
-	Hard     bool
-	Duration time.Duration
-}
-
-// Result of a training run.
-type Result struct {
-	Best       retrieval.Metrics // validation metrics of the best epoch
-	BestEpoch  int
-	History    []EpochStats
-	Store      *model.Store // the variables of the best epoch
-	Steps      int          // optimizer steps taken in this call
-	TotalSteps int          // optimizer steps over every resume (with a CheckpointDir; else Steps)
-	Elapsed    time.Duration
-	StepTime   time.Duration // mean wall time of a training step (compile excluded)
-	Stopped    string        // why training ended
-	Embeddings *Embeddings   // validation embeddings of the best epoch
-}
-
-// progress parameters kept in the store (and hence in checkpoints) for resuming.
-const (
-	paramScope     = "/hlformer_train"
-	paramEpoch     = "next_epoch"
-	paramBest      = "best_sumr"
-	paramBestEpoch = "best_epoch"
-	paramBad       = "bad_epochs"
-	paramFinished  = "finished"      // 1 once training ended (completed or stopped early)
-	paramSeconds   = "train_seconds" // wall time spent training and evaluating, over all resumes
-	paramSteps     = "steps"         // optimizer steps over all resumes
-	paramStepNanos = "step_nanos"    // mean step wall time (compile excluded), over all resumes
-)
-
 // NewStore returns a store seeded for reproducible initialisation, dropout and negative sampling.
 func NewStore(seed int64) (*model.Store, error) {
 	store := model.NewStore()
 	return store, store.SetRNGStateFromSeed(seed)
 }
 
-// Train trains m on trainSplit with the objective lc and schedule tc, evaluating on valSplit after
-// every epoch (PRVR metrics through lib/retrieval) and keeping the variables of the best validation
-// SumR (early stopping as the code). It uses lib/train's BertAdam (no bias correction, per-tensor
-// clipping at 1, warmup_linear 1 %).
-func Train(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig, trainSplit, valSplit *prvr.Split) (*Result, error) {
-	start := time.Now()
+// ValMetric is the validation metric that selects HLFormer models (best epoch, early stopping):
+// text→video SumR = R@1 + R@5 + R@10 + R@100 on the validation split, as the code's best-model rule.
+const ValMetric = "SumR"
+
+// StepTerms names a training step's values for lib/train's loop: the loss, then LossTermNames[1:].
+var StepTerms = append([]string{"loss"}, LossTermNames[1:]...)
+
+// TrainBatch is one training step: a batch of the training split and the hard-negative switch of its
+// epoch.
+type TrainBatch struct {
+	Plan BatchPlan
+	Hard bool
+}
+
+// NewTask is HLFormer's training task for lib/train's loop, without its validation: every epoch the
+// batches of PlanEpoch over trainSplit (tc.BatchVideos videos, queries rounded to tc.QueryBucket, at most
+// tc.MaxBatches), shuffled by the loop's data-order generator, with hard negatives from epoch
+// tc.HardNegativeStart; one step per batch (BatchInputs in tc.DType) returning StepTerms. store is the
+// store step trains.
+func NewTask(step Step, store *model.Store, c Config, tc TrainConfig, trainSplit *prvr.Split) train.Task[TrainBatch] {
+	dtype := tc.DType
+	if dtype == dtypes.InvalidDType {
+		dtype = dtypes.Float32
+	}
+	return train.Task[TrainBatch]{
+		Store: store,
+		Plan: func(epoch int, rng *rand.Rand) ([]TrainBatch, error) {
+			plans := PlanEpoch(trainSplit, tc.BatchVideos, tc.QueryBucket, rng)
+			if tc.MaxBatches > 0 && len(plans) > tc.MaxBatches {
+				plans = plans[:tc.MaxBatches]
+			}
+			out := make([]TrainBatch, len(plans))
+			for i, p := range plans {
+				out[i] = TrainBatch{Plan: p, Hard: epoch >= tc.HardNegativeStart}
+			}
+			return out, nil
+		},
+		Step: func(b TrainBatch) ([]float64, error) {
+			inputs := BatchInputs(trainSplit, b.Plan, c, dtype)
+			args := make([]any, 0, len(inputs)+1)
+			for _, t := range inputs {
+				args = append(args, t)
+			}
+			outs, err := step.Run(append(args, b.Hard)...)
+			train.FinalizeAll(inputs)
+			if err != nil {
+				return nil, err
+			}
+			defer train.FinalizeAll(outs)
+			values := make([]float64, len(outs))
+			for i, o := range outs {
+				values[i] = scalarValue(o)
+			}
+			return values, nil
+		},
+		Terms: StepTerms,
+	}
+}
+
+// Trainer trains an HLFormer model on lib/train's loop with the code's recipe: BertAdam (no bias
+// correction, per-tensor clipping at 1, warmup_linear 1 % or TrainConfig.Schedule) over the batches of
+// NewTask; after every epoch the validation split is evaluated (ValMetric through lib/retrieval), the
+// model of the best one is kept (and restored at the end), TrainConfig.Patience epochs without a better
+// one stop early; the NaN guard; with TrainConfig.CheckpointDir, atomic checkpoints and exact resume.
+// The test split is never seen. Create it with NewTrainer.
+type Trainer struct {
+	Model *Model
+	// Store holds the model's variables: after Train, those of the best validation.
+	Store *model.Store
+	// TrainSplit is what the model trains on and ValSplit what selects it.
+	TrainSplit, ValSplit *prvr.Split
+	Config               TrainConfig
+
+	step     Step
+	eval     *Evaluator // the validation evaluator, compiled once
+	loop     *train.Loop[TrainBatch]
+	stepTime time.Duration // wall time of the steps this process took after its first (which compiles)
+	steps    int           // steps this process took
+}
+
+// NewTrainer validates the splits and the schedule, builds a store seeded with tc.Seed, the compiled
+// training step and the loop, which loads the newest checkpoint of tc.CheckpointDir if there is one.
+func NewTrainer(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig, trainSplit, valSplit *prvr.Split) (*Trainer, error) {
 	c := m.Config
 	if err := CheckSplit(trainSplit, c); err != nil {
 		return nil, err
@@ -129,24 +166,17 @@ func Train(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig, tra
 	if tc.Epochs <= 0 || tc.BatchVideos <= 1 {
 		return nil, fmt.Errorf("hlformer: TrainConfig needs Epochs > 0 and BatchVideos > 1, got %d and %d", tc.Epochs, tc.BatchVideos)
 	}
-	plan0 := PlanEpoch(trainSplit, tc.BatchVideos, tc.QueryBucket, rand.New(rand.NewPCG(uint64(tc.Seed), 0)))
-	batches := len(plan0)
+	// The number of full batches does not depend on the shuffle.
+	batches := len(PlanEpoch(trainSplit, tc.BatchVideos, tc.QueryBucket, rand.New(rand.NewPCG(0, 0))))
 	if batches == 0 {
 		return nil, fmt.Errorf("hlformer: split %q has fewer than %d videos with queries: no full batch", trainSplit.Name, tc.BatchVideos)
 	}
 	if tc.MaxBatches > 0 {
 		batches = min(batches, tc.MaxBatches)
 	}
-
 	store, err := NewStore(tc.Seed)
 	if err != nil {
 		return nil, err
-	}
-	var ckpt *checkpoint.Handler
-	if tc.CheckpointDir != "" {
-		if ckpt, err = checkpointer(store, tc.CheckpointDir, 1); err != nil {
-			return nil, err
-		}
 	}
 	opt := train.BertAdam(tc.LearningRate, tc.Epochs*batches)
 	if tc.Schedule != nil {
@@ -156,175 +186,132 @@ func Train(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig, tra
 	if chunk == 0 {
 		chunk = DefaultVideoChunk
 	}
-	step, err := NewStep(backend, m, store, opt, lc, chunk)
+	t := &Trainer{Model: m, Store: store, TrainSplit: trainSplit, ValSplit: valSplit, Config: tc}
+	if t.step, err = NewStep(backend, m, store, opt, lc, chunk); err != nil {
+		return nil, err
+	}
+	if t.eval, err = NewEvaluator(backend, m, store, tc.DType); err != nil {
+		return nil, err
+	}
+	task := NewTask(t.step, store, c, tc, trainSplit)
+	task.Step = t.timed(task.Step)
+	task.Validate = t.validate
+	t.loop, err = train.NewLoop(task, train.Config{
+		Epochs: tc.Epochs, Seed: tc.Seed, Metric: ValMetric, Patience: tc.Patience, Dir: tc.CheckpointDir,
+		Label: fmt.Sprintf("HLFormer on %s, seed %d", trainSplit.Name, tc.Seed), Quiet: !tc.Progress, Log: tc.Log,
+	})
 	if err != nil {
 		return nil, err
 	}
-	eval, err := NewEvaluator(backend, m, store, tc.DType)
+	return t, nil
+}
+
+// timed wraps a step to measure its wall time (the first step of the process compiles: not counted).
+func (t *Trainer) timed(step func(TrainBatch) ([]float64, error)) func(TrainBatch) ([]float64, error) {
+	return func(b TrainBatch) ([]float64, error) {
+		start := time.Now()
+		values, err := step(b)
+		if t.steps > 0 {
+			t.stepTime += time.Since(start)
+		}
+		t.steps++
+		return values, err
+	}
+}
+
+// validate is the loop's Validate: the model's text→video metrics on the validation split.
+func (t *Trainer) validate() (map[string]float64, error) {
+	res, _, err := t.eval.EvaluateStream(t.ValSplit)
+	if err != nil {
+		return nil, fmt.Errorf("hlformer: validation on %q: %w", t.ValSplit.Name, err)
+	}
+	return metricValues(res.T2V), nil
+}
+
+// metricValues are m's values as a record of the loop holds them: "R@K" per cut-off, "MdR", "MnR",
+// "SumR" (retrieval.Metrics' JSON names), "queries" and "tied".
+func metricValues(m retrieval.Metrics) map[string]float64 {
+	v := map[string]float64{"MdR": m.MdR, "MnR": m.MnR, "SumR": m.SumR, "queries": float64(m.Queries), "tied": float64(m.Tied)}
+	for i, k := range m.Ks {
+		v["R@"+strconv.Itoa(k)] = m.Recall[i]
+	}
+	return v
+}
+
+// metricsOf is the inverse of metricValues for the PRVR cut-offs.
+func metricsOf(v map[string]float64) retrieval.Metrics {
+	m := retrieval.Metrics{MdR: v["MdR"], MnR: v["MnR"], SumR: v["SumR"], Queries: int(v["queries"]), Tied: int(v["tied"])}
+	for _, k := range retrieval.PRVRKs {
+		if r, ok := v["R@"+strconv.Itoa(k)]; ok {
+			m.Ks, m.Recall = append(m.Ks, k), append(m.Recall, r)
+		}
+	}
+	return m
+}
+
+// EpochStats is one epoch of training (one record of the loop).
+type EpochStats struct {
+	Epoch    int       // 0-based
+	Loss     []float64 // means over the epoch's batches, by StepTerms (LossTermNames)
+	Val      retrieval.Metrics
+	Best     bool // the best validation so far
+	Hard     bool
+	Duration time.Duration // training and validation
+}
+
+// Result of a training run.
+type Result struct {
+	Best      retrieval.Metrics // validation metrics of the best epoch
+	BestEpoch int               // 0-based; −1 before the first epoch
+	History   []EpochStats      // every epoch trained, over every resume
+	Store     *model.Store      // the trainer's store: the variables of the best epoch once the run ended
+	Steps     int               // optimizer steps over every resume
+	Elapsed   time.Duration     // training and validation wall time over every resume
+	StepTime  time.Duration     // mean wall time of a training step in this process (compile excluded; 0 without steps)
+	Stopped   string            // why training ended ("" when paused by RunEpochs)
+	Loop      *train.Result     // the loop's own account (records as in history.json, notes of opening the directory)
+}
+
+// Train runs to the end (Epochs or an early stop); the store then holds the weights of the best
+// validation.
+func (t *Trainer) Train() (*Result, error) { return t.RunEpochs(-1) }
+
+// RunEpochs trains at most n more epochs (n < 0: to the end) and returns the result so far; the next
+// call continues, as does a new Trainer on the same CheckpointDir (time-boxed training).
+func (t *Trainer) RunEpochs(n int) (*Result, error) {
+	lr, err := t.loop.RunEpochs(n)
 	if err != nil {
 		return nil, err
 	}
-
-	res := &Result{BestEpoch: -1}
-	param := func(key string, def float64) float64 {
-		return model.GetParamOr(store.Scope(paramScope), key, def)
+	res := &Result{BestEpoch: -1, Store: t.Store, Steps: lr.Steps, Stopped: lr.Stopped, Loop: lr}
+	for _, r := range lr.Records {
+		terms := make([]float64, len(StepTerms))
+		terms[0] = r.Loss
+		for i, name := range StepTerms[1:] {
+			terms[i+1] = r.Terms[name]
+		}
+		d := time.Duration(r.Seconds * float64(time.Second))
+		res.History = append(res.History, EpochStats{Epoch: r.Epoch - 1, Loss: terms, Val: metricsOf(r.Val), Best: r.Best,
+			Hard: r.Epoch-1 >= t.Config.HardNegativeStart, Duration: d})
+		res.Elapsed += d
 	}
-	setParam := func(key string, v float64) { store.Scope(paramScope).SetParam(key, v) }
-	firstEpoch := int(param(paramEpoch, 0))
-	if param(paramFinished, 0) == 1 {
-		firstEpoch = tc.Epochs // a finished run is only re-evaluated, never trained further
+	if lr.Best != nil {
+		res.Best, res.BestEpoch = metricsOf(lr.Best.Val), lr.Best.Epoch-1
 	}
-	priorSeconds, priorSteps, priorStepNanos := param(paramSeconds, 0), int(param(paramSteps, 0)), param(paramStepNanos, 0)
-	bestSumR := param(paramBest, math.Inf(-1))
-	res.BestEpoch = int(param(paramBestEpoch, -1))
-	bad := int(param(paramBad, 0))
-	bestDir := ""
-	if tc.CheckpointDir != "" {
-		bestDir = filepath.Join(tc.CheckpointDir, "best")
-		if (firstEpoch > 0 || param(paramFinished, 0) == 1) && res.BestEpoch >= 0 {
-			if res.Store, err = loadStore(bestDir); err != nil {
-				return nil, fmt.Errorf("hlformer: resuming from %s: %w", tc.CheckpointDir, err)
-			}
-		}
-	}
-	if firstEpoch > 0 && tc.Log != nil {
-		fmt.Fprintf(tc.Log, "resuming at epoch %d (best SumR %.2f at epoch %d)\n", firstEpoch, bestSumR, res.BestEpoch)
-	}
-
-	var stepTime time.Duration
-	var timedSteps int
-	for epoch := firstEpoch; epoch < tc.Epochs; epoch++ {
-		t0 := time.Now()
-		plans := PlanEpoch(trainSplit, tc.BatchVideos, tc.QueryBucket, rand.New(rand.NewPCG(uint64(tc.Seed), uint64(epoch))))
-		plans = plans[:batches]
-		hard := epoch >= tc.HardNegativeStart
-		var bar *progress.Bar
-		if tc.Progress {
-			bar = progress.New(fmt.Sprintf("epoch %d/%d", epoch+1, tc.Epochs), len(plans))
-		}
-		sums := make([]float64, len(LossTermNames))
-		for bi, p := range plans {
-			inputs := BatchInputs(trainSplit, p, c, tc.DType)
-			args := make([]any, 0, 7)
-			for _, t := range inputs {
-				args = append(args, t)
-			}
-			args = append(args, hard)
-			ts := time.Now()
-			outs, err := step.Run(args...)
-			if err != nil {
-				return nil, fmt.Errorf("hlformer: epoch %d batch %d: %w", epoch, bi, err)
-			}
-			if bi > 0 || epoch > firstEpoch { // the first step compiles
-				stepTime += time.Since(ts)
-				timedSteps++
-			}
-			for _, t := range inputs {
-				t.FinalizeAll()
-			}
-			for i, o := range outs {
-				sums[i] += scalarValue(o)
-				o.FinalizeAll()
-			}
-			if math.IsNaN(sums[0]) || math.IsInf(sums[0], 0) {
-				return nil, fmt.Errorf("hlformer: epoch %d batch %d: loss is %g", epoch, bi, sums[0])
-			}
-			res.Steps++
-			if bar != nil {
-				bar.Add(1, fmt.Sprintf("loss %.4f", sums[0]/float64(bi+1)))
-			}
-		}
-		if bar != nil {
-			bar.Done()
-		}
-		for i := range sums {
-			sums[i] /= float64(len(plans))
-		}
-		val, em, err := eval.Evaluate(valSplit)
-		if err != nil {
-			return nil, err
-		}
-		st := EpochStats{Epoch: epoch, Loss: sums, Val: val.T2V, Hard: hard, Duration: time.Since(t0)}
-		res.History = append(res.History, st)
-		if tc.Log != nil {
-			fmt.Fprintf(tc.Log, "epoch %d  loss %.4f  hard %v  val %s  (%s)\n", epoch, sums[0], hard, val.T2V, st.Duration.Round(time.Millisecond))
-		}
-		if val.T2V.SumR > bestSumR {
-			bestSumR, res.BestEpoch, bad = val.T2V.SumR, epoch, 0
-			res.Best, res.Embeddings = val.T2V, em
-			if res.Store, err = store.Clone(); err != nil {
-				return nil, err
-			}
-			if bestDir != "" {
-				if err := saveStore(res.Store, bestDir); err != nil {
-					return nil, err
-				}
-			}
-		} else {
-			bad++
-		}
-		setParam(paramEpoch, float64(epoch+1))
-		setParam(paramBest, bestSumR)
-		setParam(paramBestEpoch, float64(res.BestEpoch))
-		setParam(paramBad, float64(bad))
-		stop := tc.Patience > 0 && bad >= tc.Patience
-		if stop || epoch == tc.Epochs-1 {
-			setParam(paramFinished, 1)
-		}
-		setParam(paramSeconds, priorSeconds+time.Since(start).Seconds())
-		setParam(paramSteps, float64(priorSteps+res.Steps))
-		if timedSteps > 0 {
-			mean := float64(stepTime) / float64(timedSteps)
-			if priorSteps > 0 {
-				mean = (mean*float64(timedSteps) + priorStepNanos*float64(priorSteps)) / float64(timedSteps+priorSteps)
-			}
-			setParam(paramStepNanos, mean)
-		}
-		if ckpt != nil {
-			if err := ckpt.Save(); err != nil {
-				return nil, err
-			}
-		}
-		if stop {
-			res.Stopped = fmt.Sprintf("early stop at epoch %d: no better val SumR for %d epochs", epoch, bad)
-			break
-		}
-		if tc.EpochsPerCall > 0 && epoch+1-firstEpoch >= tc.EpochsPerCall && epoch < tc.Epochs-1 {
-			res.Stopped = fmt.Sprintf("paused after epoch %d (EpochsPerCall = %d)", epoch, tc.EpochsPerCall)
-			break
-		}
-	}
-	if res.Stopped == "" {
-		res.Stopped = fmt.Sprintf("completed %d epochs", int(param(paramEpoch, 0)))
-	}
-	if res.TotalSteps == 0 {
-		res.TotalSteps = res.Steps
-	}
-	if res.Store == nil {
-		return nil, errors.New("hlformer: no epoch was evaluated (the checkpoint says training already finished, and its best model is missing)")
-	}
-	if res.Best.Queries == 0 && res.BestEpoch >= 0 {
-		// Resumed after the best epoch: re-evaluate the restored best model.
-		be, err := NewEvaluator(backend, m, res.Store, tc.DType)
-		if err != nil {
-			return nil, err
-		}
-		val, em, err := be.Evaluate(valSplit)
-		if err != nil {
-			return nil, err
-		}
-		res.Best, res.Embeddings = val.T2V, em
-	}
-	if timedSteps > 0 {
-		res.StepTime = stepTime / time.Duration(timedSteps)
-	}
-	res.Elapsed = time.Since(start)
-	if ckpt != nil { // totals over every resume of this run
-		res.Elapsed = time.Duration(param(paramSeconds, res.Elapsed.Seconds()) * float64(time.Second))
-		res.StepTime = time.Duration(param(paramStepNanos, float64(res.StepTime)))
-		res.TotalSteps = int(param(paramSteps, float64(res.Steps)))
+	if t.steps > 1 {
+		res.StepTime = t.stepTime / time.Duration(t.steps-1)
 	}
 	return res, nil
+}
+
+// Train trains m on trainSplit (NewTrainer, then Trainer.Train): the best validation SumR on valSplit
+// selects the epoch whose weights Result.Store holds.
+func Train(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig, trainSplit, valSplit *prvr.Split) (*Result, error) {
+	t, err := NewTrainer(backend, m, lc, tc, trainSplit, valSplit)
+	if err != nil {
+		return nil, err
+	}
+	return t.Train()
 }
 
 func scalarValue(t *tensors.Tensor) float64 {
@@ -335,25 +322,4 @@ func scalarValue(t *tensors.Tensor) float64 {
 		return v
 	}
 	return math.NaN()
-}
-
-// saveStore writes store's variables as the only checkpoint in dir.
-func saveStore(store *model.Store, dir string) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	h, err := checkpoint.Build(store).Dir(dir).Keep(1).Done()
-	if err != nil {
-		return err
-	}
-	return h.Save()
-}
-
-// loadStore reads the checkpoint in dir into a new store.
-func loadStore(dir string) (*model.Store, error) {
-	store := model.NewStore()
-	if _, err := checkpointer(store, dir, 1); err != nil {
-		return nil, err
-	}
-	return store, nil
 }

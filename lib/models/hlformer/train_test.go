@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/data/synth"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
@@ -240,49 +244,132 @@ func TestClampedScalarsAreProjected(t *testing.T) {
 	}
 }
 
-// Train runs epochs, evaluates through lib/retrieval, checkpoints, and resumes where it stopped.
-func TestTrainCheckpointAndResume(t *testing.T) {
-	tr, te := tinyWorld(t, 40)
-	c := tinyTrainConfig()
-	m, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	var log bytes.Buffer
+// trainTiny trains a fresh tiny HLFormer (single-graph step, the studies' step) for 3 epochs with hard
+// negatives from the second, on lib/train's loop in dir: all at once (pause < 0), or pausing after pause
+// epochs and resuming with a new Trainer on the same directory, as after an interruption.
+func trainTiny(t *testing.T, tr, val *prvr.Split, dir string, pause int) (*Result, *model.Store) {
+	t.Helper()
 	tc := TrainConfig{Epochs: 3, BatchVideos: 8, QueryBucket: 4, LearningRate: 1e-3, HardNegativeStart: 1,
-		Seed: 1, CheckpointDir: dir, Log: &log, EpochsPerCall: 2}
-	res, err := Train(backend.MustNew(), m, CharadesLoss(), tc, tr, te)
+		Seed: 1, CheckpointDir: dir, VideoChunk: SingleGraphStep}
+	newTrainer := func() *Trainer {
+		m, err := New(tinyTrainConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tt, err := NewTrainer(backend.MustNew(), m, CharadesLoss(), tc, tr, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tt
+	}
+	if pause >= 0 {
+		res, err := newTrainer().RunEpochs(pause)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.History) != pause || res.Stopped != "" {
+			t.Fatalf("paused after %d epochs: %d records, stopped %q", pause, len(res.History), res.Stopped)
+		}
+	}
+	tt := newTrainer()
+	res, err := tt.Train()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.History) != 2 || res.Steps != 2*(tr.NumVideos()/8) || !res.History[1].Hard || res.History[0].Hard {
-		t.Fatalf("history %+v, steps %d", res.History, res.Steps)
+	return res, tt.Store
+}
+
+// storeBytes are the raw values of every variable of a store, by path.
+func storeBytes(s *model.Store) map[string][]byte {
+	out := map[string][]byte{}
+	for v := range s.IterVariables() {
+		v.MustValue().ConstBytes(func(b []byte) { out[v.Path()] = slices.Clone(b) })
 	}
-	if res.Best.Queries != te.NumQueries() || len(res.Best.Recall) != 4 {
-		t.Fatalf("best metrics %+v", res.Best)
+	return out
+}
+
+// Training HLFormer on lib/train's loop, interrupted after the first epoch and resumed from its
+// checkpoint by a new Trainer, ends bit for bit as an uninterrupted run: the same records (losses,
+// validation metrics, best marks) and the same variables (weights, optimizer moments, random state).
+// A finished run is not trained further.
+func TestTrainResumeMatchesUninterrupted(t *testing.T) {
+	tr, val := tinyWorld(t, 40)
+	whole, sw := trainTiny(t, tr, val, t.TempDir(), -1)
+	dir := t.TempDir()
+	resumed, sr := trainTiny(t, tr, val, dir, 1)
+	strip := func(h []EpochStats) []EpochStats {
+		out := slices.Clone(h)
+		for i := range out {
+			out[i].Duration = 0
+		}
+		return out
 	}
-	// The next call resumes at epoch 2 and finishes the schedule.
-	res2, err := Train(backend.MustNew(), m, CharadesLoss(), tc, tr, te)
+	if len(whole.History) != 3 || whole.Steps != 3*(tr.NumVideos()/8) || whole.History[0].Hard || !whole.History[1].Hard {
+		t.Fatalf("uninterrupted run: %d epochs, %d steps, hard %v %v", len(whole.History), whole.Steps, whole.History[0].Hard, whole.History[1].Hard)
+	}
+	if !reflect.DeepEqual(strip(whole.History), strip(resumed.History)) || whole.Steps != resumed.Steps || whole.BestEpoch != resumed.BestEpoch {
+		t.Fatalf("histories differ:\n%+v\n%+v", strip(whole.History), strip(resumed.History))
+	}
+	if resumed.Loop.ResumedAt != tr.NumVideos()/8 {
+		t.Fatalf("resumed at step %d, want %d (after epoch 1)", resumed.Loop.ResumedAt, tr.NumVideos()/8)
+	}
+	vw, vr := storeBytes(sw), storeBytes(sr)
+	if len(vw) == 0 || len(vw) != len(vr) {
+		t.Fatalf("%d variables vs %d", len(vw), len(vr))
+	}
+	for path, b := range vw {
+		if !bytes.Equal(b, vr[path]) {
+			t.Fatalf("variable %s differs between the uninterrupted and the resumed run", path)
+		}
+	}
+	again, sa := trainTiny(t, tr, val, dir, -1)
+	if again.Loop.ResumedAt != again.Steps || !reflect.DeepEqual(strip(again.History), strip(resumed.History)) {
+		t.Fatalf("a finished run was trained further: resumed at %d of %d steps", again.Loop.ResumedAt, again.Steps)
+	}
+	for path, b := range storeBytes(sa) {
+		if !bytes.Equal(b, vr[path]) {
+			t.Fatalf("reopened finished run: variable %s is not the selected model's", path)
+		}
+	}
+}
+
+// Model selection reads the validation split only: every epoch is validated on its queries, the best
+// epoch is the one with the highest validation SumR, and the model the run returns (the store, and
+// train.BestDir of the run directory) is that epoch's — evaluated again on the validation split it
+// gives the best epoch's metrics exactly.
+func TestTrainSelectsOnValidation(t *testing.T) {
+	tr, val := tinyWorld(t, 40)
+	dir := t.TempDir()
+	res, store := trainTiny(t, tr, val, dir, -1)
+	best := 0
+	for i, h := range res.History {
+		if h.Val.Queries != val.NumQueries() || len(h.Val.Recall) != len(retrieval.PRVRKs) {
+			t.Fatalf("epoch %d validated on %d queries with cut-offs %v; the validation split has %d", i, h.Val.Queries, h.Val.Ks, val.NumQueries())
+		}
+		if h.Val.SumR > res.History[best].Val.SumR {
+			best = i
+		}
+	}
+	if res.BestEpoch != best || !res.History[best].Best || res.Best.SumR != res.History[best].Val.SumR {
+		t.Fatalf("best epoch %d (SumR %g), want %d of %+v", res.BestEpoch, res.Best.SumR, best, res.History)
+	}
+	saved, err := train.LoadStore(filepath.Join(dir, train.BestDir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res2.History) != 1 || res2.History[0].Epoch != 2 || res2.TotalSteps != 3*(tr.NumVideos()/8) {
-		t.Fatalf("resumed history %+v, total steps %d", res2.History, res2.TotalSteps)
-	}
-	if !bytes.Contains(log.Bytes(), []byte("resuming at epoch 2")) {
-		t.Fatalf("log:\n%s", log.String())
-	}
-	// A finished run is not trained further: its best model is restored and re-evaluated.
-	res3, err := Train(backend.MustNew(), m, CharadesLoss(), tc, tr, te)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res3.History) != 0 || res3.Best.SumR != res2.Best.SumR || res3.BestEpoch != res2.BestEpoch {
-		t.Fatalf("finished run: history %d epochs, best %v (epoch %d), want %v (epoch %d)", len(res3.History), res3.Best, res3.BestEpoch, res2.Best, res2.BestEpoch)
-	}
-	if res2.Store == nil || res2.Best.Queries != te.NumQueries() {
-		t.Fatal("resumed run lost the best model")
+	m := &Model{Config: tinyTrainConfig()}
+	for name, s := range map[string]*model.Store{"returned store": store, "best/ checkpoint": saved} {
+		e, err := NewEvaluator(backend.MustNew(), m, s, dtypes.Float32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := e.EvaluateStream(val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.T2V.Recall, res.Best.Recall) || got.T2V.SumR != res.Best.SumR || got.T2V.MnR != res.Best.MnR {
+			t.Fatalf("%s: validation %v, the selected epoch had %v", name, got.T2V, res.Best)
+		}
 	}
 }
 
