@@ -234,7 +234,7 @@ func hlformerFigures(opts reproduce.Options) error {
 	if err != nil {
 		return err
 	}
-	evidence.Compare(f6)
+	evidence.Compare(f6...)
 	if err := savePlot(p6, "fig6"); err != nil {
 		return err
 	}

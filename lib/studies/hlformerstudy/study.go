@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,7 +44,22 @@ func NewStudy(be compute.Backend, setup *Setup, scale Scale, seeds []int64, log 
 	return &Study{Backend: be, Setup: setup, Scale: scale, Seeds: seeds, Log: log, runs: map[string]*Runs{}}
 }
 
-// Run trains variant v on every seed (once: results are cached by variant name).
+// Claimed reports whether variant v is compared by the claim rule at the study's scale (Scale.Claims;
+// the full model always is): it is trained on every seed of Seeds, else on SweepSeeds only.
+func (s *Study) Claimed(v Variant) bool {
+	return s.Scale.Claims == nil || v.Name == HybridVariant.Name || slices.Contains(s.Scale.Claims, v.Name)
+}
+
+// SweepSeeds are the seeds of the descriptive variants: the first Scale.SweepSeeds of Seeds (all when 0).
+func (s *Study) SweepSeeds() []int64 {
+	if n := s.Scale.SweepSeeds; n > 0 && n < len(s.Seeds) {
+		return s.Seeds[:n]
+	}
+	return s.Seeds
+}
+
+// Run trains variant v on every seed of Seeds when it is Claimed, else on SweepSeeds (once: results
+// are cached by variant name).
 func (s *Study) Run(v Variant) (*Runs, error) {
 	if r, ok := s.runs[v.Name]; ok {
 		return r, nil
@@ -53,7 +69,11 @@ func (s *Study) Run(v Variant) (*Runs, error) {
 	if s.CacheDir != "" {
 		tc.CheckpointDir = s.CacheDir
 	}
-	r, err := RunVariant(s.Backend, s.Setup, base, hlformer.CharadesLoss(), tc, v, s.Seeds, s.Log)
+	seeds := s.Seeds
+	if !s.Claimed(v) {
+		seeds = s.SweepSeeds()
+	}
+	r, err := RunVariant(s.Backend, s.Setup, base, hlformer.CharadesLoss(), tc, v, seeds, s.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -69,8 +89,18 @@ func (s *Study) Provenance(notes ...string) report.Provenance {
 			"MAIM with branch-softmax temperature 0.6, POP with the video as apex and learned curvature in [0.1, 10], multi-positive NCE " +
 			"without temperature, triplet with the hard-negative curriculum, query diversity with the focal factor, S = 0.7 S_c + 0.3 S_f, " +
 			"BertAdam without bias correction and per-tensor clipping; Charades loss weights (λ_c 0.02, λ_f 0.04, λ₁ 3e-3, λ₂ 1e-3, m 0.2)",
-		Notes: append([]string{s.Scale.Describe(), "Model selection: best epoch by validation SumR (the validation split is carved from train by video, prvr.CarveValidation; the code selects on its val = test split); metrics of the selected model on the test split, text→video through lib/retrieval (ties pessimistic)."}, notes...),
+		Notes: append([]string{s.Scale.Describe(), "Model selection: best epoch by validation SumR (the validation split is carved from train by video, prvr.CarveValidation; the code selects on its val = test split); metrics of the selected model on the test split, text→video through lib/retrieval (ties pessimistic).",
+			s.seedsNote()}, notes...),
 	}
+}
+
+// seedsNote says which variants are trained on which seeds.
+func (s *Study) seedsNote() string {
+	if s.Scale.Claims == nil || len(s.SweepSeeds()) == len(s.Seeds) {
+		return fmt.Sprintf("Every variant is trained on seeds %v.", s.Seeds)
+	}
+	return fmt.Sprintf("Claimed variants (compared by the claim rule): the full model and %s, on seeds %v; every other variant is DESCRIPTIVE "+
+		"(a point of a figure's shape, never evidence), trained on seeds %v only.", strings.Join(s.Scale.Claims, ", "), s.Seeds, s.SweepSeeds())
 }
 
 // Table1 is the Table 1 analogue: zero-training floors, MS-SL-like, Euclidean-only (GMMFormer-like) and
@@ -144,6 +174,11 @@ func (s *Study) Data() string {
 // Compare declares the claim "better beats worse" on SumR over the study's seeds for the claim rule,
 // with the zero-training floor of the same split, SumR's best (400) and its random-ranking level.
 func (s *Study) Compare(claim, paper string, worse, better Variant) (reproduce.Comparison, error) {
+	for _, v := range []Variant{worse, better} {
+		if !s.Claimed(v) {
+			return reproduce.Comparison{}, fmt.Errorf("hlformer: %q is descriptive at the %s scale (not in Scale.Claims): it is not compared", v.Name, s.Scale.Name)
+		}
+	}
 	rw, err := s.Run(worse)
 	if err != nil {
 		return reproduce.Comparison{}, err
@@ -186,15 +221,26 @@ func shortName(n string) string {
 
 // Table2 is the ablation table (HLFormer Table 2): the full model and each ablation, with the paper's
 // Charades SumR in a paper column.
+//
+// The rows are Scale.Ablations (all of Table2Variants when nil) after the full model; an ablation that
+// is not Claimed is a descriptive row (trained on SweepSeeds, no claim).
 func (s *Study) Table2() (*report.Table, []reproduce.Comparison, error) {
 	var runs []*Runs
 	var cmps []reproduce.Comparison
+	var descriptive []string
 	for _, v := range Table2Variants {
+		if v.Name != HybridVariant.Name && s.Scale.Ablations != nil && !slices.Contains(s.Scale.Ablations, v.Name) {
+			continue
+		}
 		r, err := s.Run(v)
 		if err != nil {
 			return nil, nil, err
 		}
 		runs = append(runs, r)
+		if !s.Claimed(v) {
+			descriptive = append(descriptive, fmt.Sprintf("%q (seeds %v)", v.Name, r.Seeds))
+			continue
+		}
 		if v.Name != HybridVariant.Name {
 			c, err := s.Compare("The full HLFormer beats the ablation \""+v.Name+"\" (Table 2)",
 				"Charades SumR "+PaperTable2SumR[HybridVariant.Name]+" (full) vs "+PaperTable2SumR[v.Name]+", Table 2", v, HybridVariant)
@@ -204,10 +250,17 @@ func (s *Study) Table2() (*report.Table, []reproduce.Comparison, error) {
 			cmps = append(cmps, c)
 		}
 	}
-	t := MetricsTable(fmt.Sprintf("HLFormer Table 2 analogue (ablations) — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(), runs, nil,
+	var notes []string
+	if len(descriptive) > 0 {
+		notes = append(notes, "Descriptive rows (fewer seeds, no claim): "+strings.Join(descriptive, ", ")+".")
+	}
+	t := MetricsTable(fmt.Sprintf("HLFormer Table 2 analogue (ablations) — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(notes...), runs, nil,
 		PaperTable2SumR, PaperTable2Cite)
 	return t, cmps, nil
 }
+
+// lorentzOnlyName names Fig. 3's N_L = 8, N_E = 0 point.
+const lorentzOnlyName = "Lorentz-only (8 Lorentz branches)"
 
 // branchVariant is a variant with nE Euclidean and nL Lorentz branches, widths cycling None/2/4/8.
 func branchVariant(nE, nL int) Variant {
@@ -222,7 +275,7 @@ func branchVariant(nE, nL int) Variant {
 	case nE == 4 && nL == 4:
 		return HybridVariant
 	case nE == 0 && nL == 8:
-		return Variant{Name: "Lorentz-only (8 Lorentz branches)", Config: func(c hlformer.Config) hlformer.Config { return c.LorentzOnly() }}
+		return Variant{Name: lorentzOnlyName, Config: func(c hlformer.Config) hlformer.Config { return c.LorentzOnly() }}
 	case nE == 8 && nL == 0:
 		return EuclideanOnlyVariant
 	}
@@ -232,8 +285,9 @@ func branchVariant(nE, nL int) Variant {
 	}}
 }
 
-// Figure3 is HLFormer Fig. 3: SumR against the number of branches N_O (at N_L = N_E) and against the
-// Lorentz/Euclidean split N_L : N_E at N_O = 8. It returns the two plots and a table of the points.
+// Figure3 is HLFormer Fig. 3: SumR against the number of branches N_O (at N_L = N_E; Scale.BranchCounts)
+// and against the Lorentz/Euclidean split N_L : N_E at N_O = 8 (Scale.LorentzBranches). It returns the
+// two plots, a table of the points and the comparisons of the Claimed points with the full model.
 func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Comparison, error) {
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 3 analogue — SumR vs branches (%s scale)", s.Scale.Name), s.Provenance(), "sweep", "N_E", "N_L", "SumR")
 	point := func(nE, nL int) (report.MeanStd, error) {
@@ -247,7 +301,14 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Co
 		x  float64
 		ms report.MeanStd
 	}
-	for _, no := range []int{2, 4, 8} {
+	counts, ratios := s.Scale.BranchCounts, s.Scale.LorentzBranches
+	if counts == nil {
+		counts = []int{2, 4, 8}
+	}
+	if ratios == nil {
+		ratios = []int{0, 2, 4, 6, 8}
+	}
+	for _, no := range counts {
 		ms, err := point(no/2, no/2)
 		if err != nil {
 			return nil, nil, nil, nil, err
@@ -258,7 +319,7 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Co
 		}{float64(no), ms})
 		t.AddRow("N_O (N_L = N_E)", no/2, no/2, ms.Format(2))
 	}
-	for _, nl := range []int{0, 2, 4, 6, 8} {
+	for _, nl := range ratios {
 		ms, err := point(8-nl, nl)
 		if err != nil {
 			return nil, nil, nil, nil, err
@@ -312,6 +373,9 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Co
 		{"At N_O = 8, the hybrid split N_L = N_E = 4 beats Lorentz-only blocks (Fig. 3)", branchVariant(0, 8)},
 		{"N_O = 8 branches beat N_O = 2 (performance grows with N_O up to 8, Fig. 3)", branchVariant(1, 1)},
 	} {
+		if !s.Claimed(c.worse) {
+			continue // a descriptive point of the sweep
+		}
 		cmp, err := s.Compare(c.claim, "Fig. 3 (Charades): 4:4 best, SumR grows with N_O up to 8", c.worse, HybridVariant)
 		if err != nil {
 			return nil, nil, nil, nil, err
@@ -324,16 +388,22 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Co
 // SigmaSweep are the uniform Gaussian widths of Fig. 6 (every branch of both kinds gets the same width).
 var SigmaSweep = []float64{0.5, 1, 2, 4, 8, 16}
 
-// Figure6 is HLFormer Fig. 6: SumR when all 8 branches use the same Gaussian width σ, plus the default
-// mixed widths None/2/4/8 as a reference line.
-func (s *Study) Figure6() (*plot.Plot, *report.Table, reproduce.Comparison, error) {
+// Figure6 is HLFormer Fig. 6: SumR when all 8 branches use the same Gaussian width σ (Scale.Widths,
+// SigmaSweep when nil), plus the default mixed widths None/2/4/8 as a reference line. The claim compares
+// the full model with the uniform width of the best validation SumR (selected on the validation split,
+// never on test), when that variant is Claimed; otherwise the sweep is descriptive (no comparison).
+func (s *Study) Figure6() (*plot.Plot, *report.Table, []reproduce.Comparison, error) {
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 6 analogue — uniform Gaussian width sweep (%s scale)", s.Scale.Name), s.Provenance(
 		"Width in the code's units: σ = width/9 on positions normalised to [0, 1]."), "width", "SumR")
 	xys := plotter.XYs{}
 	errs := plotter.YErrors{}
-	var bestUniform *Runs
+	var bestVal float64
 	var bestVariant Variant
-	for _, w := range SigmaSweep {
+	widths := s.Scale.Widths
+	if widths == nil {
+		widths = SigmaSweep
+	}
+	for _, w := range widths {
 		w := w
 		v := Variant{Name: fmt.Sprintf("uniform width %g", w), Config: func(c hlformer.Config) hlformer.Config {
 			c.EuclideanWidths, c.LorentzWidths = []float64{w, w, w, w}, []float64{w, w, w, w}
@@ -341,11 +411,11 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, reproduce.Comparison, erro
 		}}
 		r, err := s.Run(v)
 		if err != nil {
-			return nil, nil, reproduce.Comparison{}, err
+			return nil, nil, nil, err
 		}
 		ms := r.Summary("SumR")
-		if bestUniform == nil || ms.Mean > bestUniform.Summary("SumR").Mean {
-			bestUniform, bestVariant = r, v
+		if val := r.ValSumR(); bestVariant.Name == "" || val > bestVal {
+			bestVal, bestVariant = val, v
 		}
 		t.AddRow(w, ms.Format(2))
 		xys = append(xys, plotter.XY{X: math.Log2(w), Y: ms.Mean})
@@ -353,7 +423,7 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, reproduce.Comparison, erro
 	}
 	ref, err := s.Run(HybridVariant)
 	if err != nil {
-		return nil, nil, reproduce.Comparison{}, err
+		return nil, nil, nil, err
 	}
 	rms := ref.Summary("SumR")
 	t.AddRow("mixed None/2/4/8 (default)", rms.Format(2))
@@ -361,31 +431,34 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, reproduce.Comparison, erro
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = "SumR vs uniform Gaussian width", "log₂ width", "SumR (mean ± std)"
 	l, sc, err := plotter.NewLinePoints(xys)
 	if err != nil {
-		return nil, nil, reproduce.Comparison{}, err
+		return nil, nil, nil, err
 	}
 	eb, err := plotter.NewYErrorBars(struct {
 		plotter.XYer
 		plotter.YErrorer
 	}{xys, errs})
 	if err != nil {
-		return nil, nil, reproduce.Comparison{}, err
+		return nil, nil, nil, err
 	}
 	refLine, err := plotter.NewLine(plotter.XYs{{X: xys[0].X, Y: rms.Mean}, {X: xys[len(xys)-1].X, Y: rms.Mean}})
 	if err != nil {
-		return nil, nil, reproduce.Comparison{}, err
+		return nil, nil, nil, err
 	}
 	refLine.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	refLine.Color = color.RGBA{R: 200, A: 255}
 	p.Add(l, sc, eb, refLine)
 	p.Legend.Add("uniform width", l, sc)
 	p.Legend.Add("default mixed widths", refLine)
-	// The uniform width is the best of the sweep on the test split, so the comparison favours it.
+	if !s.Claimed(bestVariant) {
+		return p, t, nil, nil
+	}
+	// The uniform width is the best of the sweep on the validation split, so the comparison favours it.
 	cmp, err := s.Compare("Multi-scale Gaussian widths (None/2/4/8) beat the best single uniform width ("+bestVariant.Name+") (Fig. 6)",
 		"Fig. 6 (Charades): mixed widths best", bestVariant, HybridVariant)
 	if err != nil {
-		return nil, nil, reproduce.Comparison{}, err
+		return nil, nil, nil, err
 	}
-	return p, t, cmp, nil
+	return p, t, []reproduce.Comparison{cmp}, nil
 }
 
 // histogram plot of several named samples with a shared binning of 40 bins (report.Histograms).

@@ -131,3 +131,35 @@ func TestRunDirKeysOnScaleDataAndSeed(t *testing.T) {
 		}
 	}
 }
+
+// A scale with a budget trains its claimed variants on every seed and the others (descriptive) on
+// SweepSeeds only: Table 2 shows the descriptive row without declaring a claim for it, and Compare
+// refuses a descriptive variant (its seeds could not pair with the full model's).
+func TestDescriptiveVariantsAreNotClaims(t *testing.T) {
+	setup, err := SyntheticSetup(3, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale := Scale{Name: "test", Dim: 8, LorentzDim: 7, FrameLen: 16, QueryLen: 8, Epochs: 1, BatchVideos: 12, LearningRate: 1e-3,
+		Claims: []string{NoPOPVariant.Name}, SweepSeeds: 1, Ablations: []string{NoGazeVariant.Name}}
+	st := NewStudy(backend.MustNew(), setup, scale, []int64{0, 1}, nil)
+	tab, cmps, err := st.Table2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 2 || len(cmps) != 0 {
+		t.Fatalf("table 2: %d rows, %d comparisons; want the full model and the descriptive w/o gaze row, no comparison", len(tab.Rows), len(cmps))
+	}
+	if got := st.runs[NoGazeVariant.Name].Seeds; len(got) != 1 || got[0] != 0 {
+		t.Fatalf("descriptive variant trained on seeds %v, want [0]", got)
+	}
+	if got := st.runs[HybridVariant.Name].Seeds; len(got) != 2 {
+		t.Fatalf("full model trained on seeds %v, want [0 1]", got)
+	}
+	if _, err := st.Compare("c", "p", NoGazeVariant, HybridVariant); err == nil {
+		t.Fatal("Compare accepted a descriptive variant")
+	}
+	if !st.Claimed(NoPOPVariant) || st.Claimed(NoGlanceVariant) {
+		t.Fatal("Claimed does not follow Scale.Claims")
+	}
+}
