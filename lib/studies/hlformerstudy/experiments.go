@@ -384,19 +384,28 @@ func MetricsTable(title string, prov report.Provenance, runs []*Runs, floors map
 	for _, r := range runs {
 		row := []any{r.Variant.Name}
 		for _, c := range MetricColumns {
-			row = append(row, r.Summary(c).Format(2))
+			row = append(row, cell(r.Summary(c), 2))
 		}
 		var epochs []float64
 		for _, res := range r.Results {
 			epochs = append(epochs, float64(res.BestEpoch+1))
 		}
-		row = append(row, report.Summarize(epochs).Format(1))
+		row = append(row, cell(report.Summarize(epochs), 1))
 		if paper != nil {
 			row = append(row, orDash(paper[r.Variant.Name]))
 		}
 		t.AddRow(row...)
 	}
 	return t
+}
+
+// cell formats mean ± std over seeds, or the single value of a one-seed (descriptive) variant, marked
+// so that no spread is read into it.
+func cell(ms report.MeanStd, decimals int) string {
+	if ms.N == 1 {
+		return fmt.Sprintf("%.*f (1 seed)", decimals, ms.Mean)
+	}
+	return ms.Format(decimals)
 }
 
 func orDash(s string) string {

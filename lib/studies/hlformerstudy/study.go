@@ -317,7 +317,7 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Co
 			x  float64
 			ms report.MeanStd
 		}{float64(no), ms})
-		t.AddRow("N_O (N_L = N_E)", no/2, no/2, ms.Format(2))
+		t.AddRow("N_O (N_L = N_E)", no/2, no/2, cell(ms, 2))
 	}
 	for _, nl := range ratios {
 		ms, err := point(8-nl, nl)
@@ -328,7 +328,7 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Co
 			x  float64
 			ms report.MeanStd
 		}{float64(nl), ms})
-		t.AddRow("N_L : N_E at N_O = 8", 8-nl, nl, ms.Format(2))
+		t.AddRow("N_L : N_E at N_O = 8", 8-nl, nl, cell(ms, 2))
 	}
 	mk := func(title, xlabel string, pts []struct {
 		x  float64
@@ -417,7 +417,7 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, []reproduce.Comparison, er
 		if val := r.ValSumR(); bestVariant.Name == "" || val > bestVal {
 			bestVal, bestVariant = val, v
 		}
-		t.AddRow(w, ms.Format(2))
+		t.AddRow(w, cell(ms, 2))
 		xys = append(xys, plotter.XY{X: math.Log2(w), Y: ms.Mean})
 		errs = append(errs, struct{ Low, High float64 }{ms.Std, ms.Std})
 	}
@@ -426,7 +426,7 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, []reproduce.Comparison, er
 		return nil, nil, nil, err
 	}
 	rms := ref.Summary("SumR")
-	t.AddRow("mixed None/2/4/8 (default)", rms.Format(2))
+	t.AddRow("mixed None/2/4/8 (default)", cell(rms, 2))
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = "SumR vs uniform Gaussian width", "log₂ width", "SumR (mean ± std)"
 	l, sc, err := plotter.NewLinePoints(xys)

@@ -150,6 +150,13 @@ func TestDescriptiveVariantsAreNotClaims(t *testing.T) {
 	if len(tab.Rows) != 2 || len(cmps) != 0 {
 		t.Fatalf("table 2: %d rows, %d comparisons; want the full model and the descriptive w/o gaze row, no comparison", len(tab.Rows), len(cmps))
 	}
+	md, err := tab.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md, "(1 seed)") || !strings.Contains(md, "DESCRIPTIVE") {
+		t.Fatalf("the descriptive row is not marked as such:\n%s", md)
+	}
 	if got := st.runs[NoGazeVariant.Name].Seeds; len(got) != 1 || got[0] != 0 {
 		t.Fatalf("descriptive variant trained on seeds %v, want [0]", got)
 	}
