@@ -465,7 +465,13 @@ type Scale struct {
 	BranchCounts    []int
 	LorentzBranches []int
 	Widths          []float64
+	// Tuning says how the learning rate, schedule and epochs were chosen (shown by Describe; empty: not tuned).
+	Tuning string
 }
+
+// tunedOnValidation is the Tuning of the scales tuned with cmd/hlftune.
+const tunedOnValidation = "Learning rate and schedule were chosen on the validation split (10 % of the train videos, prvr.CarveValidation; " +
+	"cmd/hlftune), never on test; the epochs are the budget's, from the same validation curves"
 
 // CIScale runs in seconds per seed: 256 train and 256 test videos, d = 32, L^15 (4 heads of 4), 32
 // frames, batches of 32 videos, 2 epochs at lr 1e-3. It checks that the pipeline runs, not what trains.
@@ -491,7 +497,7 @@ var CIScale = Scale{Name: "CI", TrainVideos: 256, TestVideos: 256, Dim: 32, Lore
 // lr and stood at 173.
 var FullScale = Scale{Name: "full", Dim: 64, LorentzDim: 31, FrameLen: 64, QueryLen: 12,
 	Epochs: 6, BatchVideos: 128, LearningRate: 1e-3, Seeds: []int64{0, 1, 2, 3, 4},
-	Claims: []string{EuclideanOnlyVariant.Name, MSSLVariant.Name}}
+	Claims: []string{EuclideanOnlyVariant.Name, MSSLVariant.Name}, Tuning: tunedOnValidation}
 
 // AblationScale is the size of the ablations and sweeps of the full study (Table 2, Fig. 3, Fig. 5,
 // Fig. 6): 768 random train videos (all their queries), 512 random validation and 512 random test
@@ -509,7 +515,7 @@ var AblationScale = Scale{Name: "ablation", TrainVideos: 768, TestVideos: 512, D
 	QueryLen: 12, Epochs: 12, BatchVideos: 64, LearningRate: 1e-3, Seeds: []int64{0, 1, 2, 3, 4},
 	Claims: []string{NoPOPVariant.Name, lorentzOnlyName}, SweepSeeds: 1,
 	Ablations:    []string{NoPOPVariant.Name, NoGazeVariant.Name, NoGlanceVariant.Name},
-	BranchCounts: []int{2, 8}, LorentzBranches: []int{0, 4, 8}, Widths: []float64{1, 8}}
+	BranchCounts: []int{2, 8}, LorentzBranches: []int{0, 4, 8}, Widths: []float64{1, 8}, Tuning: tunedOnValidation}
 
 // SyntheticScale is the size of the synthetic-benchmark study: every video of SyntheticSetup, d = 32,
 // L^15, 32 frames, 8 tokens, batches of 64 videos, 3 epochs at lr 1e-3, 5 seeds (its Table 1 claims).
@@ -548,9 +554,11 @@ func (s Scale) Describe() string {
 	d := fmt.Sprintf("%s scale: d = %d (paper 384), Lorentz L^%d (paper L^127), frames padded/down-sampled to %d (paper 128), "+
 		"tokens padded to %d (paper 30; no Charades query is longer), batches of %d videos (paper 128) with queries rounded down to a "+
 		"multiple of 32, %d epochs (paper 100) at lr %g (paper 2e-4) with %s, hard negatives from epoch %d (the code's 20 of 100, "+
-		"scaled), %s (the code: 10); everything else as the official code (spec §3). Learning rate, schedule and epochs were "+
-		"chosen on the validation split (cmd/hlftune), never on test",
+		"scaled), %s (the code: 10); everything else as the official code (spec §3)",
 		s.Name, s.Dim, s.LorentzDim, s.FrameLen, s.QueryLen, s.BatchVideos, s.Epochs, s.LearningRate, sched, start, stop)
+	if s.Tuning != "" {
+		d += ". " + s.Tuning
+	}
 	if s.Claims != nil {
 		d += fmt.Sprintf(". Budget: seeds %v for the full model and the claimed variants (%s)", s.Seeds, strings.Join(s.Claims, "; "))
 		if s.SweepSeeds > 0 {
