@@ -28,8 +28,9 @@ type ConeScale struct {
 }
 
 // ConeFullScale: Lorentz d = 10 (the reconstruction table's main row), the papers' 300 epochs, 10 %
-// of the implied edges held out, λ = 0.1, seeds 1–5; ≈ 10 minutes on 2 cores (≈ 45 s per run
-// without the cone term, ≈ 70 s with it).
+// of the implied edges held out, λ = 0.1, seeds 1–5: ≈ 10 minutes on 2 idle cores (≈ 45 s per run
+// without the cone term, ≈ 70 s with it; 16 minutes measured on the shared machine at load ≈ 13).
+// Run directories under build/wordnet/checkpoints make a repeat only re-evaluate (≈ 10 s).
 //
 // λ was chosen among 1, 0.1 and 0.01 (100 epochs, seed 1) by the fraction of TRAINING pairs inside
 // their cone: λ = 1 destabilises training (0.8 % inside, full-closure MAP 0.34, where the cone
