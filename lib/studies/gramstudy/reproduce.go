@@ -89,7 +89,7 @@ func (s figureSaver) plot(name string, p *plot.Plot) error {
 // with learning curves and the alignment-score/R@1 correlation (Fig. 3) on Tux Paint, the modality
 // and loss ablations (Tables 4 and 6) and the modality gap (Table 7) on Tux Paint, Table 4 with
 // k = 2 … 5 modalities (text, image, speech fr, es, ru) on the multilingual Tux Paint stamps, and
-// claims.json.
+// claims.json. Every table of trained models has its <table>-learning-curves figure beside it.
 func gramFigures(opts reproduce.Options) error {
 	if err := opts.NeedsRealData("gram"); err != nil {
 		return err

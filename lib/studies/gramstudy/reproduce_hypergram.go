@@ -31,9 +31,11 @@ func hypergramTable1(opts reproduce.Options) ([]*report.Table, error) {
 }
 
 // hypergramFigures regenerates figures/hypergram/: the main comparison, the volume statistics, the α
-// trajectories (from α₀ = 0.5 on every set, and from 0.2 and 0.8 on Tux Paint), the semantic-role
+// trajectories (from α₀ = 0.5 on every set, and from 0.2, 0.5 and 0.8 on Tux Paint at the shared
+// learning rate and at α's AlphaMobileLR, with the identifiability note), the semantic-role
 // test on the synthetic hierarchy with varying text richness, the volume–text-length correlation on
-// Tux Paint, the Lorentz vs Poincaré low-precision check, and claims.json.
+// Tux Paint, the Lorentz vs Poincaré low-precision check, and claims.json. Every table of trained
+// models has its <table>-learning-curves figure beside it (or names the figure of its models).
 func hypergramFigures(opts reproduce.Options) error {
 	if err := opts.NeedsRealData("hypergram"); err != nil {
 		return err
