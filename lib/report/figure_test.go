@@ -258,3 +258,47 @@ func TestGrid(t *testing.T) {
 		t.Error("a ragged grid must be an error")
 	}
 }
+
+// A Row draws its first figure exactly as that figure alone at its share of the width, and the
+// next one beside it, not over it.
+func TestRowSideBySide(t *testing.T) {
+	left, err := NewHeatMap([][]float64{{0, 1}, {2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	right, err := NewHeatMap([][]float64{{-5, 5}, {5, -5}}) // a diverging map: colours left has none
+	if err != nil {
+		t.Fatal(err)
+	}
+	pixel := vg.Inch / FigureDPI
+	w, h := 300*pixel, 200*pixel
+	alone, err := Render(left, w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := Render(Row{left, right}, 2*w+rowGap, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, r := decodePNG(t, alone.PNG), decodePNG(t, row.PNG)
+	for y := 0; y < a.Bounds().Dy(); y++ {
+		for x := 0; x < a.Bounds().Dx(); x++ {
+			if color.NRGBAModel.Convert(a.At(x, y)) != color.NRGBAModel.Convert(r.At(x, y)) {
+				t.Fatalf("pixel (%d, %d) of the row differs from the left figure drawn alone", x, y)
+			}
+		}
+	}
+	red, _ := right.Map.At(5)
+	found := false
+	for y := 0; y < r.Bounds().Dy() && !found; y++ {
+		for x := r.Bounds().Dx() / 2; x < r.Bounds().Dx(); x++ {
+			if color.NRGBAModel.Convert(r.At(x, y)) == color.NRGBAModel.Convert(red) {
+				found = true
+				break
+			}
+		}
+	}
+	if !found {
+		t.Error("the right half of the row does not show the right figure's cells")
+	}
+}

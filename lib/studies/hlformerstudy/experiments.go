@@ -1,11 +1,9 @@
 package hlformerstudy
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -497,18 +495,4 @@ func (s Scale) Describe() string {
 		"multiple of 32, %d epochs (paper 100) at lr %g (paper 2e-4) with %s, hard negatives from epoch %d (the code's 20 of 100, "+
 		"scaled), %s (the code: 10); everything else as the official code (spec §3)",
 		s.Name, s.Dim, s.LorentzDim, s.FrameLen, s.QueryLen, s.BatchVideos, s.Epochs, s.LearningRate, sched, start, stop)
-}
-
-// LoadTable reads a table saved by report.Table.Save (<base>.json), e.g. a committed full-run result
-// shown by the notebook's small configuration.
-func LoadTable(path string) (*report.Table, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var t report.Table
-	if err := json.Unmarshal(b, &t); err != nil {
-		return nil, fmt.Errorf("hlformer: %s: %w", path, err)
-	}
-	return &t, nil
 }
