@@ -39,13 +39,9 @@ func CharadesData(cache, workDir string, trainPairs, testPairs int) (train, test
 	var saved string
 	if workDir != "" {
 		saved = filepath.Join(workDir, fmt.Sprintf("charades-desc-%d-%d-%s.gob", trainPairs, testPairs, stamp))
-		if f, err := os.Open(saved); err == nil {
-			var pair [2]*gare.Dataset
-			err := gob.NewDecoder(f).Decode(&pair)
-			f.Close()
-			if err == nil {
-				return pair[0], pair[1], nil
-			}
+		var pair [2]*gare.Dataset
+		if loadGob(saved, &pair) == nil {
+			return pair[0], pair[1], nil
 		}
 	}
 	defer func() {
@@ -114,6 +110,16 @@ func SyntheticData(pairs, trainPairs int, falseNegativeRate float64, seed uint64
 		return nil, nil, err
 	}
 	return gare.FromSyntheticPairs(p, trainPairs)
+}
+
+// loadGob decodes the gob file at path into v.
+func loadGob(path string, v any) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return gob.NewDecoder(f).Decode(v)
 }
 
 func saveGob(path string, v any) error {

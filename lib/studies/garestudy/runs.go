@@ -8,6 +8,7 @@ import (
 	"github.com/geoalign/geoalign/lib/progress"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 )
 
@@ -19,13 +20,29 @@ type Variant struct {
 	Paper [4]string
 }
 
-// Result is one training + evaluation run.
+// Result is one training + evaluation run: the test metrics of stage 2's best validation epoch and
+// the learning curves of both stages (lib/train's records, one per epoch: mean train loss terms and
+// the validation metrics, Best marking the epochs that improved gare.ValMetric).
 type Result struct {
-	Seed    uint64
-	Report  retrieval.Report
-	Final   gare.StepStats
-	Seconds float64
-	Model   *gare.Model // kept for the protocol's first seed
+	Seed                 uint64
+	Report               retrieval.Report
+	Curve, PretrainCurve []train.Record
+	Seconds              float64     // stage 2's training and test evaluation
+	Model                *gare.Model // kept for the protocol's first seed
+}
+
+// BestEpoch is the 1-based stage-2 epoch whose model the run kept (the last best validation), 0
+// without validation records.
+func (r *Result) BestEpoch() int { return bestEpoch(r.Curve) }
+
+func bestEpoch(curve []train.Record) int {
+	best := 0
+	for _, rec := range curve {
+		if rec.Best {
+			best = rec.Epoch
+		}
+	}
+	return best
 }
 
 // Runs are the results of every variant × seed on one train/test pair.

@@ -1,6 +1,8 @@
 package garestudy
 
 import (
+	"fmt"
+
 	"github.com/geoalign/geoalign/lib/models/gare"
 )
 
@@ -24,6 +26,19 @@ type Scale struct {
 
 	// ProbePairs: size of the gradient / geometry probes; DynamicsEvery: steps between probes.
 	ProbePairs, DynamicsEvery int
+
+	// Tuning says where the epochs and learning rates were chosen on the validation split ("": not
+	// tuned, a size for CI).
+	Tuning string
+}
+
+// TuningNote is the table note on how the scale's recipe was chosen, generated from the scale.
+func (s Scale) TuningNote() string {
+	recipe := fmt.Sprintf("stage 1 %d epochs at lr %g, stage 2 %d epochs at lr %g (projections %g)", s.PretrainEpochs, s.PretrainLR, s.Epochs, s.LR, s.ProjectionLR)
+	if s.Tuning == "" {
+		return fmt.Sprintf("Recipe (%s scale, not tuned): %s.", s.Name, recipe)
+	}
+	return fmt.Sprintf("Recipe (%s scale): %s, chosen on the validation split (never the test split): %s.", s.Name, recipe, s.Tuning)
 }
 
 // SmallScale is the CI-sized configuration (notebook default; a few minutes on 2 cores).
