@@ -65,6 +65,9 @@ func (r *Runs) curveFigure(title string, v curveValue) (*plot.Plot, error) {
 			}
 		}
 		epochs, pts, errs := meanCurve(curves, v, pre)
+		if i > 0 { // stage 2's variants share their epochs: spread their error bars a little
+			dodge(pts, errs, curveDodge*(float64(i-1)-float64(len(names)-2)/2))
+		}
 		if len(pts) == 0 {
 			return nil, fmt.Errorf("garestudy: %s: %q has no learning curve (runs cached before curves were kept?)", title, name)
 		}
@@ -118,6 +121,17 @@ func meanCurve(curves [][]train.Record, v curveValue, offset int) (last int, pts
 	return last, pts, bars
 }
 
+// curveDodge is the horizontal spacing, in epochs, between the points of neighbouring variants at
+// the same epoch, so that their error bars stay apart (0.4 epochs over at most ~8 variants).
+const curveDodge = 0.05
+
+func dodge(pts plotter.XYs, bars errorPoints, dx float64) {
+	for k := range pts {
+		pts[k].X += dx
+		bars.xy[k].X += dx
+	}
+}
+
 // errorPoints are points with symmetric y errors, as plotter.NewYErrorBars reads them.
 type errorPoints struct {
 	xy plotter.XYs
@@ -142,12 +156,15 @@ func variantNames(vs []Variant) []string {
 func (r *Runs) CurveNote(name string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Learning curves: %s-curves-loss and %s-curves-val (train loss and validation SumR per epoch of both stages, mean ± s.e. over seeds). ", name, name)
-	var pre []string
+	var pre, atLast []string
 	for _, res := range r.Results[0] {
-		pre = append(pre, fmt.Sprint(bestEpoch(res.PretrainCurve)))
+		e := bestEpoch(res.PretrainCurve)
+		pre = append(pre, fmt.Sprint(e))
+		if n := len(res.PretrainCurve); n > 0 && e == res.PretrainCurve[n-1].Epoch {
+			atLast = append(atLast, fmt.Sprintf("stage 1 seed %d", res.Seed))
+		}
 	}
 	fmt.Fprintf(&b, "Best (kept) epoch per seed of stage 1: %s; of stage 2:", strings.Join(pre, ", "))
-	var atLast []string
 	for v, variant := range r.Variants {
 		var eps []string
 		for _, res := range r.Results[v] {
