@@ -27,6 +27,8 @@ import (
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/studies/garestudy"
 	"github.com/geoalign/geoalign/lib/train"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 )
 
 // Run is the file written by -out.
@@ -142,11 +144,15 @@ func render(base string, files []string) error {
 		Data: "Charades descriptions ↔ videos, official v1 train split; validation = 10 % of the training pairs carved by data.CarveValidation (the test split is never read)",
 		Kind: report.LabelDerived,
 		Notes: []string{
-			"Each row: one run of lib/studies/garestudy/cmd/garetune (garestudy.Protocol.Fit, the study's two-stage protocol, seed 1); the run files record the exact arguments, configuration, commit and machine load.",
+			"Each row: one run of the study's two-stage protocol at seed 1 (garestudy.Protocol.Fit through this command, or an equivalent driver for the first sweep, which its run file names); the run files record the arguments, the configuration and the machine load.",
 			"best epoch: the validation epoch whose model the loop keeps (the last improvement of text→video SumR); s/epoch: mean wall time per epoch, training + validation, on a shared 2-core machine (load in the run file).",
 		},
 	}, "variant", "stage 1 epochs @ lr", "stage 1 best epoch", "stage 1 val SumR", "stage 2 epochs @ lr", "stage 2 best epoch",
 		"stage 2 val SumR", "stage 2 val R@1", "stage 2 val SumR, epoch 1 → last", "s/epoch stage 1", "s/epoch stage 2", "load at start")
+	p := plot.New()
+	p.Title.Text = "GARE sweep: validation SumR per epoch (stage 1, then stage 2; one seed)"
+	p.X.Label.Text, p.Y.Label.Text = "epoch (stage 1, then stage 2)", "validation t2v SumR (R@1 + R@5 + R@10)"
+	var runs []Run
 	for _, path := range files {
 		raw, err := os.ReadFile(path)
 		if err != nil {
@@ -170,8 +176,39 @@ func render(base string, files []string) error {
 			fmt.Sprintf("%.1f", b2.Val[gare.ValMetric]), fmt.Sprintf("%.1f", b2.Val["t2v_r1"]),
 			fmt.Sprintf("%.1f → %.1f", first.Val[gare.ValMetric], last.Val[gare.ValMetric]),
 			fmt.Sprintf("%.1f", perEpoch(r.Stage1)), fmt.Sprintf("%.1f", perEpoch(r.Stage2)), load)
+		runs = append(runs, r)
 	}
-	return t.Save(base)
+	labels := make([]string, len(runs))
+	for i, r := range runs {
+		labels[i] = r.label()
+	}
+	colors := report.Colors(labels...)
+	for i, r := range runs {
+		var pts plotter.XYs
+		for _, rec := range r.Stage1 {
+			pts = append(pts, plotter.XY{X: float64(rec.Epoch), Y: rec.Val[gare.ValMetric]})
+		}
+		for _, rec := range r.Stage2 {
+			pts = append(pts, plotter.XY{X: float64(len(r.Stage1) + rec.Epoch), Y: rec.Val[gare.ValMetric]})
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		l.Color = colors[i]
+		p.Add(l)
+		p.Legend.Add(labels[i], l)
+	}
+	if err := t.Save(base); err != nil {
+		return err
+	}
+	_, err := report.SavePlot(p, base+"-curves")
+	return err
+}
+
+// label names a run's configuration in the sweep figure.
+func (r Run) label() string {
+	return fmt.Sprintf("%s: stage 1 %d @ %g, stage 2 %d @ %g", r.Variant, r.PretrainEpochs, r.PretrainLR, r.Epochs, r.LR)
 }
 
 // best is the record of the kept model (the last marked Best), nil if none.
