@@ -206,9 +206,14 @@ func render(base string, files []string) error {
 	return err
 }
 
-// label names a run's configuration in the sweep figure.
+// label names a run's configuration in the sweep figure (the variant only when it is not GARE, whose
+// name would give every curve GARE's colour).
 func (r Run) label() string {
-	return fmt.Sprintf("%s: stage 1 %d @ %g, stage 2 %d @ %g", r.Variant, r.PretrainEpochs, r.PretrainLR, r.Epochs, r.LR)
+	l := fmt.Sprintf("stage 1 %d epochs @ lr %g → stage 2 %d @ %g", r.PretrainEpochs, r.PretrainLR, r.Epochs, r.LR)
+	if r.Variant != "gare" {
+		l += " (" + r.Variant + ")"
+	}
+	return l
 }
 
 // best is the record of the kept model (the last marked Best), nil if none.
