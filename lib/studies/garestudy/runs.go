@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/progress"
 	"github.com/geoalign/geoalign/lib/report"
@@ -218,11 +219,15 @@ func (r *Runs) Table(title string, prov report.Provenance, paperCite string) *re
 }
 
 // Describe is a one-line description of the training recipe of cfg, for table notes.
-func Describe(cfg gare.Config, train, test *gare.Dataset) string {
+func Describe(cfg gare.Config, d, test *gare.Dataset) string {
+	fit, val := d.NumTexts, 0
+	if keep, held, err := data.CarveValidation(d.NumTexts, cfg.ValFraction); cfg.ValFraction > 0 && err == nil {
+		fit, val = len(keep), len(held) // the split gare.Model.NewTrainer carves
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "D = %d, %d frames, temporal transformer %d layer(s), batch %d, %d epochs (%d steps), BertAdam lr %g (wd %g, β₂ %g, warmup_cosine %g, clip 1.0 global + per-tensor), logit scale %g, ψ dropout %g",
-		cfg.Dim, cfg.Frames, cfg.TemporalLayers, cfg.Batch, cfg.Epochs, gare.StepsFor(cfg, train.NumTexts), cfg.LearningRate,
+		cfg.Dim, cfg.Frames, cfg.TemporalLayers, cfg.Batch, cfg.Epochs, gare.StepsFor(cfg, fit), cfg.LearningRate,
 		cfg.WeightDecay, cfg.Beta2, cfg.Warmup, cfg.LogitScale, cfg.PsiDropout)
-	fmt.Fprintf(&b, "; train %d pairs, test %d texts × %d videos", train.NumTexts, test.NumTexts, test.NumVideos)
+	fmt.Fprintf(&b, "; %d training pairs: %d trained on, %d validation; test %d texts × %d videos", d.NumTexts, fit, val, test.NumTexts, test.NumVideos)
 	return b.String()
 }
