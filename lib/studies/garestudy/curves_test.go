@@ -2,6 +2,8 @@ package garestudy
 
 import (
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/models/gare"
@@ -48,5 +50,19 @@ func TestBestEpochIsTheLastImprovement(t *testing.T) {
 	}
 	if got := (&Result{}).BestEpoch(); got != 0 {
 		t.Errorf("best epoch without records %d, want 0", got)
+	}
+}
+
+// TestDefaultWorkDirFollowsTheRunCache: with GEOALIGN_RUN_CACHE set, GARE's runs live under it (as
+// the other studies' and kernel/nb's), else under build/ of the checkout.
+func TestDefaultWorkDirFollowsTheRunCache(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("GEOALIGN_RUN_CACHE", root)
+	if got, want := DefaultWorkDir("full"), filepath.Join(root, "gare-full"); got != want {
+		t.Errorf("with GEOALIGN_RUN_CACHE: %s, want %s", got, want)
+	}
+	t.Setenv("GEOALIGN_RUN_CACHE", "")
+	if got := DefaultWorkDir("full"); !strings.HasSuffix(got, filepath.Join("build", "gare-full")) || strings.HasPrefix(got, root) {
+		t.Errorf("without GEOALIGN_RUN_CACHE: %s, want <checkout>/build/gare-full", got)
 	}
 }

@@ -129,8 +129,13 @@ func saveGob(path string, v any) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(v) })
 }
 
-// DefaultWorkDir is build/gare-<scale> under the repository root: the disk cache of datasets,
-// runs and models (git-ignored).
+// DefaultWorkDir is the disk cache of datasets, runs and models of a scale:
+// $GEOALIGN_RUN_CACHE/gare-<scale> when GEOALIGN_RUN_CACHE is set (the run-cache root `make figures`,
+// the other studies and kernel/nb.RunCache share; notebook 12 reads its runs through this function),
+// else build/gare-<scale> under the repository root (git-ignored).
 func DefaultWorkDir(scale string) string {
+	if d := os.Getenv("GEOALIGN_RUN_CACHE"); d != "" {
+		return filepath.Join(d, "gare-"+scale)
+	}
 	return filepath.Join(repoRoot(), "build", "gare-"+scale)
 }
