@@ -1,8 +1,12 @@
 package nb
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 )
 
@@ -23,4 +27,50 @@ func claimsMarkdown(cs []reproduce.Claim) string {
 		lines[i] = claimMarkdown(c)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Claims are a paper's claims as the claim rule decided them once, over the paper's whole family,
+// in the finished full run: figures/<paper>/claims.json of the checkout, which `make figures`
+// writes (reproduce.ReadClaims). paper is the directory name: gram, hypergram, gare, hlformer.
+func Claims(paper string) ([]reproduce.Claim, error) {
+	return reproduce.ReadClaims(Path("figures", paper, "claims.json"))
+}
+
+// ShowClaims shows a paper's claims (Claims) under a line naming their file — or, when that file
+// is missing or was not written by the claim rule, says so and what writes it. A notebook shows
+// its paper's claims this way, never by deciding comparisons of its own: the Holm adjustment
+// covers the paper's whole family only when the claims are decided together.
+func ShowClaims(paper string) {
+	file := filepath.Join("figures", paper, "claims.json")
+	cs, err := Claims(paper)
+	if err != nil {
+		msg := strings.ReplaceAll(err.Error(), Root()+string(filepath.Separator), "")
+		Markdown(fmt.Sprintf("*The full run's claims cannot be read (%s): `make figures` writes `%s` with the claim rule.*",
+			markdownEscaper.Replace(msg), file))
+		return
+	}
+	Markdown(fmt.Sprintf("**The %d claims of `%s`**, as the claim rule decided them together in the full run "+
+		"(`make figures`; not recomputed here):", len(cs), file))
+	Show(cs)
+}
+
+// Committed shows a committed full-run result beside a notebook's small-scale run: the table
+// figures/<base>.json (report.LoadTable) with its provenance, then each figure
+// figures/<name>.{png,svg}, none of them recomputed. A result not committed yet is said so.
+func Committed(base string, figures ...string) {
+	t, err := report.LoadTable(Path("figures", base+".json"))
+	if err != nil {
+		Markdown(fmt.Sprintf("*The full run's `figures/%s` is not committed yet (`make figures` writes it).*", base))
+		return
+	}
+	Markdown(fmt.Sprintf("**Committed full-run result** (`figures/%s.*`, computed by `make figures` at commit %s; not recomputed here):",
+		base, t.Provenance.Commit))
+	Table(t, "")
+	for _, f := range figures {
+		png, err1 := os.ReadFile(Path("figures", f+".png"))
+		svg, err2 := os.ReadFile(Path("figures", f+".svg"))
+		if err1 == nil && err2 == nil {
+			Figure(report.Figure{PNG: png, SVG: svg}, "")
+		}
+	}
 }

@@ -16,6 +16,10 @@
 //	nb.Table(tbl, "gram/table1")                      // shows it; saves <OutDir>/gram/table1.{md,csv,json}
 //	nb.Show(tbl, verdicts)                            // shows anything displayable, saves nothing
 //	bar := nb.Progress("epochs", n)                   // lib/progress, updating in place
+//	live := nb.NewLive(); live.Update(p); live.Done(p, "") // a figure redrawn as a loop runs
+//	out := nb.Exec(store, fn, inputs...)              // any intermediate tensor of a model, once
+//	nb.ShowClaims("gram")                             // figures/gram/claims.json, as the claim rule decided it
+//	nb.Committed("hlformer/table2-full", ...)         // a committed full-run table and its figures
 //
 // # Where results go
 //

@@ -5,10 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/plot"
 )
 
@@ -106,4 +110,41 @@ func TestMemo(t *testing.T) {
 	if got := Memo("square", map[string]int{"x": 3}, func() (string, error) { return "nine", nil }); got != "nine" {
 		t.Errorf("Memo of another type = %q", got)
 	}
+}
+
+// Exec runs a graph on a store's variables: a variable created with a value is read back, and the
+// inputs reach the graph.
+func TestExec(t *testing.T) {
+	store := model.NewStore()
+	out := Exec(store, func(scope *model.Scope, x []*graph.Node) []*graph.Node {
+		w := scope.Store().VariableWithValue("/w", float32(3)).NodeValue(x[0].Graph())
+		return []*graph.Node{graph.Mul(x[0], w)}
+	}, []float32{1, 2})
+	if got := Floats(out[0]); !reflect.DeepEqual(got, []float64{3, 6}) {
+		t.Errorf("Exec = %v, want [3 6]", got)
+	}
+}
+
+// A paper's claims are read from figures/<paper>/claims.json as the rule wrote them; a file the
+// rule could not have written is refused, naming it.
+func TestClaims(t *testing.T) {
+	root := t.TempDir()
+	Must(os.WriteFile(filepath.Join(root, "go.mod"), []byte("module github.com/geoalign/geoalign\n"), 0o644))
+	t.Setenv("GEOALIGN_ROOT", root)
+	if _, err := Claims("gram"); err == nil {
+		t.Error("Claims of a paper without claims.json did not fail")
+	}
+	c := reproduce.Describe("GRAM", "the angle", "Fig. 3", "synthetic", "85.91°")
+	Must(reproduce.SaveClaims(filepath.Join(root, "figures", "gram"), []reproduce.Claim{c}))
+	got, err := Claims("gram")
+	if err != nil || len(got) != 1 || got[0].Claim != "the angle" {
+		t.Errorf("Claims = %+v, %v", got, err)
+	}
+	old := filepath.Join(root, "figures", "hlformer", "claims.json")
+	Must(os.MkdirAll(filepath.Dir(old), 0o755))
+	Must(os.WriteFile(old, []byte(`[{"paper":"x","claim":"y","ours":"1","data":"d","verdict":"holds"}]`), 0o644))
+	if _, err := Claims("hlformer"); err == nil || !strings.Contains(err.Error(), "claims.json") {
+		t.Errorf("Claims of an old-rule file: %v", err)
+	}
+	ShowClaims("hlformer") // says so instead of panicking
 }

@@ -50,6 +50,13 @@ type Config struct {
 	// InitRange: coordinates start uniform in (−InitRange, InitRange) (space part for Lorentz).
 	InitRange float64
 
+	// ConeWeight λ > 0 adds HLFormer's partial-order-preservation term to the loss (Lorentz only):
+	// λ times the batch mean of relu(EA(parent, child) − HA(parent)), the parent (the general
+	// concept) as the cone's apex as the video is in HLFormer (Eq. 18–21; ConeLoss). 0, the
+	// default, is the papers' loss alone; omitted from the JSON when 0, so that the run
+	// directories of earlier runs still match their configuration.
+	ConeWeight float64 `json:",omitempty"`
+
 	// Reproject puts every updated Lorentz row back on the hyperboloid by recomputing
 	// x₀ = √(1/c + ‖x‖²) after the exponential map, as the official code's normalize() does.
 	// The deviation before reprojection is recorded in Stats either way.
@@ -122,6 +129,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hierarchy: Config.LearningRate = %g and BurnInLRFactor = %g must be > 0", c.LearningRate, c.BurnInLRFactor)
 	case c.BurnInDampening < 0:
 		return fmt.Errorf("hierarchy: Config.BurnInDampening = %g, want ≥ 0", c.BurnInDampening)
+	case !(c.ConeWeight >= 0):
+		return fmt.Errorf("hierarchy: Config.ConeWeight = %g, want ≥ 0", c.ConeWeight)
+	case c.ConeWeight > 0 && c.Manifold != Lorentz:
+		return fmt.Errorf("hierarchy: Config.ConeWeight = %g needs the lorentz manifold, got %s (the entailment cone is HLFormer's, on the hyperboloid)", c.ConeWeight, c.Manifold)
 	case !(c.InitRange > 0):
 		return fmt.Errorf("hierarchy: Config.InitRange = %g, want > 0", c.InitRange)
 	case c.DType != dtypes.Float32 && c.DType != dtypes.Float64:

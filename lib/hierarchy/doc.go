@@ -44,6 +44,15 @@
 // task is reconstruction of the training closure itself (2017 §4), so nothing is selected — the
 // result is the last epoch's table.
 //
+// # Entailment cones (entailment.go)
+//
+// For issue 19's test of HLFormer's partial-order-preservation loss (ICCV 2025, Eq. 18–21),
+// Config.ConeWeight adds λ·L_pop over the batch's (child, parent) pairs to the Lorentz loss, the
+// parent as the cone's apex (ConeLoss, ConeViolation: lib/geom's ExteriorAngle and HalfAperture);
+// EvaluateEntailment measures the pairs inside their parent's cone, HoldOut splits a closure for
+// transitive-closure completion (every direct link kept, a fraction of the implied pairs held out;
+// Ganea et al. 2018 §5), and RandomMAP is the reconstruction MAP of a random ranking.
+//
 // # Official code
 //
 // Where the papers leave a detail open, the package follows facebookresearch/poincare-embeddings

@@ -55,12 +55,44 @@ func NegativeSamplingLoss(m Manifold, rows, triples, weights, c *Node) *Node {
 	return Div(ReduceAllSum(Mul(nll, w)), ReduceAllSum(w)) // the sampler never sends an all-padding batch
 }
 
-// lossAndGradient is the training step's graph: the loss and its gradient with respect to rows.
-// Gather's gradient adds up the contributions of a row used several times in the batch.
-func lossAndGradient(m Manifold, curvature float64) func(rows, triples, weights *Node) (*Node, *Node) {
+// ConeViolation is HLFormer's partial-order violation of the pair (child, parent): how far, in
+// radians, the child lies outside the entailment cone whose apex is the parent,
+//
+//	EA(parent, child) − HA(parent)   (HLFormer Eq. 18–20, the argument of L_pop's max),
+//
+// with lib/geom's ExteriorAngle and HalfAperture (MERU's oxy_angle and half_aperture, K =
+// geom.MinRadius), the parent in the video's role (the general concept) and the child in the
+// text's: ≤ 0 when the child is inside the cone. parents, children [..., n] are space
+// coordinates on the hyperboloid of curvature −c (c a scalar node) → [...].
+func ConeViolation(parents, children, c *Node) *Node {
+	return Sub(geom.ExteriorAngle(parents, children, c), geom.HalfAperture(parents, c, geom.MinRadius))
+}
+
+// ConeLoss is HLFormer's L_pop (Eq. 20) over the positive pairs of a batch: the weighted mean of
+// relu(ConeViolation(parent, child)) with the weights of NegativeSamplingLoss (rows [R, n], triples
+// [B, 2+K], weights [B]: padding pairs weigh 0). It is loss.EntailmentCone's term, averaged with
+// the batch's weights, which loss.EntailmentCone's plain mean over rows cannot take.
+func ConeLoss(rows, triples, weights, c *Node) *Node {
+	pairs := Gather(rows, InsertAxes(Slice(triples, AxisRange(), AxisRange(0, 2)), -1)) // [B, 2, n]
+	child := Squeeze(Slice(pairs, AxisRange(), AxisElem(0), AxisRange()), 1)
+	parent := Squeeze(Slice(pairs, AxisRange(), AxisElem(1), AxisRange()), 1)
+	v := ConeViolation(parent, child, c)
+	violation := Max(v, ZerosLike(v)) // [B]
+	w := ConvertDType(weights, violation.DType())
+	return Div(ReduceAllSum(Mul(violation, w)), ReduceAllSum(w))
+}
+
+// lossAndGradient is the training step's graph: the loss — NegativeSamplingLoss, plus
+// coneWeight·ConeLoss when coneWeight > 0 (HLFormer Eq. 21's λ₂L_pop) — and its gradient with
+// respect to rows. Gather's gradient adds up the contributions of a row used several times in
+// the batch.
+func lossAndGradient(m Manifold, curvature, coneWeight float64) func(rows, triples, weights *Node) (*Node, *Node) {
 	return func(rows, triples, weights *Node) (*Node, *Node) {
 		c := Scalar(rows.Graph(), rows.DType(), curvature)
 		loss := NegativeSamplingLoss(m, rows, triples, weights, c)
+		if coneWeight > 0 {
+			loss = Add(loss, MulScalar(ConeLoss(rows, triples, weights, c), coneWeight))
+		}
 		return loss, Gradient(loss, rows)[0]
 	}
 }

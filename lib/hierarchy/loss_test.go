@@ -57,7 +57,7 @@ func TestNegativeSamplingLossAndGradientMatchReference(t *testing.T) {
 			}
 			flat = append(flat, rows[i]...)
 		}
-		outs := graph.MustExecOnceN(backend.MustNew(), lossAndGradient(m, c),
+		outs := graph.MustExecOnceN(backend.MustNew(), lossAndGradient(m, c, 0),
 			tensors.FromFlatDataAndDimensions(flat, nRows, dim),
 			tensors.FromFlatDataAndDimensions(flatTriples, len(triples), 5),
 			tensors.FromFlatDataAndDimensions(weights, len(weights)))

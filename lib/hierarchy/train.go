@@ -100,7 +100,7 @@ func NewTrainer(backend compute.Backend, c *wordnet.Closure, cfg Config) (*Train
 	t.Emb = newEmbedding(c.Nodes, cfg, t.rng)
 	t.adj = newAdjacency(c)
 	t.sampler = newNegativeSampler(c, t.adj, cfg.BurnInDampening)
-	t.step = MustNewExec(backend, lossAndGradient(cfg.Manifold, cfg.Curvature))
+	t.step = MustNewExec(backend, lossAndGradient(cfg.Manifold, cfg.Curvature, cfg.ConeWeight))
 	t.slot = make([]int32, c.NumNodes())
 	for i := range t.slot {
 		t.slot[i] = -1

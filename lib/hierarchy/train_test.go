@@ -144,6 +144,11 @@ func TestConfigValidateNamesTheField(t *testing.T) {
 	if err := cfg.Validate(); err == nil {
 		t.Error("unknown manifold accepted")
 	}
+	cfg = PaperConfig(Poincare, 10)
+	cfg.ConeWeight = 0.1
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "ConeWeight") {
+		t.Errorf("the Lorentz cone term on a Poincaré embedding: %v", err)
+	}
 }
 
 func ExampleTrainer() {

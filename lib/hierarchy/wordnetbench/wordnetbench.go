@@ -147,6 +147,23 @@ func RunAll(backend compute.Backend, closureName string, c *wordnet.Closure, des
 }
 
 func runOne(backend compute.Backend, closureName string, c *wordnet.Closure, cfg hierarchy.Config, opts Options, sample []int32) (Run, error) {
+	run, err := trainOne(backend, closureName, c, cfg, opts)
+	if err != nil {
+		return run, err
+	}
+	start := time.Now()
+	if sample != nil {
+		run.Result, err = hierarchy.EvaluateSample(backend, run.Emb, c, sample)
+	} else {
+		run.Result, err = hierarchy.Evaluate(backend, run.Emb, c)
+	}
+	run.EvalSeconds = time.Since(start).Seconds()
+	return run, err
+}
+
+// trainOne trains one configuration on c (in its run directory under opts.CheckpointDir, if
+// set), without evaluating it.
+func trainOne(backend compute.Backend, closureName string, c *wordnet.Closure, cfg hierarchy.Config, opts Options) (Run, error) {
 	tr, err := hierarchy.NewTrainer(backend, c, cfg)
 	if err != nil {
 		return Run{}, err
@@ -168,20 +185,18 @@ func runOne(backend compute.Backend, closureName string, c *wordnet.Closure, cfg
 	if n := len(tr.History); n > 0 {
 		run.FinalLoss = tr.History[n-1].Loss
 	}
-	start := time.Now()
-	if sample != nil {
-		run.Result, err = hierarchy.EvaluateSample(backend, tr.Emb, c, sample)
-	} else {
-		run.Result, err = hierarchy.Evaluate(backend, tr.Emb, c)
-	}
-	run.EvalSeconds = time.Since(start).Seconds()
-	return run, err
+	return run, nil
 }
 
 // RunDir is the run directory RunAll gives a run under dir:
-// <dir>/<closure>_<model>_d<dim>_<dtype>_seed<seed> (read its embedding with hierarchy.LoadEmbedding).
+// <dir>/<closure>_<model>_d<dim>_<dtype>[_cone<λ>]_seed<seed>, the cone part when
+// Config.ConeWeight > 0 (read its embedding with hierarchy.LoadEmbedding).
 func RunDir(dir, closureName string, cfg hierarchy.Config) string {
-	return filepath.Join(dir, fmt.Sprintf("%s_%s_d%d_%s_seed%d", closureName, cfg.Manifold, cfg.Dim, dtypeName(cfg.DType), cfg.Seed))
+	cone := ""
+	if cfg.ConeWeight > 0 {
+		cone = fmt.Sprintf("_cone%g", cfg.ConeWeight)
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s_%s_d%d_%s%s_seed%d", closureName, cfg.Manifold, cfg.Dim, dtypeName(cfg.DType), cone, cfg.Seed))
 }
 
 // evalSample draws a fixed sample (seed 42, like reconstruction.py) of nodes that have parents.

@@ -9,6 +9,7 @@ import (
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data/wordnet"
 	"github.com/geoalign/geoalign/lib/hierarchy"
+	"github.com/geoalign/geoalign/lib/report"
 	"github.com/gomlx/compute/dtypes"
 )
 
@@ -118,4 +119,40 @@ func ExamplePaperNouns() {
 	// Output:
 	// 4.02 0.851 true
 	// false
+}
+
+func TestRunConePairsTheArmsBySeed(t *testing.T) {
+	c := smallClosure() // 3 direct links; cat → animal and dog → animal are implied
+	base := ConeBase(2)
+	base.Epochs, base.BurnInEpochs, base.BatchSize, base.Negatives = 3, 1, 2, 1
+	var log strings.Builder
+	opts := ConeOptions{Seeds: []uint64{4, 7}, HeldOut: 0.5, SplitSeed: 1, ConeWeight: 0.1, Base: base,
+		CheckpointDir: t.TempDir(), Quiet: true, Log: &log}
+	res, err := RunCone(backend.MustNew(), "small", c, "4-node test closure", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TrainPairs != 4 || res.HeldOutPairs != 1 || len(res.Initial) != 2 {
+		t.Fatalf("%d training and %d held-out pairs, %d floors; want 4, 1, 2", res.TrainPairs, res.HeldOutPairs, len(res.Initial))
+	}
+	for i, seed := range opts.Seeds {
+		w, l := res.Without[i], res.With[i]
+		if w.Seed != seed || l.Seed != seed || w.ConeWeight != 0 || l.ConeWeight != 0.1 {
+			t.Errorf("seed %d: runs %+v and %+v", seed, w, l)
+		}
+		if w.Full.Edges != 5 || w.HeldOut.Pairs != 1 || w.Train.Pairs != 4 {
+			t.Errorf("seed %d: measured %d full-closure edges, %d held-out and %d training pairs", seed, w.Full.Edges, w.HeldOut.Pairs, w.Train.Pairs)
+		}
+	}
+	// The two arms differ only by the cone term: the same seed, other run directories.
+	if w, l := res.Without[0].Full, res.With[0].Full; w == l {
+		t.Errorf("the cone term changed nothing (%+v): both arms shared a run", w)
+	}
+	if !strings.Contains(log.String(), "small_holdout0.5_split1 cone λ=0.1 seed 7") {
+		t.Errorf("log: %q", log.String())
+	}
+	md, err := res.Table(report.Provenance{Data: "test", Kind: report.Synthetic, Seeds: []int64{4, 7}}).Markdown()
+	if err != nil || !strings.Contains(md, "with L_pop (λ = 0.1)") || !strings.Contains(md, "untrained (initial)") {
+		t.Errorf("table (%v):\n%s", err, md)
+	}
 }

@@ -100,10 +100,18 @@ func ZeroTraining(b compute.Backend, d *gare.Dataset, offset int) (retrieval.Rep
 	return res.Report, nil
 }
 
-// Sample is metric m of variant v over the seeds: a trained model (Learned). BestEpoch stays nil:
-// no GARE run selects an epoch (Protocol), so the rule's collapse-by-epoch gate has nothing to read.
+// Sample is metric m of variant v over the seeds: a trained model (Learned) with, per seed, the
+// epochs of training behind the kept model — stage 1's best epoch plus stage 2's (Result.BestEpoch),
+// the passes over the training pairs its weights have seen — for the rule's collapse-by-epoch gate.
 func (r *Runs) Sample(v int, m Metric) reproduce.Sample {
-	return reproduce.Sample{Name: r.Variants[v].Name, Seeds: seedsInt64(r.Seeds), Values: r.Values(v, m), Learned: true}
+	s := reproduce.Sample{Name: r.Variants[v].Name, Seeds: seedsInt64(r.Seeds), Values: r.Values(v, m), Learned: true}
+	for _, res := range r.Results[v] {
+		if res.Curve == nil { // a Runs built without training (tests): no epochs known
+			return s
+		}
+		s.BestEpoch = append(s.BestEpoch, bestEpoch(res.PretrainCurve)+res.BestEpoch())
+	}
+	return s
 }
 
 // Compare declares the claim "variant b beats variant a on metric m" on the runs' test split,

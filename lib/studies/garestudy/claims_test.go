@@ -111,6 +111,24 @@ func TestTinyStudyClaimsFollowTheRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	sections := append([]*garestudy.Section{t1}, all...)
+	// Every table of runs has its learning curves beside it, and its notes name them.
+	for _, sec := range sections {
+		names := map[string]bool{}
+		for _, a := range sec.Artifacts {
+			names[a.Name] = a.Plot != nil || a.Table != nil
+		}
+		for _, a := range sec.Artifacts {
+			if a.Table == nil || !strings.HasPrefix(a.Name, "table") {
+				continue
+			}
+			if !names[a.Name+"-curves-loss"] || !names[a.Name+"-curves-val"] {
+				t.Errorf("%s: table %s without its learning curves", sec.Title, a.Name)
+			}
+			if !strings.Contains(strings.Join(a.Table.Provenance.Notes, " "), a.Name+"-curves-val") {
+				t.Errorf("%s: the notes of %s do not name its learning curves", sec.Title, a.Name)
+			}
+		}
+	}
 	claims, err := garestudy.Claims(sections)
 	if err != nil {
 		t.Fatal(err)

@@ -39,13 +39,9 @@ func CharadesData(cache, workDir string, trainPairs, testPairs int) (train, test
 	var saved string
 	if workDir != "" {
 		saved = filepath.Join(workDir, fmt.Sprintf("charades-desc-%d-%d-%s.gob", trainPairs, testPairs, stamp))
-		if f, err := os.Open(saved); err == nil {
-			var pair [2]*gare.Dataset
-			err := gob.NewDecoder(f).Decode(&pair)
-			f.Close()
-			if err == nil {
-				return pair[0], pair[1], nil
-			}
+		var pair [2]*gare.Dataset
+		if loadGob(saved, &pair) == nil {
+			return pair[0], pair[1], nil
 		}
 	}
 	defer func() {
@@ -116,6 +112,16 @@ func SyntheticData(pairs, trainPairs int, falseNegativeRate float64, seed uint64
 	return gare.FromSyntheticPairs(p, trainPairs)
 }
 
+// loadGob decodes the gob file at path into v.
+func loadGob(path string, v any) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return gob.NewDecoder(f).Decode(v)
+}
+
 func saveGob(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -123,8 +129,13 @@ func saveGob(path string, v any) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(v) })
 }
 
-// DefaultWorkDir is build/gare-<scale> under the repository root: the disk cache of datasets,
-// runs and models (git-ignored).
+// DefaultWorkDir is the disk cache of datasets, runs and models of a scale:
+// $GEOALIGN_RUN_CACHE/gare-<scale> when GEOALIGN_RUN_CACHE is set (the run-cache root `make figures`,
+// the other studies and kernel/nb.RunCache share; notebook 12 reads its runs through this function),
+// else build/gare-<scale> under the repository root (git-ignored).
 func DefaultWorkDir(scale string) string {
+	if d := os.Getenv("GEOALIGN_RUN_CACHE"); d != "" {
+		return filepath.Join(d, "gare-"+scale)
+	}
 	return filepath.Join(repoRoot(), "build", "gare-"+scale)
 }

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/progress"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 )
 
@@ -19,13 +21,29 @@ type Variant struct {
 	Paper [4]string
 }
 
-// Result is one training + evaluation run.
+// Result is one training + evaluation run: the test metrics of stage 2's best validation epoch and
+// the learning curves of both stages (lib/train's records, one per epoch: mean train loss terms and
+// the validation metrics, Best marking the epochs that improved gare.ValMetric).
 type Result struct {
-	Seed    uint64
-	Report  retrieval.Report
-	Final   gare.StepStats
-	Seconds float64
-	Model   *gare.Model // kept for the protocol's first seed
+	Seed                 uint64
+	Report               retrieval.Report
+	Curve, PretrainCurve []train.Record
+	Seconds              float64     // stage 2's training and test evaluation
+	Model                *gare.Model // kept for the protocol's first seed
+}
+
+// BestEpoch is the 1-based stage-2 epoch whose model the run kept (the last best validation), 0
+// without validation records.
+func (r *Result) BestEpoch() int { return bestEpoch(r.Curve) }
+
+func bestEpoch(curve []train.Record) int {
+	best := 0
+	for _, rec := range curve {
+		if rec.Best {
+			best = rec.Epoch
+		}
+	}
+	return best
 }
 
 // Runs are the results of every variant × seed on one train/test pair.
@@ -201,11 +219,15 @@ func (r *Runs) Table(title string, prov report.Provenance, paperCite string) *re
 }
 
 // Describe is a one-line description of the training recipe of cfg, for table notes.
-func Describe(cfg gare.Config, train, test *gare.Dataset) string {
+func Describe(cfg gare.Config, d, test *gare.Dataset) string {
+	fit, val := d.NumTexts, 0
+	if keep, held, err := data.CarveValidation(d.NumTexts, cfg.ValFraction); cfg.ValFraction > 0 && err == nil {
+		fit, val = len(keep), len(held) // the split gare.Model.NewTrainer carves
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "D = %d, %d frames, temporal transformer %d layer(s), batch %d, %d epochs (%d steps), BertAdam lr %g (wd %g, β₂ %g, warmup_cosine %g, clip 1.0 global + per-tensor), logit scale %g, ψ dropout %g",
-		cfg.Dim, cfg.Frames, cfg.TemporalLayers, cfg.Batch, cfg.Epochs, gare.StepsFor(cfg, train.NumTexts), cfg.LearningRate,
+		cfg.Dim, cfg.Frames, cfg.TemporalLayers, cfg.Batch, cfg.Epochs, gare.StepsFor(cfg, fit), cfg.LearningRate,
 		cfg.WeightDecay, cfg.Beta2, cfg.Warmup, cfg.LogitScale, cfg.PsiDropout)
-	fmt.Fprintf(&b, "; train %d pairs, test %d texts × %d videos", train.NumTexts, test.NumTexts, test.NumVideos)
+	fmt.Fprintf(&b, "; %d training pairs: %d trained on, %d validation; test %d texts × %d videos", d.NumTexts, fit, val, test.NumTexts, test.NumVideos)
 	return b.String()
 }

@@ -1,7 +1,6 @@
 package garestudy
 
 import (
-	"encoding/gob"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -62,6 +61,16 @@ func SaveAll(dir string, sections []*Section) error {
 	return nil
 }
 
+// tableArtifacts are a table of runs r saved as name and, beside it, its learning-curve figures
+// name-curves-loss and name-curves-val (Runs.LearningCurves).
+func tableArtifacts(name string, t *report.Table, r *Runs) ([]Artifact, error) {
+	loss, val, err := r.LearningCurves(t.Title)
+	if err != nil {
+		return nil, err
+	}
+	return []Artifact{{Name: name, Table: t}, {Name: name + "-curves-loss", Plot: loss}, {Name: name + "-curves-val", Plot: val}}, nil
+}
+
 // Table3 is the loss ladder (GARE Table 3).
 func (s *Suite) Table3() (*Section, *Runs, error) {
 	r, err := s.RunTable("Table 3", Table3Variants())
@@ -70,8 +79,11 @@ func (s *Suite) Table3() (*Section, *Runs, error) {
 	}
 	base, delta, ib, all := r.Find(RowBaseline), r.Find(RowDelta), r.Find(RowIB), r.Find(RowAll)
 	eps, dir := r.Find("+Δ +L_ε"), r.Find("+Δ +L_dir")
-	sec := &Section{Title: "Table 3: loss ladder", Artifacts: []Artifact{{Name: "table3", Table: r.Table(
-		"GARE Table 3 analogue: losses combination (text→video)", s.Provenance(), CiteTable3)}}}
+	arts, err := tableArtifacts("table3", r.Table("GARE Table 3 analogue: losses combination (text→video)", s.Provenance(r.CurveNote("table3")), CiteTable3), r)
+	if err != nil {
+		return nil, nil, err
+	}
+	sec := &Section{Title: "Table 3: loss ladder", Artifacts: arts}
 	// GARE vs the baseline is Table 1's claim (the same runs): declared there only, so the Holm
 	// family counts it once.
 	sec.Comparisons = []reproduce.Comparison{
@@ -92,7 +104,7 @@ func (s *Suite) Table1() (*Section, *Runs, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	t := report.NewTable("GARE Table 1 analogue: text→video and video→text retrieval", s.Provenance(),
+	t := report.NewTable("GARE Table 1 analogue: text→video and video→text retrieval", s.Provenance(r.CurveNote("table1")),
 		"method", "t2v R@1", "t2v R@5", "t2v R@10", "t2v MdR", "t2v MnR", "v2t R@1", "v2t R@5", "v2t R@10", "v2t MdR", "v2t MnR")
 	t.AddPaperColumn("t2v R@1 (paper)", CiteTable1).AddPaperColumn("v2t R@1 (paper)", CiteTable1)
 	paperV2T := []string{"45.6", "48.6"}
@@ -124,7 +136,11 @@ func (s *Suite) Table1() (*Section, *Runs, error) {
 		}
 		t.AddRow(append(cells, "—", "—")...)
 	}
-	sec := &Section{Title: "Table 1: baseline vs GARE", Artifacts: []Artifact{{Name: "table1", Table: t}}}
+	arts, err := tableArtifacts("table1", t, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	sec := &Section{Title: "Table 1: baseline vs GARE", Artifacts: arts}
 	if r.Floor != nil {
 		sec.Comparisons = append(sec.Comparisons, r.BeatsFloor(0, R1))
 	}
@@ -188,7 +204,11 @@ func (s *Suite) Ablations() (*Section, error) {
 		if err != nil {
 			return nil, err
 		}
-		sec.Artifacts = append(sec.Artifacts, Artifact{Name: a.name, Table: r.Table(a.title, s.Provenance(), a.cite)})
+		arts, err := tableArtifacts(a.name, r.Table(a.title, s.Provenance(r.CurveNote(a.name)), a.cite), r)
+		if err != nil {
+			return nil, err
+		}
+		sec.Artifacts = append(sec.Artifacts, arts...)
 		cs, fs := a.claims(r)
 		sec.Comparisons = append(sec.Comparisons, cs...)
 		sec.Findings = append(sec.Findings, fs...)
@@ -324,12 +344,8 @@ func (s *Suite) Dynamics() (*Section, error) {
 		if key != "" {
 			saved = key + ".gob"
 		}
-		if f, err := os.Open(saved); err == nil {
-			err = gob.NewDecoder(f).Decode(&pts)
-			f.Close()
-			if err != nil {
-				pts = nil
-			}
+		if loadGob(saved, &pts) != nil {
+			pts = nil
 		}
 	}
 	if pts == nil {
@@ -397,8 +413,17 @@ func (s *Suite) SyntheticSection() (*Section, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Section{Title: "Synthetic false negatives", Artifacts: []Artifact{{Name: "synthetic-false-negatives", Table: st.Table()}},
-		Comparisons: st.Comparisons()}, nil
+	sec := &Section{Title: "Synthetic false negatives", Artifacts: []Artifact{{Name: SyntheticName, Table: st.Table()}},
+		Comparisons: st.Comparisons()}
+	for i, r := range st.Runs {
+		loss, val, err := r.LearningCurves(fmt.Sprintf("Synthetic false negatives, rate %.2f", st.Rates[i]))
+		if err != nil {
+			return nil, err
+		}
+		name := st.curveName(i)
+		sec.Artifacts = append(sec.Artifacts, Artifact{Name: name + "-curves-loss", Plot: loss}, Artifact{Name: name + "-curves-val", Plot: val})
+	}
+	return sec, nil
 }
 
 // All runs every section in the notebook's order.

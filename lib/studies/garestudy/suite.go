@@ -71,7 +71,7 @@ func (s *Suite) Provenance(notes ...string) report.Provenance {
 			"No CLIP here: learned projections of the given features, pretrained as the baseline (stage 1, " +
 				fmt.Sprintf("%d epochs at lr %g", s.Scale.PretrainEpochs, s.Scale.PretrainLR) + ") stand in for CLIP; each row is stage 2 from those encoders (see study.Protocol).",
 			"Stage 2: " + Describe(s.Base, s.Train, s.Test) + "; projections at lr " + fmt.Sprint(s.Base.ProjectionLearningRate) + ".",
-			TrainingNote, SelectionNote, floorNote(s.Floor),
+			TrainingNote, SelectionNote(s.Base), s.Scale.TuningNote(), floorNote(s.Floor),
 			"Text→video R@K / MnR (1-based ranks, ties counted pessimistically) unless the column says v2t.",
 		}, notes...),
 	}
@@ -85,15 +85,18 @@ func seedsInt64(s []uint64) []int64 {
 	return out
 }
 
-// TrainingNote and SelectionNote state, in every table's notes, which training step produced the
-// numbers and how the evaluated model was chosen.
-const (
-	TrainingNote = "Training step: the single-graph step (garestudy.StudyStep = gare.SingleGraphStep) in both stages; " +
-		"gare.Model.Train's default, the chunked step, computes the same gradient but draws ψ's dropout from another random stream."
-	SelectionNote = "Model selection: none. Every run trains its fixed number of epochs and the model after the last step is " +
-		"evaluated once on the test split; no split chooses an epoch or a checkpoint (deviation: the official code evaluates on the " +
-		"test set every 150 steps and keeps the best R@1, spec §4.4)."
-)
+// TrainingNote states, in every table's notes, which training step produced the numbers.
+const TrainingNote = "Training step: the single-graph step (garestudy.StudyStep = gare.SingleGraphStep) in both stages; " +
+	"gare.Model.Train's default, the chunked step, computes the same gradient but draws ψ's dropout from another random stream."
+
+// SelectionNote states, in every table's notes, how the evaluated model was chosen (see Protocol).
+func SelectionNote(cfg gare.Config) string {
+	return fmt.Sprintf("Model selection on the validation split, never the test split: %g %% of the training pairs (Config.ValFraction), "+
+		"carved out by data.CarveValidation (a fixed permutation, the same pairs in both stages) and not trained on; after every epoch "+
+		"the loop evaluates text→video SumR on it (gare.ValMetric) and keeps the best epoch's model: stage 2 starts from stage 1's best, "+
+		"and the test split is evaluated once, on stage 2's best (deviation: the official code evaluates on the test set every 150 steps "+
+		"and keeps the best test R@1, spec §4.4).", 100*cfg.ValFraction)
+}
 
 func floorNote(f *ZeroFloor) string {
 	if f == nil {
@@ -143,6 +146,15 @@ func (s *Suite) Synthetic() (*SyntheticStudy, error) {
 	return st, nil
 }
 
+// SyntheticName is the file name of the synthetic study's table; its learning curves are
+// SyntheticName-<rate>-curves-{loss,val}.
+const SyntheticName = "synthetic-false-negatives"
+
+// curveName is the base name of the learning curves of rate i.
+func (st *SyntheticStudy) curveName(i int) string {
+	return fmt.Sprintf("%s-%.2f", SyntheticName, st.Rates[i])
+}
+
 // Table tabulates the synthetic study: per false-negative rate, baseline and GARE R@1 (mean ± std),
 // the paired gain and the zero-training floor.
 func (st *SyntheticStudy) Table() *report.Table {
@@ -152,7 +164,10 @@ func (st *SyntheticStudy) Table() *report.Table {
 			r0.Train.NumTexts, describeSynth()),
 		Kind: report.Synthetic, Seeds: seedsInt64(st.Scale.Seeds), Config: r0.Base, Behavior: Behavior,
 		Notes: []string{"Same two-stage protocol as the Charades tables; " + Describe(r0.Base, r0.Train, r0.Test) + ".",
-			TrainingNote, SelectionNote, floorNote(r0.Floor)},
+			TrainingNote, SelectionNote(r0.Base), st.Scale.TuningNote(), floorNote(r0.Floor)},
+	}
+	for i, r := range st.Runs {
+		prov.Notes = append(prov.Notes, fmt.Sprintf("Rate %.2f: %s", st.Rates[i], r.CurveNote(st.curveName(i))))
 	}
 	t := report.NewTable("Synthetic false negatives: baseline vs GARE", prov,
 		"false-negative rate", "false-negative train pairs", "baseline R@1", "GARE R@1", "GARE − baseline R@1 (paired)", "baseline MnR", "GARE MnR",

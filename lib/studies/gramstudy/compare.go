@@ -122,7 +122,8 @@ func provenance(o Options, data []*gram.Dataset, behavior string, notes ...strin
 		p.Data += d.Name
 		kinds[d.Kind] = true
 		p.Notes = append(p.Notes, d.Notes...)
-		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d training epochs, %d train / %d test samples", ShortName(d), o.Epochs(d), d.Train.N, d.Test.N))
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d training epochs, %d train / %d test samples", ShortName(d), o.Epochs(d), d.Train.N, d.Test.N),
+			o.ValidationNote(d, gram.DefaultConfig()))
 	}
 	switch {
 	case len(kinds) > 1:

@@ -126,53 +126,96 @@ func ShortName(d *gram.Dataset) string {
 	return d.Name
 }
 
+// modalityRows are the rows of the Table 4 analogue on a tri-modal set: the modalities each model
+// trains on (indices into the set's modalities) and the paper's number.
+var modalityRows = []struct {
+	label      string
+	modalities []int
+	paper      string
+}{
+	{"text–image (k = 2)", []int{0, 1}, "52.8"},
+	{"text–audio (k = 2)", []int{0, 2}, "—"},
+	{"text–image–audio (k = 3)", []int{0, 1, 2}, "54.1"},
+}
+
+// modalitySubset is the name of d restricted to a row's modalities.
+func modalitySubset(d *gram.Dataset, label string) string { return d.Name + " [" + label + "]" }
+
+// modalityRuns are the GRAM runs of each row of Modalities on d, by row label (k = 3 is GRAM on
+// all of d when Table 1 trained it).
+func modalityRuns(runs Runs, d *gram.Dataset) map[string][]*Run {
+	out := map[string][]*Run{}
+	for _, r := range modalityRows {
+		if rs := runs.Get(d, GRAM.Label); len(r.modalities) == 3 && rs != nil {
+			out[r.label] = rs
+			continue
+		}
+		out[r.label] = runs[modalitySubset(d, r.label)][GRAM.Label]
+	}
+	return out
+}
+
 // Modalities is GRAM's Table 4 analogue: GRAM trained and evaluated with text + image (k = 2), text +
 // audio (k = 2) and all three (k = 3) on d, with the verdict on "adding a modality improves
 // retrieval" (T→data R@1 of k = 3 against each k = 2 model).
 func (o Options) Modalities(runs Runs, d *gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
-	type row struct {
-		label      string
-		modalities []int
-		paper      string
-	}
-	rows := []row{
-		{"text–image (k = 2)", []int{0, 1}, "52.8"},
-		{"text–audio (k = 2)", []int{0, 2}, "—"},
-		{"text–image–audio (k = 3)", []int{0, 1, 2}, "54.1"},
-	}
-	results := make([][]*Run, len(rows))
-	for i, r := range rows {
+	rows := modalityRows
+	for _, r := range rows {
+		if len(r.modalities) == 3 && runs.Get(d, GRAM.Label) != nil {
+			continue
+		}
 		sub, err := d.SelectModalities(r.modalities)
 		if err != nil {
 			return nil, nil, err
 		}
-		sub.Name = d.Name + " [" + r.label + "]"
-		if len(r.modalities) == 3 && runs.Get(d, GRAM.Label) != nil {
-			results[i] = runs.Get(d, GRAM.Label)
-			continue
-		}
+		sub.Name = modalitySubset(d, r.label)
 		if err := o.trainVariants(runs, sub, 0, GRAM); err != nil {
 			return nil, nil, err
 		}
-		results[i] = runs.Get(sub, GRAM.Label)
 	}
+	results := modalityRuns(runs, d)
 	t := report.NewTable("GRAM Table 4 analogue: adding modalities one by one (GRAM, R@1 %)",
 		provenance(o, []*gram.Dataset{d}, gram.DefaultConfig().Behavior(),
 			"k = 2: the volume is the area |sin θ| of text and one modality (GRAM App. A); the query retrieves that modality only"),
 		"modalities", "text → data R@1", "data → text R@1")
 	t.AddPaperColumn("T2V R@1 (paper)", "GRAM Table 4 (MSR-VTT zero-shot: text+video 52.8, +audio 54.1)")
-	for i, r := range rows {
-		t.AddRow(r.label, Cell(results[i], T2VR1), Cell(results[i], V2TR1), r.paper)
+	for _, r := range rows {
+		t.AddRow(r.label, Cell(results[r.label], T2VR1), Cell(results[r.label], V2TR1), r.paper)
 	}
 	const paper = "MSR-VTT zero-shot T2V R@1: text+video 52.8 → +audio 54.1 (GRAM Table 4)"
 	tData := Metric{Name: "T→data R@1", K: 1}
 	claims := []reproduce.Comparison{
 		Compare(PaperGRAM, "adding audio to text–image improves GRAM ("+ShortName(d)+", T→data R@1)", paper, d, tData,
-			"text–image", results[0], "k = 3", results[2]),
+			"text–image", results[rows[0].label], "k = 3", results[rows[2].label]),
 		Compare(PaperGRAM, "adding the image to text–audio improves GRAM ("+ShortName(d)+", T→data R@1)", paper, d, tData,
-			"text–audio", results[1], "k = 3", results[2]),
+			"text–audio", results[rows[1].label], "k = 3", results[rows[2].label]),
 	}
 	return t, claims, nil
+}
+
+// lossAblationVariants are the rows of LossAblation: the pairwise-cosine losses, each volume
+// direction alone, both, and both + DAM (GRAM's full loss, the GRAM variant's configuration).
+func lossAblationVariants() []Variant {
+	noDAM := func(c gram.Config) gram.Config { c.DAM = false; return c }
+	dir := func(dr gram.Directions) gram.Config { c := noDAM(gram.DefaultConfig()); c.Directions = dr; return c }
+	return []Variant{
+		{Label: "TV + TA (pairwise cosine)", Config: noDAM(gram.PairwiseConfig())},
+		{Label: "anchor→data only (code's d2a)", Config: dir(gram.AnchorToData)},
+		{Label: "data→anchor only (code's a2d)", Config: dir(gram.DataToAnchor)},
+		{Label: "both directions", Config: dir(gram.BothDirections)},
+		{Label: "both directions + DAM", Config: gram.DefaultConfig()},
+	}
+}
+
+// Groups are the runs of variants on d, by label (for TrainingCurves and ConvergenceNotes).
+func (r Runs) Groups(d *gram.Dataset, variants ...Variant) map[string][]*Run {
+	out := map[string][]*Run{}
+	for _, v := range variants {
+		if rs := r.Get(d, v.Label); rs != nil {
+			out[v.Label] = rs
+		}
+	}
+	return out
 }
 
 // LossAblation is GRAM's Table 6 analogue on d: the pairwise-cosine losses (TV + TA), each volume
@@ -180,15 +223,7 @@ func (o Options) Modalities(runs Runs, d *gram.Dataset) (*report.Table, []reprod
 // paper's table can be matched to their checkmarks in the text we have, so only those carry paper
 // numbers.
 func (o Options) LossAblation(runs Runs, d *gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
-	noDAM := func(c gram.Config) gram.Config { c.DAM = false; return c }
-	dir := func(dr gram.Directions) gram.Config { c := noDAM(gram.DefaultConfig()); c.Directions = dr; return c }
-	variants := []Variant{
-		{Label: "TV + TA (pairwise cosine)", Config: noDAM(gram.PairwiseConfig())},
-		{Label: "anchor→data only (code's d2a)", Config: dir(gram.AnchorToData)},
-		{Label: "data→anchor only (code's a2d)", Config: dir(gram.DataToAnchor)},
-		{Label: "both directions", Config: dir(gram.BothDirections)},
-		{Label: "both directions + DAM", Config: gram.DefaultConfig()},
-	}
+	variants := lossAblationVariants()
 	if r := runs.Get(d, GRAM.Label); r != nil { // the full loss is GRAM's default
 		runs.add(d, variants[4].Label, r)
 	}

@@ -57,8 +57,8 @@ type KModalities struct {
 // scratch on the first k modalities of d, and evaluated with GRAM's protocol: the text (modality 0) queries the
 // test tuples of the other k − 1 modalities jointly, ranked by −V of the k vectors (k = 2: the area
 // |sin θ|). The claims "adding the (k+1)-th modality improves GRAM" compare k + 1 with k on T→data
-// R@1, paired over seeds, for the claim rule. evalEvery > 0 keeps per-epoch evaluations (for
-// LearningCurves).
+// R@1, paired over seeds, for the claim rule. evalEvery > 0 also evaluates the test split every
+// evalEvery epochs (a test curve; the validation curves are always kept: CurveRow).
 func (o Options) ModalityCount(runs Runs, d *gram.Dataset, v Variant, evalEvery int) (*KModalities, []reproduce.Comparison, error) {
 	km := &KModalities{Data: d, Variant: v}
 	for k := 2; k <= len(d.Modalities); k++ {
@@ -164,19 +164,13 @@ func (km *KModalities) Plot() (*plot.Plot, error) {
 	return p, nil
 }
 
-// LearningCurves plots the test T→data R@1 by epoch of each k (mean over seeds); the runs must have
-// been trained with evalEvery > 0.
-func (km *KModalities) LearningCurves() (*plot.Plot, error) {
+// CurveRow is the study's runs by k, for TrainingCurves and ConvergenceNotes.
+func (km *KModalities) CurveRow() CurveRow {
 	groups := map[string][]*Run{}
 	for i, k := range km.K {
 		groups[fmt.Sprintf("k = %d", k)] = km.Runs[i]
 	}
-	p, err := LearningCurves(fmt.Sprintf("%s: test T→data R@1 by epoch, k = %d … %d (mean over seeds)", ShortName(km.Data), km.K[0], km.K[len(km.K)-1]), groups)
-	if err != nil {
-		return nil, err
-	}
-	p.Y.Label.Text = "test T→data R@1 (%)"
-	return p, nil
+	return CurveRow{Data: km.Data, Groups: groups}
 }
 
 // kTicks labels the integer values of k.

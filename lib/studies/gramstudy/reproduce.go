@@ -19,12 +19,17 @@ func init() {
 	reproduce.Register(reproduce.Experiment{Paper: "gram", Table1: gramTable1, Figures: gramFigures})
 }
 
-// studyOptions maps the reproduction options to the studies'. GEOALIGN_RUN_CACHE, when set, is the
-// root of a run cache shared with the notebooks (kernel/nb.RunCache, build/runs by default):
-// finished runs with the same data, configuration, seed and model code (lib/runcache) are reloaded
-// instead of retrained.
+// studyOptions maps the reproduction options to the studies'. The run cache (lib/runcache:
+// finished runs with the same data, configuration, seed and model code are reloaded instead of
+// retrained, an interrupted one resumes from its last epoch) is GEOALIGN_RUN_CACHE when set, else
+// build/runs for the full configuration — the root the notebooks use (kernel/nb.RunCache) — and
+// none for CI.
 func studyOptions(opts reproduce.Options) Options {
-	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: os.Getenv("GEOALIGN_RUN_CACHE")}
+	cache := os.Getenv("GEOALIGN_RUN_CACHE")
+	if cache == "" && opts.Full {
+		cache = filepath.Join("build", "runs")
+	}
+	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: cache}
 }
 
 // gramTable1: text → image+audio retrieval, GRAM vs pairwise cosine (and GRAM's cosine → volume
@@ -59,6 +64,22 @@ func (s figureSaver) claims(e *reproduce.Evidence) error {
 	return reproduce.SaveClaims(s.dir, cs)
 }
 
+// tableWithCurves saves a table of trained models with its learning-curve figure
+// <name>-learning-curves beside it (TrainingCurves of rows, titled title) and, in its notes, how
+// each group of runs ended on the validation split (ConvergenceNotes).
+func (s figureSaver) tableWithCurves(name, title string, t *report.Table, rows ...CurveRow) error {
+	g, err := TrainingCurves(title, rows)
+	if err != nil {
+		return err
+	}
+	if _, err := g.Save(filepath.Join(s.dir, name+"-learning-curves")); err != nil {
+		return err
+	}
+	t.Provenance.Notes = append(t.Provenance.Notes, curvesNote(name+"-learning-curves"))
+	t.Provenance.Notes = append(t.Provenance.Notes, ConvergenceNotes(rows)...)
+	return s.table(name, t)
+}
+
 func (s figureSaver) plot(name string, p *plot.Plot) error {
 	_, err := report.SavePlot(p, filepath.Join(s.dir, name))
 	return err
@@ -68,7 +89,7 @@ func (s figureSaver) plot(name string, p *plot.Plot) error {
 // with learning curves and the alignment-score/R@1 correlation (Fig. 3) on Tux Paint, the modality
 // and loss ablations (Tables 4 and 6) and the modality gap (Table 7) on Tux Paint, Table 4 with
 // k = 2 … 5 modalities (text, image, speech fr, es, ru) on the multilingual Tux Paint stamps, and
-// claims.json.
+// claims.json. Every table of trained models has its <table>-learning-curves figure beside it.
 func gramFigures(opts reproduce.Options) error {
 	if err := opts.NeedsRealData("gram"); err != nil {
 		return err
@@ -110,7 +131,11 @@ func gramFigures(opts reproduce.Options) error {
 		return err
 	}
 	evidence.Compare(cs...)
-	if err := save.table("table1", t1); err != nil {
+	var rows []CurveRow
+	for _, d := range sets {
+		rows = append(rows, CurveRow{d, runs.Groups(d, Pairwise, GRAM, GRAMFromCosine)})
+	}
+	if err := save.tableWithCurves("table1", "Table 1", t1, rows...); err != nil {
 		return err
 	}
 	groups := map[string][]*Run{
@@ -133,6 +158,7 @@ func gramFigures(opts reproduce.Options) error {
 	if err := save.plot("fig3-score-vs-recall", fig3); err != nil {
 		return err
 	}
+	t3.Provenance.Notes = append(t3.Provenance.Notes, "the models are Table 1's on "+ShortName(tux)+"; "+curvesNote("table1-learning-curves"))
 	if err := save.table("fig3-score-vs-recall", t3); err != nil {
 		return err
 	}
@@ -141,19 +167,19 @@ func gramFigures(opts reproduce.Options) error {
 		return err
 	}
 	evidence.Compare(cs...)
-	if err := save.table("table4-modalities", t4); err != nil {
+	if err := save.tableWithCurves("table4-modalities", "Table 4", t4, CurveRow{tux, modalityRuns(runs, tux)}); err != nil {
 		return err
 	}
 	langs, err := o.TuxPaintLangs()
 	if err != nil {
 		return err
 	}
-	km, cs, err := o.ModalityCount(runs, langs, GRAM, 1)
+	km, cs, err := o.ModalityCount(runs, langs, GRAM, 0)
 	if err != nil {
 		return err
 	}
 	evidence.Compare(cs...)
-	if err := save.table("table4-k-modalities", km.Table(o)); err != nil {
+	if err := save.tableWithCurves("table4-k-modalities", "Table 4, k modalities", km.Table(o), km.CurveRow()); err != nil {
 		return err
 	}
 	pk, err := km.Plot()
@@ -163,22 +189,17 @@ func gramFigures(opts reproduce.Options) error {
 	if err := save.plot("table4-k-modalities", pk); err != nil {
 		return err
 	}
-	if pk, err = km.LearningCurves(); err != nil {
-		return err
-	}
-	if err := save.plot("table4-k-modalities-learning-curves", pk); err != nil {
-		return err
-	}
 	t6, cs, err := o.LossAblation(runs, tux)
 	if err != nil {
 		return err
 	}
 	evidence.Compare(cs...)
-	if err := save.table("table6-loss-ablation", t6); err != nil {
+	if err := save.tableWithCurves("table6-loss-ablation", "Table 6", t6, CurveRow{tux, runs.Groups(tux, lossAblationVariants()...)}); err != nil {
 		return err
 	}
 	t7, cs := ModalityGap(o, runs.Get(tux, Pairwise.Label), runs.Get(tux, GRAM.Label))
 	evidence.Compare(cs...)
+	t7.Provenance.Notes = append(t7.Provenance.Notes, "the models are Table 1's on "+ShortName(tux)+"; "+curvesNote("table1-learning-curves"))
 	if err := save.table("table7-modality-gap", t7); err != nil {
 		return err
 	}

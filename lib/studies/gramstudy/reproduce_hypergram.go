@@ -31,9 +31,11 @@ func hypergramTable1(opts reproduce.Options) ([]*report.Table, error) {
 }
 
 // hypergramFigures regenerates figures/hypergram/: the main comparison, the volume statistics, the α
-// trajectories (from α₀ = 0.5 on every set, and from 0.2 and 0.8 on Tux Paint), the semantic-role
+// trajectories (from α₀ = 0.5 on every set, and from 0.2, 0.5 and 0.8 on Tux Paint at the shared
+// learning rate and at α's AlphaMobileLR, with the identifiability note), the semantic-role
 // test on the synthetic hierarchy with varying text richness, the volume–text-length correlation on
-// Tux Paint, the Lorentz vs Poincaré low-precision check, and claims.json.
+// Tux Paint, the Lorentz vs Poincaré low-precision check, and claims.json. Every table of trained
+// models has its <table>-learning-curves figure beside it (or names the figure of its models).
 func hypergramFigures(opts reproduce.Options) error {
 	if err := opts.NeedsRealData("hypergram"); err != nil {
 		return err
@@ -61,7 +63,11 @@ func hypergramFigures(opts reproduce.Options) error {
 		return err
 	}
 	evidence.Compare(cs...)
-	if err := save.table("geometries", tg); err != nil {
+	var rows []CurveRow
+	for _, d := range sets {
+		rows = append(rows, CurveRow{d, runs.Groups(d, GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM)})
+	}
+	if err := save.tableWithCurves("geometries", "geometries", tg, rows...); err != nil {
 		return err
 	}
 	tv, cs, random, err := o.VolumeCollapse(runs, sets)
@@ -70,6 +76,7 @@ func hypergramFigures(opts reproduce.Options) error {
 	}
 	evidence.Compare(cs...)
 	evidence.Add(random)
+	tv.Provenance.Notes = append(tv.Provenance.Notes, "the models are the geometries table's; "+curvesNote("geometries-learning-curves"))
 	if err := save.table("volume-statistics", tv); err != nil {
 		return err
 	}
@@ -111,7 +118,17 @@ func hypergramFigures(opts reproduce.Options) error {
 	if err := save.plot("alpha-trajectory", pa); err != nil {
 		return err
 	}
-	if err := save.table("alpha-final", ta); err != nil {
+	var alphaRows []CurveRow // one row per data set, its groups by label
+	for _, d := range sets {
+		g := map[string][]*Run{}
+		for label, rs := range groups {
+			if rs[0].Data.Name == d.Name {
+				g[label] = rs
+			}
+		}
+		alphaRows = append(alphaRows, CurveRow{d, g})
+	}
+	if err := save.tableWithCurves("alpha-final", "α runs", ta, alphaRows...); err != nil {
 		return err
 	}
 
@@ -128,7 +145,7 @@ func hypergramFigures(opts reproduce.Options) error {
 		return err
 	}
 	evidence.Add(vsr)
-	if err := save.table("semantic-role", ts); err != nil {
+	if err := save.tableWithCurves("semantic-role", "semantic role", ts, CurveRow{rich, map[string][]*Run{HyperGRAM.Label: rs}}); err != nil {
 		return err
 	}
 	tl, vl, err := o.TextLengthCorrelation(runs.Get(tux, HyperGRAM.Label))
@@ -136,14 +153,15 @@ func hypergramFigures(opts reproduce.Options) error {
 		return err
 	}
 	evidence.Add(vl)
+	tl.Provenance.Notes = append(tl.Provenance.Notes, "the models are the geometries table's HyperGRAM on "+ShortName(tux)+"; "+curvesNote("geometries-learning-curves"))
 	if err := save.table("text-length", tl); err != nil {
 		return err
 	}
-	traw, err := o.RawLift(tux, runs.Get(tux, HyperGRAM.Label))
+	traw, rawGroups, err := o.rawLift(tux, runs.Get(tux, HyperGRAM.Label))
 	if err != nil {
 		return err
 	}
-	if err := save.table("raw-lift", traw); err != nil {
+	if err := save.tableWithCurves("raw-lift", "lift", traw, CurveRow{tux, rawGroups}); err != nil {
 		return err
 	}
 	tp, _, vp, err := LowPrecision(o)

@@ -246,7 +246,7 @@ func TestModalityCountClaimsCarryRuleOutcomes(t *testing.T) {
 	if _, err := km.Plot(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := km.LearningCurves(); err != nil {
+	if _, err := TrainingCurves("k", []CurveRow{km.CurveRow()}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,11 +1,9 @@
 package hlformerstudy
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -574,18 +572,4 @@ func (s Scale) Describe() string {
 		}
 	}
 	return d
-}
-
-// LoadTable reads a table saved by report.Table.Save (<base>.json), e.g. a committed full-run result
-// shown by the notebook's small configuration.
-func LoadTable(path string) (*report.Table, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var t report.Table
-	if err := json.Unmarshal(b, &t); err != nil {
-		return nil, fmt.Errorf("hlformer: %s: %w", path, err)
-	}
-	return &t, nil
 }

@@ -21,13 +21,22 @@ func init() {
 	reproduce.Register(reproduce.Experiment{Paper: "hlformer", Table1: hlformerTable1, Figures: hlformerFigures})
 }
 
-// hlformerScales: the CI-sized default runs Table 1 in about two minutes; Full is the full Charades-STA
-// training run for Table 1 and the ablation scale for Table 2 and the sweeps.
-func hlformerScales(opts reproduce.Options) (main, ablation Scale) {
-	if opts.Full {
+// Scales are the study's two scales: the main one (Table 1, Fig. 4) and the ablation one (Table 2,
+// Fig. 3, 5, 6). The CI-sized default runs Table 1 in about two minutes at CIScale for both; full is
+// the full Charades-STA training run (FullScale) and the ablation scale for Table 2 and the sweeps.
+func Scales(full bool) (main, ablation Scale) {
+	if full {
 		return FullScale, AblationScale
 	}
 	return CIScale, CIScale
+}
+
+// Suffix ends the name of every saved output of a configuration: hlformer/table1-full, or -ci.
+func Suffix(full bool) string {
+	if full {
+		return "-full"
+	}
+	return "-ci"
 }
 
 // LoadSetup loads Charades-STA (the synthetic PRVR benchmark with opts.Synthetic) at the scale's
@@ -43,28 +52,50 @@ func LoadSetup(opts reproduce.Options, sc Scale) (*Setup, error) {
 		if cache == "" {
 			cache = filepath.Join("datasets", "cache")
 		}
-		shared := os.Getenv("GEOALIGN_SHARED")
-		if shared == "" {
-			shared = filepath.Join("..", "shared", "data")
-		}
-		if setup, err = LoadCharadesSTA(cache, shared); err != nil {
+		if setup, err = LoadCharadesSTA(cache, sharedDataDir()); err != nil {
 			err = data.BadInput(fmt.Errorf("%w (or run on synthetic data: --data synthetic)", err))
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if sc.TrainVideos > 0 || sc.TestVideos > 0 {
-		setup = setup.Subset(sc.TrainVideos, sc.TestVideos, 0)
-	}
-	if err := setup.ComputeFloors(); err != nil {
-		return nil, data.BadInput(fmt.Errorf("hlformer: zero-training floors: %w", err))
+	if setup, err = prepare(setup, sc); err != nil {
+		return nil, data.BadInput(err)
 	}
 	return setup, nil
 }
 
+// prepare cuts a setup to the scale's subset and computes its zero-training floors.
+func prepare(setup *Setup, sc Scale) (*Setup, error) {
+	if sc.TrainVideos > 0 || sc.TestVideos > 0 {
+		setup = setup.Subset(sc.TrainVideos, sc.TestVideos, 0)
+	}
+	if err := setup.ComputeFloors(); err != nil {
+		return nil, fmt.Errorf("hlformer: zero-training floors: %w", err)
+	}
+	return setup, nil
+}
+
+// Open is the study of a scale on the Charades-STA track as a notebook runs it: the track `make
+// data` built under cache, the staged annotations under shared (the zero-training floors read
+// them), the scale's subset, the default seeds, and every run checkpointed under
+// <runCache>/hlformer — the run cache `make figures` uses when GEOALIGN_RUN_CACHE names the same
+// root, so either reuses the other's finished runs.
+func Open(cache, shared, runCache string, sc Scale) (*Study, error) {
+	setup, err := LoadCharadesSTA(cache, shared)
+	if err != nil {
+		return nil, err
+	}
+	if setup, err = prepare(setup, sc); err != nil {
+		return nil, err
+	}
+	s := NewStudy(backend.MustNew(), setup, sc, nil, nil)
+	s.CacheDir = filepath.Join(runCache, "hlformer")
+	return s, nil
+}
+
 func hlformerTable1(opts reproduce.Options) ([]*report.Table, error) {
-	sc, _ := hlformerScales(opts)
+	sc, _ := Scales(opts.Full)
 	setup, err := LoadSetup(opts, sc)
 	if err != nil {
 		return nil, err
@@ -92,14 +123,11 @@ func hlformerCacheDir(opts reproduce.Options) string {
 }
 
 // hlformerFigures regenerates figures/hlformer/: Table 1, the hybrid-vs-Euclidean verdict and Fig. 4
-// (main scale), Table 2, Fig. 3, 5 and 6 (ablation scale), with suffix -ci or -full, and the claims for
-// figures/REPORT.md.
+// (main scale), Table 2, Fig. 3, 5 and 6 (ablation scale), the partial-order loss on WordNet
+// (wordnet-cone), with suffix -ci or -full, and the claims for figures/REPORT.md.
 func hlformerFigures(opts reproduce.Options) error {
-	mainScale, ablScale := hlformerScales(opts)
-	suffix := "-ci"
-	if opts.Full {
-		suffix = "-full"
-	}
+	mainScale, ablScale := Scales(opts.Full)
+	suffix := Suffix(opts.Full)
 	out := filepath.Join(opts.Out, "hlformer")
 	be := backend.MustNew()
 	setup, err := LoadSetup(opts, mainScale)
@@ -241,6 +269,12 @@ func hlformerFigures(opts reproduce.Options) error {
 	if err := save(t6, "fig6"); err != nil {
 		return err
 	}
+	// HLFormer's partial-order loss where the partial order is known: WordNet's mammal closure.
+	cone, err := wordnetConeEvidence(be, opts, out, suffix)
+	if err != nil {
+		return err
+	}
+	evidence.Compare(cone...)
 	evidence.Add(Untestable()...)
 	claims, err := evidence.Decide()
 	if err != nil {

@@ -1,0 +1,243 @@
+// Command garetune trains one seed of one GARE configuration on the whole Charades descriptions ↔
+// videos training split under the study's two-stage protocol (garestudy.Protocol.Fit: stage 1, the
+// baseline pretraining, then stage 2 from its encoders) and writes both stages' learning curves:
+// per epoch the mean train loss and the validation metrics, on the split carved from train by
+// data.CarveValidation. The test split is never read. It is the tool of the epochs / learning-rate
+// sweep behind garestudy.FullScale (figures/gare/tuning/); -render tabulates the runs' files.
+//
+//	go run ./lib/studies/garestudy/cmd/garetune -pre-epochs 20 -epochs 8 -lr 1e-3 -out build/gare-tune/a.json
+//	go run ./lib/studies/garestudy/cmd/garetune -render figures/gare/tuning/sweep build/gare-tune/*.json
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
+	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/models/gare"
+	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/studies/garestudy"
+	"github.com/geoalign/geoalign/lib/train"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+)
+
+// Run is the file written by -out.
+type Run struct {
+	Args                   []string
+	Variant                string
+	PretrainEpochs         int
+	PretrainLR, LR         float64
+	Epochs                 int
+	Seed                   uint64
+	TrainPairs, ValPairs   int
+	Stage1, Stage2         []train.Record
+	Stage1Sec, Stage2Sec   float64 // wall time of each stage (0 for a stage 1 loaded from the cache)
+	Commit, Machine        string
+	Backend                string
+	Config, PretrainConfig gare.Config
+}
+
+func main() {
+	var (
+		cache     = flag.String("cache", garestudy.DefaultCache(), "data cache built by make data")
+		work      = flag.String("work", garestudy.DefaultWorkDir("tune"), "run cache (stage-1 models are shared between runs)")
+		out       = flag.String("out", "", "JSON file of the learning curves (required unless -render)")
+		variant   = flag.String("variant", "gare", "gare (the code's configuration) or baseline")
+		preEpochs = flag.Int("pre-epochs", garestudy.FullScale().PretrainEpochs, "stage-1 epochs")
+		preLR     = flag.Float64("pre-lr", garestudy.FullScale().PretrainLR, "stage-1 learning rate")
+		epochs    = flag.Int("epochs", garestudy.FullScale().Epochs, "stage-2 epochs")
+		lr        = flag.Float64("lr", garestudy.FullScale().LR, "stage-2 learning rate (ψ and the temporal transformer)")
+		seed      = flag.Uint64("seed", 1, "seed (both stages, as in the study)")
+		renderTo  = flag.String("render", "", "tabulate the run files given as arguments into <base>.{md,csv,json} instead of training")
+	)
+	flag.Parse()
+	if *renderTo != "" {
+		if err := render(*renderTo, flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, "garetune:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *out == "" || (*variant != "gare" && *variant != "baseline") {
+		fmt.Fprintln(os.Stderr, "garetune: -out is required and -variant is gare or baseline")
+		os.Exit(2)
+	}
+	if err := run(*cache, *work, *out, *variant, *preEpochs, *epochs, *preLR, *lr, *seed); err != nil {
+		fmt.Fprintln(os.Stderr, "garetune:", err)
+		os.Exit(1)
+	}
+}
+
+func run(cache, work, out, variant string, preEpochs, epochs int, preLR, lr float64, seed uint64) error {
+	d, _, err := garestudy.CharadesData(cache, work, 0, 0)
+	if err != nil {
+		return err
+	}
+	s := garestudy.FullScale()
+	s.Seeds, s.PretrainEpochs, s.PretrainLR, s.Epochs, s.LR = []uint64{seed}, preEpochs, preLR, epochs, lr
+	base := s.Config(d.TextDim, d.VideoDim)
+	p := s.Protocol(base)
+	p.CacheDir = work
+	cfg := base
+	if variant == "baseline" {
+		cfg = gare.BaselineConfig(base)
+	}
+	r := &Run{Args: os.Args[1:], Variant: variant, PretrainEpochs: preEpochs, PretrainLR: preLR, Epochs: epochs, LR: lr, Seed: seed,
+		Config: cfg, PretrainConfig: p.PretrainConfig(), Commit: reproduce.GitCommit(), Machine: machine()}
+	if info, err := backend.Describe(); err == nil {
+		r.Backend = info.String()
+	}
+	b := backend.MustNew()
+	if _, err := p.Pretrained(b, d, seed); err != nil {
+		return err
+	}
+	r.Stage1Sec = p.PretrainSeconds
+	start := time.Now()
+	f, err := p.Fit(b, cfg, d, seed)
+	if err != nil {
+		return err
+	}
+	r.Stage2Sec = time.Since(start).Seconds()
+	r.Stage1, r.Stage2 = f.PretrainCurve, f.Curve
+	keep, held, err := data.CarveValidation(d.NumTexts, base.ValFraction) // the split gare.Model.NewTrainer carves
+	if err != nil {
+		return err
+	}
+	r.TrainPairs, r.ValPairs = len(keep), len(held)
+	for _, st := range []struct {
+		name  string
+		curve []train.Record
+	}{{"stage 1", r.Stage1}, {"stage 2", r.Stage2}} {
+		for _, rec := range st.curve {
+			fmt.Fprintf(os.Stderr, "%s epoch %d: loss %.4f, val SumR %.2f%s (%.1f s)\n", st.name, rec.Epoch, rec.Loss, rec.Val[gare.ValMetric],
+				map[bool]string{true: " (best)"}[rec.Best], rec.Seconds)
+		}
+	}
+	b2, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(out, b2, 0o644)
+}
+
+// render tabulates run files: per configuration, each stage's best validation epoch and its
+// validation SumR and R@1, and the seconds per epoch (training and validation, on the machine and
+// load each file records).
+func render(base string, files []string) error {
+	if len(files) == 0 {
+		return fmt.Errorf("-render needs run files as arguments")
+	}
+	t := report.NewTable("GARE full scale: epochs / learning-rate sweep on the validation split (one seed)", report.Provenance{
+		Data: "Charades descriptions ↔ videos, official v1 train split; validation = 10 % of the training pairs carved by data.CarveValidation (the test split is never read)",
+		Kind: report.LabelDerived,
+		Notes: []string{
+			"Each row: one run of the study's two-stage protocol at seed 1 (garestudy.Protocol.Fit through this command, or an equivalent driver for the first sweep, which its run file names); the run files record the arguments, the configuration and the machine load.",
+			"best epoch: the validation epoch whose model the loop keeps (the last improvement of text→video SumR); s/epoch: mean wall time per epoch, training + validation, on a shared 2-core machine (load in the run file).",
+		},
+	}, "variant", "stage 1 epochs @ lr", "stage 1 best epoch", "stage 1 val SumR", "stage 2 epochs @ lr", "stage 2 best epoch",
+		"stage 2 val SumR", "stage 2 val R@1", "stage 2 val SumR, epoch 1 → last", "s/epoch stage 1", "s/epoch stage 2", "load at start")
+	p := plot.New()
+	p.Title.Text = "GARE sweep: validation SumR per epoch (stage 1, then stage 2; one seed)"
+	p.X.Label.Text, p.Y.Label.Text = "epoch (stage 1, then stage 2)", "validation t2v SumR (R@1 + R@5 + R@10)"
+	var runs []Run
+	for _, path := range files {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var r Run
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		b1, b2 := best(r.Stage1), best(r.Stage2)
+		if b1 == nil || b2 == nil {
+			return fmt.Errorf("%s: a stage without validation records", path)
+		}
+		first, last := r.Stage2[0], r.Stage2[len(r.Stage2)-1]
+		load := r.Machine
+		if i := strings.Index(load, "load average "); i >= 0 {
+			load = strings.Fields(load[i+len("load average "):])[0]
+		}
+		t.AddRow(r.Variant, fmt.Sprintf("%d @ %g", r.PretrainEpochs, r.PretrainLR), fmt.Sprintf("%d of %d", b1.Epoch, len(r.Stage1)),
+			fmt.Sprintf("%.1f", b1.Val[gare.ValMetric]), fmt.Sprintf("%d @ %g", r.Epochs, r.LR), fmt.Sprintf("%d of %d", b2.Epoch, len(r.Stage2)),
+			fmt.Sprintf("%.1f", b2.Val[gare.ValMetric]), fmt.Sprintf("%.1f", b2.Val["t2v_r1"]),
+			fmt.Sprintf("%.1f → %.1f", first.Val[gare.ValMetric], last.Val[gare.ValMetric]),
+			fmt.Sprintf("%.1f", perEpoch(r.Stage1)), fmt.Sprintf("%.1f", perEpoch(r.Stage2)), load)
+		runs = append(runs, r)
+	}
+	labels := make([]string, len(runs))
+	for i, r := range runs {
+		labels[i] = r.label()
+	}
+	colors := report.Colors(labels...)
+	for i, r := range runs {
+		var pts plotter.XYs
+		for _, rec := range r.Stage1 {
+			pts = append(pts, plotter.XY{X: float64(rec.Epoch), Y: rec.Val[gare.ValMetric]})
+		}
+		for _, rec := range r.Stage2 {
+			pts = append(pts, plotter.XY{X: float64(len(r.Stage1) + rec.Epoch), Y: rec.Val[gare.ValMetric]})
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		l.Color = colors[i]
+		p.Add(l)
+		p.Legend.Add(labels[i], l)
+	}
+	if err := t.Save(base); err != nil {
+		return err
+	}
+	_, err := report.SavePlot(p, base+"-curves")
+	return err
+}
+
+// label names a run's configuration in the sweep figure (the variant only when it is not GARE, whose
+// name would give every curve GARE's colour).
+func (r Run) label() string {
+	l := fmt.Sprintf("stage 1 %d epochs @ lr %g → stage 2 %d @ %g", r.PretrainEpochs, r.PretrainLR, r.Epochs, r.LR)
+	if r.Variant != "gare" {
+		l += " (" + r.Variant + ")"
+	}
+	return l
+}
+
+// best is the record of the kept model (the last marked Best), nil if none.
+func best(curve []train.Record) *train.Record {
+	var b *train.Record
+	for i := range curve {
+		if curve[i].Best {
+			b = &curve[i]
+		}
+	}
+	return b
+}
+
+func perEpoch(curve []train.Record) float64 {
+	var s float64
+	for _, r := range curve {
+		s += r.Seconds
+	}
+	return s / float64(len(curve))
+}
+
+// machine is the CPU count and the load average when the run starts (the machine is shared).
+func machine() string {
+	load, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(load))
+	return fmt.Sprintf("%d CPUs, GOMAXPROCS %d, load average %s at start", runtime.NumCPU(), runtime.GOMAXPROCS(0), strings.Join(f[:min(3, len(f))], " "))
+}

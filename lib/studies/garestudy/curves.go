@@ -1,0 +1,204 @@
+package garestudy
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/geoalign/geoalign/lib/models/gare"
+	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/train"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// Stage1Curve names the learning curve of stage 1 (the baseline pretraining every variant of a
+// seed starts from) in the learning-curve figures.
+const Stage1Curve = "stage 1 (shared encoders)"
+
+// curveValue picks what a learning-curve figure plots from one record.
+type curveValue struct {
+	label string
+	of    func(train.Record) (float64, bool)
+}
+
+var (
+	trainLoss = curveValue{"train loss (mean over the epoch's steps)", func(r train.Record) (float64, bool) { return r.Loss, true }}
+	valSumR   = curveValue{"validation t2v SumR (R@1 + R@5 + R@10)", func(r train.Record) (float64, bool) {
+		v, ok := r.Val[gare.ValMetric]
+		return v, ok
+	}}
+)
+
+// LearningCurves are the learning-curve figures of the runs (issue 19): per epoch, the mean train
+// loss (loss) and the validation SumR (val, gare.ValMetric on the split carved from train) of stage 1
+// (one curve, Stage1Curve, dashed: every variant of a seed starts from the same stage-1 model) at
+// epochs 1…P and of every variant's stage 2 at P+1…P+E; each point is the mean over the seeds with
+// an error bar of ± one standard error (std/√n). title names the table.
+func (r *Runs) LearningCurves(title string) (loss, val *plot.Plot, err error) {
+	if loss, err = r.curveFigure(title+": train loss per epoch", trainLoss); err != nil {
+		return nil, nil, err
+	}
+	if val, err = r.curveFigure(title+": validation SumR per epoch", valSumR); err != nil {
+		return nil, nil, err
+	}
+	return loss, val, nil
+}
+
+func (r *Runs) curveFigure(title string, v curveValue) (*plot.Plot, error) {
+	names := append([]string{Stage1Curve}, variantNames(r.Variants)...)
+	colors := report.Colors(names...)
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "epoch (stage 1, then stage 2)"
+	p.X.Tick.Marker = epochTicks{}
+	p.Y.Label.Text = v.label
+	pre := 0
+	for i, name := range names {
+		curves := make([][]train.Record, len(r.Seeds))
+		for s := range r.Seeds {
+			if i == 0 {
+				curves[s] = r.Results[0][s].PretrainCurve
+			} else {
+				curves[s] = r.Results[i-1][s].Curve
+			}
+		}
+		epochs, pts, errs := meanCurve(curves, v, pre)
+		if i > 0 { // stage 2's variants share their epochs: spread their error bars a little
+			dodge(pts, errs, curveDodge*(float64(i-1)-float64(len(names)-2)/2))
+		}
+		if len(pts) == 0 {
+			return nil, fmt.Errorf("garestudy: %s: %q has no learning curve (runs cached before curves were kept?)", title, name)
+		}
+		if i == 0 {
+			pre = epochs
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Width = colors[i], vg.Points(1.2)
+		if i == 0 {
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		}
+		bars, err := plotter.NewYErrorBars(errs)
+		if err != nil {
+			return nil, err
+		}
+		bars.Color, bars.CapWidth = colors[i], vg.Points(3)
+		p.Add(l, bars)
+		p.Legend.Add(name, l)
+	}
+	return p, nil
+}
+
+// meanCurve averages v over the seeds' curves, epoch by epoch (a seed stopped early contributes to
+// the epochs it has), shifted right by offset epochs; it returns the last epoch plotted, the means
+// and the means with their standard errors.
+func meanCurve(curves [][]train.Record, v curveValue, offset int) (last int, pts plotter.XYs, bars errorPoints) {
+	byEpoch := map[int][]float64{}
+	for _, c := range curves {
+		for _, rec := range c {
+			if y, ok := v.of(rec); ok {
+				byEpoch[rec.Epoch] = append(byEpoch[rec.Epoch], y)
+			}
+		}
+	}
+	epochs := make([]int, 0, len(byEpoch))
+	for e := range byEpoch {
+		epochs = append(epochs, e)
+	}
+	slices.Sort(epochs)
+	for _, e := range epochs {
+		ms := report.Summarize(byEpoch[e])
+		x := float64(offset + e)
+		pts = append(pts, plotter.XY{X: x, Y: ms.Mean})
+		bars.xy = append(bars.xy, plotter.XY{X: x, Y: ms.Mean})
+		bars.se = append(bars.se, ms.Std/math.Sqrt(float64(ms.N)))
+		last = e
+	}
+	return last, pts, bars
+}
+
+// curveDodge is the horizontal spacing, in epochs, between the points of neighbouring variants at
+// the same epoch, so that their error bars stay apart (0.4 epochs over at most ~8 variants).
+const curveDodge = 0.05
+
+func dodge(pts plotter.XYs, bars errorPoints, dx float64) {
+	for k := range pts {
+		pts[k].X += dx
+		bars.xy[k].X += dx
+	}
+}
+
+// epochTicks marks whole epochs, every 1, 2, 5, 10, … epochs so that there are at most about 10 ticks.
+type epochTicks struct{}
+
+func (epochTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := 1.0
+	for _, s := range []float64{1, 2, 5, 10, 20, 50, 100} {
+		if step = s; (hi-lo)/s <= 10 {
+			break
+		}
+	}
+	var ts []plot.Tick
+	for x := math.Ceil(lo/step) * step; x <= hi; x += step {
+		ts = append(ts, plot.Tick{Value: x, Label: strconv.Itoa(int(x))})
+	}
+	return ts
+}
+
+// errorPoints are points with symmetric y errors, as plotter.NewYErrorBars reads them.
+type errorPoints struct {
+	xy plotter.XYs
+	se []float64
+}
+
+func (e errorPoints) Len() int                        { return len(e.xy) }
+func (e errorPoints) XY(i int) (float64, float64)     { return e.xy[i].X, e.xy[i].Y }
+func (e errorPoints) YError(i int) (float64, float64) { return e.se[i], e.se[i] }
+
+func variantNames(vs []Variant) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Name
+	}
+	return out
+}
+
+// CurveNote is the table note on model selection and the learning curves of the runs (figures
+// name-curves-loss and name-curves-val beside the table): the validation split, and per variant the
+// best (kept) stage-2 epoch of every seed, with the runs whose best epoch is their last named.
+func (r *Runs) CurveNote(name string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Learning curves: %s-curves-loss and %s-curves-val (train loss and validation SumR per epoch of both stages, mean ± s.e. over seeds). ", name, name)
+	var pre, atLast []string
+	for _, res := range r.Results[0] {
+		e := bestEpoch(res.PretrainCurve)
+		pre = append(pre, fmt.Sprint(e))
+		if n := len(res.PretrainCurve); n > 0 && e == res.PretrainCurve[n-1].Epoch {
+			atLast = append(atLast, fmt.Sprintf("stage 1 seed %d", res.Seed))
+		}
+	}
+	fmt.Fprintf(&b, "Best (kept) epoch per seed of stage 1: %s; of stage 2:", strings.Join(pre, ", "))
+	for v, variant := range r.Variants {
+		var eps []string
+		for _, res := range r.Results[v] {
+			e := res.BestEpoch()
+			eps = append(eps, fmt.Sprint(e))
+			if n := len(res.Curve); n > 0 && e == res.Curve[n-1].Epoch {
+				atLast = append(atLast, fmt.Sprintf("%s seed %d", variant.Name, res.Seed))
+			}
+		}
+		fmt.Fprintf(&b, " %s %s;", variant.Name, strings.Join(eps, ", "))
+	}
+	if len(atLast) == 0 {
+		b.WriteString(" no run's best epoch is its last.")
+	} else {
+		fmt.Fprintf(&b, " best epoch = last epoch (still improving or flat at the end, see the curves): %s.", strings.Join(atLast, "; "))
+	}
+	return b.String()
+}

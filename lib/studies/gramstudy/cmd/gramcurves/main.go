@@ -1,0 +1,116 @@
+// Command gramcurves trains one GRAM / HyperGRAM variant of the gramstudy studies on one of their
+// data sets for a given number of epochs and one seed, and prints its learning curve: per epoch the
+// mean training loss, the validation T→data SumR (the metric that selects the model, gram.ValMetric)
+// and R@1 on the validation split carved from train (gram.CarveValidation, ValFraction 0.1), α and the
+// seconds. The test split is never evaluated: this is the sweep that chooses Options.Epochs.
+//
+//	go run ./lib/studies/gramstudy/cmd/gramcurves -data tuxpaint -variant hypergram -epochs 30 -json out.json
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
+	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/models/gram"
+	"github.com/geoalign/geoalign/lib/studies/gramstudy"
+)
+
+func main() {
+	var (
+		dataName = flag.String("data", "tuxpaint", "digits | tuxpaint | langs (text, image, speech fr, es, ru) | synthetic | rich (synthetic, richness 2)")
+		k        = flag.Int("k", 0, "keep the first k modalities (0: all)")
+		variant  = flag.String("variant", "gram", "gram | pairwise | hypergram | hyperbolic | fixed-alpha")
+		epochs   = flag.Int("epochs", 30, "training epochs")
+		lr       = flag.Float64("lr", 0, "learning rate (0: the variant's)")
+		alphaLR  = flag.Float64("alpha-lr", 0, "α's learning-rate multiplier (gram.Config.AlphaLRMultiplier)")
+		alpha0   = flag.Float64("alpha0", 0, "α's initial value (0: the variant's)")
+		seed     = flag.Int64("seed", 1, "seed")
+		full     = flag.Bool("full", true, "the full configuration's data sets (gramstudy.Options.Full)")
+		cache    = flag.String("cache", "", "datasets/cache (\"\": searched upwards)")
+		out      = flag.String("json", "", "write the history as JSON to this file")
+	)
+	flag.Parse()
+	if err := run(*dataName, *k, *variant, *epochs, *lr, *alphaLR, *alpha0, *seed, *full, *cache, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "gramcurves:", err)
+		os.Exit(2)
+	}
+}
+
+func run(dataName string, k int, variant string, epochs int, lr, alphaLR, alpha0 float64, seed int64, full bool, cache, out string) error {
+	o := gramstudy.Options{Full: full, DataCache: cache, Backend: backend.MustNew()}
+	var d *gram.Dataset
+	var err error
+	switch dataName {
+	case "digits":
+		d, err = o.Digits()
+	case "tuxpaint":
+		d, err = o.TuxPaint()
+	case "langs":
+		d, err = o.TuxPaintLangs()
+	case "synthetic":
+		d, err = o.Synthetic(0, 0.3)
+	case "rich":
+		d, err = o.Synthetic(2, 0)
+	default:
+		return fmt.Errorf("-data %q: not one of digits, tuxpaint, langs, synthetic, rich", dataName)
+	}
+	if err != nil {
+		return err
+	}
+	if k > 0 {
+		mods := make([]int, k)
+		for i := range mods {
+			mods[i] = i
+		}
+		if d, err = d.SelectModalities(mods); err != nil {
+			return err
+		}
+	}
+	v, ok := map[string]gramstudy.Variant{"gram": gramstudy.GRAM, "pairwise": gramstudy.Pairwise, "hypergram": gramstudy.HyperGRAM,
+		"hyperbolic": gramstudy.PureHyperbolic, "fixed-alpha": gramstudy.FixedAlphaHyperGRAM}[variant]
+	if !ok {
+		return fmt.Errorf("-variant %q: not one of gram, pairwise, hypergram, hyperbolic, fixed-alpha", variant)
+	}
+	cfg := v.Config
+	cfg.Epochs, cfg.Seed, cfg.Quiet = epochs, seed, true
+	if lr > 0 {
+		cfg.LearningRate = lr
+	}
+	if alphaLR > 0 {
+		cfg.AlphaLRMultiplier = alphaLR
+	}
+	if alpha0 > 0 {
+		cfg.AlphaInit = alpha0
+	}
+	t, err := gram.NewTrainer(o.Backend, d, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s on %s (%v), seed %d: %d train / %d validation tuples, %d steps per epoch, %s\n",
+		v.Label, d.Name, strings.Join(d.Modalities, ", "), seed, t.TrainSplit.N, t.ValSplit.N, t.StepsPerEpoch(), cfg.Behavior())
+	fmt.Println("epoch   loss  val SumR  val R@1   alpha      s  best")
+	t.OnEpoch = func(_ *gram.Trainer, s gram.EpochStats) error {
+		best := ""
+		if s.Best {
+			best = "*"
+		}
+		fmt.Printf("%5d %6.3f %9.1f %8.1f %7.3f %6.1f  %s\n", s.Epoch, s.Loss, s.Validation.T2V.SumR, s.Validation.T2V.R(1), s.Alpha, s.Seconds, best)
+		return nil
+	}
+	if err := t.Train(); err != nil {
+		return err
+	}
+	if out == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(t.History, "", " ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(out, b, 0o644)
+}

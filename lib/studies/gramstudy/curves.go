@@ -1,0 +1,281 @@
+package gramstudy
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+
+	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/models/gram"
+	"github.com/geoalign/geoalign/lib/report"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// CurveRow is one row of a learning-curve figure: the groups of runs (label → the seeds of one
+// variant) trained on one data set.
+type CurveRow struct {
+	Data   *gram.Dataset
+	Groups map[string][]*Run
+}
+
+// stages is a run's per-epoch history with a warm start's epochs first (GRAMFromCosine): the
+// curve of the whole training, as its epochs were spent.
+func stages(r *Run) []gram.EpochStats {
+	return append(append([]gram.EpochStats(nil), r.WarmHistory...), r.History...)
+}
+
+// TrainingCurves is the learning-curve figure beside a table: one row per data set with two
+// panels — the validation T→data SumR (the metric that selects the model, gram.ValMetric, on the
+// validation split carved from train) and the mean training loss of each epoch — one line per
+// group, the mean over its seeds with a band of ± one standard error. A warm-started variant's
+// curve runs through both stages (its loss and its score change at the switch). Groups without a
+// training history (the ensemble) are left out. The legend (every group of every row) is drawn
+// below the panels.
+func TrainingCurves(title string, rows []CurveRow) (report.Grid, error) {
+	var labels []string
+	for _, row := range rows {
+		for label := range row.Groups {
+			if !slices.Contains(labels, label) {
+				labels = append(labels, label)
+			}
+		}
+	}
+	slices.Sort(labels)
+	colors := report.Colors(labels...)
+	var grid report.Grid
+	thumb := make([]*plotter.Line, len(labels)) // a line of each label, for the shared legend
+	for _, row := range rows {
+		val, loss := plot.New(), plot.New()
+		val.Title.Text = fmt.Sprintf("%s — %s: validation", title, ShortName(row.Data))
+		loss.Title.Text = fmt.Sprintf("%s — %s: training loss", title, ShortName(row.Data))
+		val.X.Label.Text, loss.X.Label.Text = "epoch", "epoch"
+		val.Y.Label.Text = "validation T→data SumR (%)"
+		loss.Y.Label.Text = "mean training loss of the epoch"
+		val.X.Tick.Marker, loss.X.Tick.Marker = epochTicks, epochTicks
+		for i, label := range labels {
+			rs := row.Groups[label]
+			if len(rs) == 0 || len(stages(rs[0])) == 0 {
+				continue
+			}
+			for _, panel := range []struct {
+				p  *plot.Plot
+				of func(gram.EpochStats) (float64, bool)
+			}{
+				{val, func(h gram.EpochStats) (float64, bool) {
+					if h.Validation == nil {
+						return 0, false
+					}
+					return h.Validation.T2V.SumR, true
+				}},
+				{loss, func(h gram.EpochStats) (float64, bool) { return h.Loss, true }},
+			} {
+				line, band, err := meanBand(rs, panel.of, colors[i], i)
+				if err != nil {
+					return nil, fmt.Errorf("study.TrainingCurves: %q on %s: %w", label, ShortName(row.Data), err)
+				}
+				if line == nil {
+					continue
+				}
+				panel.p.Add(band, line)
+				if thumb[i] == nil {
+					thumb[i] = line
+				}
+			}
+		}
+		grid = append(grid, []*plot.Plot{val, loss})
+	}
+	if len(grid) == 0 {
+		return nil, fmt.Errorf("study.TrainingCurves: no rows")
+	}
+	for i, label := range labels {
+		if thumb[i] != nil {
+			grid[0][0].Legend.Add(label, thumb[i])
+		}
+	}
+	return grid, nil
+}
+
+// epochTicks label whole epochs: every 1, 2, 5, 10, 20 or 50 epochs, the finest step that gives
+// at most maxEpochTicks ticks over the axis.
+var epochTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	step := 50.0
+	for _, s := range []float64{1, 2, 5, 10, 20} {
+		if (hi-lo)/s <= maxEpochTicks {
+			step = s
+			break
+		}
+	}
+	var out []plot.Tick
+	for x := math.Ceil(lo/step) * step; x <= hi; x += step {
+		out = append(out, plot.Tick{Value: x, Label: fmt.Sprint(x)})
+	}
+	return out
+})
+
+// maxEpochTicks keeps an epoch axis's labels apart at the figure's width.
+const maxEpochTicks = 8
+
+// meanBand is the mean over runs of of(epoch) per epoch, as a line (colour c, dashes of index i),
+// and its ± one standard error as a translucent band; nil when no run has a value.
+func meanBand(runs []*Run, of func(gram.EpochStats) (float64, bool), c color.Color, i int) (*plotter.Line, *plotter.Polygon, error) {
+	var byEpoch [][]float64
+	for _, r := range runs {
+		for e, h := range stages(r) {
+			v, ok := of(h)
+			if !ok {
+				continue
+			}
+			for len(byEpoch) <= e {
+				byEpoch = append(byEpoch, nil)
+			}
+			byEpoch[e] = append(byEpoch[e], v)
+		}
+	}
+	var mean, lo, hi plotter.XYs
+	for e, vs := range byEpoch {
+		if len(vs) == 0 {
+			continue
+		}
+		s := report.Summarize(vs)
+		se := 0.0
+		if s.N > 1 {
+			se = s.Std / math.Sqrt(float64(s.N))
+		}
+		x := float64(e + 1)
+		mean = append(mean, plotter.XY{X: x, Y: s.Mean})
+		lo, hi = append(lo, plotter.XY{X: x, Y: s.Mean - se}), append(hi, plotter.XY{X: x, Y: s.Mean + se})
+	}
+	if len(mean) == 0 {
+		return nil, nil, nil
+	}
+	l, err := plotter.NewLine(mean)
+	if err != nil {
+		return nil, nil, err
+	}
+	l.Color, l.Width, l.Dashes = c, vg.Points(1.5), plotutil.Dashes(i)
+	slices.Reverse(hi)
+	band, err := plotter.NewPolygon(append(lo, hi...))
+	if err != nil {
+		return nil, nil, err
+	}
+	r, g, b, _ := c.RGBA()
+	band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: bandAlpha}
+	band.LineStyle.Width = 0
+	return l, band, nil
+}
+
+// bandAlpha is the opacity of a ± s.e. band: light enough that overlapping bands and the lines
+// through them stay readable.
+const bandAlpha = 60
+
+// flatQueries is how many validation queries (in each of R@1, R@5 and R@10) the last quarter of a
+// run may gain and still count as flat: one query answered differently moves each R@K by 100/n_val
+// points, the resolution of the validation split, so a smaller gain is no trend.
+const flatQueries = 1
+
+// StillRising reports whether a run's validation curve (h, one stage) ends rising: its best epoch
+// is the last one and the last epoch's SumR exceeds the best of the first three quarters of the
+// epochs by more than flatQueries validation queries in each of R@1, R@5 and R@10 (3 · 100/nVal
+// points), nVal being the validation split's size. A run that stopped while improving is
+// undertrained; one whose best epoch is the last on a flat curve is not.
+func StillRising(h []gram.EpochStats, nVal int) bool {
+	if len(h) == 0 || nVal <= 0 || !h[len(h)-1].Best || h[len(h)-1].Validation == nil {
+		return false
+	}
+	early := max(1, len(h)*3/4)
+	if early >= len(h) {
+		return false
+	}
+	best := math.Inf(-1)
+	for _, s := range h[:early] {
+		if s.Validation != nil {
+			best = max(best, s.Validation.T2V.SumR)
+		}
+	}
+	return h[len(h)-1].Validation.T2V.SumR-best > 3*flatQueries*100/float64(nVal)
+}
+
+// bestEpoch is the 1-based epoch of a history's last Best record (0 if none).
+func bestEpoch(h []gram.EpochStats) int {
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Best {
+			return h[i].Epoch
+		}
+	}
+	return 0
+}
+
+// ConvergenceNotes are a table's notes on how its runs ended on the validation split, one per
+// group of each row (sorted by label): the selected (best-validation) epoch of the final stage over
+// the runs, out of how many, and how many runs were still rising at their last epoch (StillRising)
+// — the evidence that the epochs suffice. Groups without a history (the ensemble) are skipped.
+func ConvergenceNotes(rows []CurveRow) []string {
+	var notes []string
+	for _, row := range rows {
+		for _, label := range sortedKeys(row.Groups) {
+			var best []float64
+			epochs, rising, n := 0, 0, 0
+			for _, r := range row.Groups[label] {
+				if r.Trainer == nil || r.Trainer.ValSplit == nil || len(r.History) == 0 {
+					continue
+				}
+				n++
+				best = append(best, float64(bestEpoch(r.History)))
+				epochs = max(epochs, len(r.History))
+				if StillRising(r.History, r.Trainer.ValSplit.N) {
+					rising++
+				}
+			}
+			if n == 0 {
+				continue
+			}
+			end := "flat or falling at the last epoch in every run"
+			if rising > 0 {
+				end = fmt.Sprintf("STILL RISING at the last epoch in %d of %d runs (more epochs would help)", rising, n)
+			}
+			stage := ""
+			if row.Groups[label][0].WarmHistory != nil {
+				stage = " (volume stage)"
+			}
+			notes = append(notes, fmt.Sprintf("validation curve of %s%s on %s: best epoch %s of %d (%d runs); %s",
+				label, stage, ShortName(row.Data), epochRange(best), epochs, n, end))
+		}
+	}
+	return notes
+}
+
+// epochRange is "m" or "median m, a–b" of the best epochs.
+func epochRange(best []float64) string {
+	s := slices.Clone(best)
+	slices.Sort(s)
+	med := s[len(s)/2]
+	if s[0] == s[len(s)-1] {
+		return fmt.Sprintf("%.0f", med)
+	}
+	return fmt.Sprintf("median %.0f, range %.0f–%.0f", med, s[0], s[len(s)-1])
+}
+
+// ValidationNote is a table's note on model selection and the training budget of d, from the
+// configuration: the validation split's size and how it is carved, the epochs (Options.Epochs) and
+// the learning rate, all chosen on that split.
+func (o Options) ValidationNote(d *gram.Dataset, cfg gram.Config) string {
+	nVal, how := 0, "the data set's own validation split"
+	if d.Val != nil {
+		nVal = d.Val.N
+	} else if _, held, err := data.CarveValidation(d.Train.N, cfg.ValFraction); err == nil {
+		nVal = len(held)
+		how = fmt.Sprintf("%g of the train split carved out by data.CarveValidation (gram.CarveValidation, ValFraction %g)", cfg.ValFraction, cfg.ValFraction)
+	}
+	return fmt.Sprintf("%s: the model of the epoch with the best validation T→data SumR is kept; validation: %d tuples, %s; the test split selects nothing. "+
+		"Budget chosen on that validation split: %d epochs at lr %g (AdamW, warmup_linear %g, batch %d; Options.Epochs, sweep lib/studies/gramstudy/cmd/gramcurves)",
+		ShortName(d), nVal, how, o.Epochs(d), cfg.LearningRate, cfg.Warmup, cfg.BatchSize)
+}
+
+// curvesNote names the learning-curve figure beside a table.
+func curvesNote(name string) string {
+	return "learning curves (validation T→data SumR and training loss per epoch, mean ± s.e. over seeds): " + name + ".png"
+}

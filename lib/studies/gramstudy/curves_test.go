@@ -1,0 +1,143 @@
+package gramstudy
+
+import (
+	"image/color"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/geoalign/geoalign/lib/models/gram"
+	"github.com/geoalign/geoalign/lib/retrieval"
+	"gonum.org/v1/plot/plotter"
+)
+
+// history builds a one-stage history with the given validation SumRs and training losses, Best
+// marking every new maximum (strictly higher), as lib/train's loop does, and α per epoch if given.
+func history(sumR, loss []float64, alpha ...float64) []gram.EpochStats {
+	h := make([]gram.EpochStats, len(sumR))
+	best := math.Inf(-1)
+	for i, v := range sumR {
+		h[i] = gram.EpochStats{Epoch: i + 1, Loss: loss[i], Validation: &gram.Evaluation{T2V: retrieval.Metrics{SumR: v}}, Best: v > best}
+		best = max(best, v)
+		if i < len(alpha) {
+			h[i].Alpha = alpha[i]
+		}
+	}
+	return h
+}
+
+// A run is still rising only when its best epoch is the last and the last quarter gained more than
+// one validation query in each of R@1, R@5, R@10 (3·100/nVal points) over the first three quarters.
+func TestStillRising(t *testing.T) {
+	loss := []float64{4, 3, 2, 1}
+	for _, c := range []struct {
+		sumR []float64
+		nVal int
+		want bool
+	}{
+		{[]float64{100, 150, 160, 170}, 100, true},  // +10 > 3
+		{[]float64{100, 150, 160, 162}, 100, false}, // best last, +2 ≤ 3: flat
+		{[]float64{100, 170, 160, 165}, 100, false}, // best epoch 2
+		{[]float64{100, 150, 160, 170}, 10, false},  // +10 ≤ 30: one query of a 10-tuple split moves R@K by 10
+		{[]float64{100, 150, 160, 164}, 75, false},  // +4 is not more than 3 · 100/75 = 4
+		{[]float64{100, 150, 160, 165}, 75, true},   // +5 is
+	} {
+		if got := StillRising(history(c.sumR, loss), c.nVal); got != c.want {
+			t.Errorf("StillRising(%v, nVal %d) = %t, want %t", c.sumR, c.nVal, got, c.want)
+		}
+	}
+}
+
+// meanBand's line is the per-epoch mean over the runs and its band mean ∓ std/√n, hand-computed:
+// epoch 1 holds 10 and 14 (mean 12, sample std 2√2, s.e. 2), epoch 2 holds 20 twice (s.e. 0). A
+// warm-started run's curve runs through both stages.
+func TestMeanBand(t *testing.T) {
+	sumR := func(h gram.EpochStats) (float64, bool) { return h.Validation.T2V.SumR, true }
+	runs := []*Run{
+		{History: history([]float64{10, 20}, []float64{3, 1})},
+		{History: history([]float64{14, 20}, []float64{5, 1})},
+	}
+	line, band, err := meanBand(runs, sumR, color.Black, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(got, want plotter.XYs) bool {
+		if len(got) != len(want) {
+			return false
+		}
+		for i := range got {
+			if math.Abs(got[i].X-want[i].X) > 1e-12 || math.Abs(got[i].Y-want[i].Y) > 1e-12 {
+				return false
+			}
+		}
+		return true
+	}
+	if want := (plotter.XYs{{X: 1, Y: 12}, {X: 2, Y: 20}}); !near(line.XYs, want) {
+		t.Errorf("mean line %v, want %v", line.XYs, want)
+	}
+	if want := (plotter.XYs{{X: 1, Y: 10}, {X: 2, Y: 20}, {X: 2, Y: 20}, {X: 1, Y: 14}}); len(band.XYs) != 1 || !near(band.XYs[0], want) {
+		t.Errorf("band %v, want %v", band.XYs, want)
+	}
+	warm := []*Run{{WarmHistory: history([]float64{5}, []float64{9}), History: history([]float64{7, 8}, []float64{2, 1})}}
+	if line, _, err = meanBand(warm, sumR, color.Black, 0); err != nil || !near(line.XYs, plotter.XYs{{X: 1, Y: 5}, {X: 2, Y: 7}, {X: 3, Y: 8}}) {
+		t.Errorf("warm-started curve %v (%v), want the warm epoch then the two volume epochs", line.XYs, err)
+	}
+}
+
+// ConvergenceNotes name the best epoch range and flag runs still rising; TrainingCurves draws one
+// row of two panels per data set with one legend entry per group.
+func TestConvergenceNotesAndCurves(t *testing.T) {
+	d := &gram.Dataset{Name: "toy set (test)"}
+	trainer := &gram.Trainer{ValSplit: &gram.Split{N: 100}}
+	loss := []float64{4, 3, 2, 1}
+	rows := []CurveRow{{Data: d, Groups: map[string][]*Run{
+		"flat": {
+			{Data: d, Trainer: trainer, History: history([]float64{100, 150, 140, 140}, loss)},
+			{Data: d, Trainer: trainer, History: history([]float64{100, 120, 150, 149}, loss)},
+		},
+		"rising":   {{Data: d, Trainer: trainer, History: history([]float64{100, 150, 160, 170}, loss)}},
+		"ensemble": {{Data: d}}, // no trainer, no history: skipped
+	}}}
+	notes := ConvergenceNotes(rows)
+	if len(notes) != 2 {
+		t.Fatalf("notes %q, want one per trained group", notes)
+	}
+	if !strings.Contains(notes[0], "flat on toy set: best epoch median 3, range 2–3 of 4 (2 runs); flat or falling") {
+		t.Errorf("flat group's note %q", notes[0])
+	}
+	if !strings.Contains(notes[1], "rising on toy set: best epoch 4 of 4 (1 runs); STILL RISING at the last epoch in 1 of 1 runs") {
+		t.Errorf("rising group's note %q", notes[1])
+	}
+	g, err := TrainingCurves("toy", append(rows, rows[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g) != 2 || len(g[0]) != 2 || len(g[1]) != 2 {
+		t.Fatalf("grid of %d rows, want 2 rows of 2 panels", len(g))
+	}
+	if _, err := g.Render(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// α is identified when runs from different starts end within alphaSameTolerance seed standard
+// deviations of each other, and not when their end points differ by more.
+func TestAlphaIdentifiability(t *testing.T) {
+	d := &gram.Dataset{Name: "toy set (test)"}
+	run := func(alpha0, final float64) *Run {
+		v := HyperGRAM
+		v.Config.AlphaInit, v.Config.AlphaLRMultiplier = alpha0, AlphaMobileLR
+		return &Run{Variant: v, Data: d, History: history([]float64{1, 2}, []float64{2, 1}, alpha0, final)}
+	}
+	same := map[string][]*Run{"low": {run(0.2, 0.90), run(0.2, 0.92)}, "high": {run(0.8, 0.91), run(0.8, 0.93)}}
+	apart := map[string][]*Run{"low": {run(0.2, 0.40), run(0.2, 0.42)}, "high": {run(0.8, 0.91), run(0.8, 0.93)}}
+	for _, c := range []struct {
+		groups map[string][]*Run
+		want   string
+	}{{same, "α is identified"}, {apart, "not identified"}} {
+		notes := alphaIdentifiability(c.groups)
+		if len(notes) != 1 || !strings.Contains(notes[0], c.want) || !strings.Contains(notes[0], "0.20 → ") {
+			t.Errorf("notes %q, want one saying %q", notes, c.want)
+		}
+	}
+}
