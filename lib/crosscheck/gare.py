@@ -77,9 +77,11 @@ ENV.setdefault("GEOALIGN_CACHE", CACHE)
 
 
 def fresh(d, cfg):
-    """Whether directory d holds a finished result of configuration cfg; else it is emptied."""
+    """Whether directory d holds a finished result of configuration cfg (a "done" marker, or the
+    cpu.json run_tasks writes when a training succeeds); else it is emptied."""
     kept = os.path.join(d, "config.json")
-    if os.path.exists(kept) and json.load(open(kept)) == cfg and os.path.exists(os.path.join(d, "done")):
+    finished = any(os.path.exists(os.path.join(d, f)) for f in ("done", "cpu.json"))
+    if os.path.exists(kept) and json.load(open(kept)) == cfg and finished:
         return True
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
@@ -135,8 +137,11 @@ def load_runs(seeds):
             d = os.path.join(BUILD, side, f"seed{seed}")
             r = json.load(open(os.path.join(d, "result.json")))
             r["test_eval"] = gare_metrics(np.load(os.path.join(d, "test_scores.npy")))
+            r["val_eval"] = gare_metrics(np.load(os.path.join(d, "val_scores.npy")))  # the selected model
             best = next(h for h in r["history"] if h["epoch"] == r["best_epoch"])
-            r["val_best"] = {"R@1": best["val"]["t2v_r1"], "SumR": best["val"]["sumr"]}
+            # the side's own evaluator during training must agree (the official one counts ties otherwise)
+            r["val_own"] = {"R@1": best["val"]["t2v_r1"], "SumR": best["val"]["sumr"]}
+            r["val_best"] = {k: r["val_eval"][k] for k in ("R@1", "SumR")}
             f = os.path.join(d, "cpu.json")
             r["process"] = json.load(open(f)) if os.path.exists(f) else None
             runs[side].append(r)
@@ -175,10 +180,14 @@ def render(cfg, seeds, out):
            "step_check": {"reference": step["reference"], "variants": step["variants"], "batch": step["batch"],
                           "unused_official_parameters": step["unused_official_parameters"],
                           "decayed_by_official_not_by_ours": decay_diff,
-                          "comparisons": {k: {kk: vv for kk, vv in v.items() if kk != "grad"} | {"grad_per_tensor": v["grad"]}
+                          # per tensor: the gradients; the steps keep their worst tensor only
+                          "comparisons": {k: {"loss": v["loss"], "grad_max_rel": v["grad_max_rel"], "grad_worst": v["grad_worst"],
+                                              "grad_per_tensor": v["grad"],
+                                              "steps": [{kk: vv for kk, vv in st.items() if kk != "per_tensor"} for st in v["steps"]]}
                                           for k, v in comps.items()}},
            "summary": summary, "tests": tests,
            "per_seed": [{"seed": s, **{side: {"test": runs[side][i]["test_eval"], "val_best": runs[side][i]["val_best"],
+                                               "val_own_evaluator": runs[side][i]["val_own"],
                                                "best_epoch": runs[side][i]["best_epoch"],
                                                "val_sumr": [h["val"]["sumr"] for h in runs[side][i]["history"]],
                                                "loss": [h["loss"] for h in runs[side][i]["history"]],
@@ -191,7 +200,9 @@ def render(cfg, seeds, out):
     ref = step["reference"]
     short = {"official code": "official code (float32)", "official, temporal LayerNorm eps 1e-5": "official, LN eps 1e-5 (float32)",
              "official, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed": "official, LN eps 1e-5, LN gains not decayed (float32)",
-             "ours": "ours (float32)", ref: "official in float64 (LN eps 1e-5, LN gains not decayed)"}
+             "ours": "ours (float32)", ref: "official in float64 (LN eps 1e-5, LN gains not decayed)",
+             ref + ", beta 0": "official in float64, β = 0 (LN eps 1e-5, LN gains not decayed)",
+             "official, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed, beta 0": "official, β = 0 (float32, LN eps 1e-5, LN gains not decayed)"}
 
     def label(pair):
         a, b = pair.split(" vs ")
@@ -211,6 +222,7 @@ def render(cfg, seeds, out):
                  f" | {v['grad_max_rel']:.1e} ({v['grad_worst'].removeprefix('gare.')}) | {st[2]['weights_max_rel']:.1e} | {st[3]['weights_max_rel']:.1e} |")
     o_ref = comps[f"ours vs {ref}"]
     o32 = comps[f"official, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed vs {ref}"]
+    no_ib = comps[f"official, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed, beta 0 vs {ref}, beta 0"]
     L += ["", f"Loss values (ours / official code / float64 reference): total {ours_step['loss']['total']:.6f} / "
           f"{comps['official code vs ours']['loss']['total'][0]:.6f} / {o_ref['loss']['total'][1]:.6f}; "
           f"L_IB (unweighted) {ours_step['loss']['ib']:.4f} / {comps['official code vs ours']['loss']['ib'][0]:.4f} / {o_ref['loss']['ib'][1]:.4f}.", "",
@@ -222,8 +234,8 @@ def render(cfg, seeds, out):
           "initialisation Δ_ij barely depends on the text i (its spread over texts is about 4e-4 of its size), the KL's gradient "
           "divides by that spread squared, and the official ψ computes every pair's Δ separately, so float32 rounding of Δ enters "
           "the spread directly. Our factored ψ (lib/models/gare psi.go) forms the text dependence from per-text terms and does not "
-          "suffer it. With β = 0 (no L_IB) the official float32 and float64 gradients agree to about 2e-6 (checked by hand with "
-          "official_gare.run_variant; not in this table).",
+          "suffer it. With β = 0 (no L_IB) the official float32 and float64 gradients agree to "
+          f"{no_ib['grad_max_rel']:.0e} (last row).",
           "- Two real differences between the codes, each isolated by a variant: (1) the temporal transformer's LayerNorm: the "
           "official \"seqTransf\" blocks are module_cross.Transformer, whose LayerNorm is until_module.LayerNorm (TF style, "
           "eps 1e-12), while lib/models/gare uses 1e-5 (config.go layerNormEpsilon, documented as CLIP's); this moves the loss by "
@@ -284,7 +296,7 @@ def render(cfg, seeds, out):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default=os.path.join(ROOT, "figures", "crosscheck"))
-    p.add_argument("--seeds", default="0,1,2,3,4")
+    p.add_argument("--seeds", default="0,1,2,3")
     p.add_argument("--jobs", type=int, default=2, help="trainings at a time (each uses one thread)")
     p.add_argument("--render-only", action="store_true")
     a = p.parse_args()

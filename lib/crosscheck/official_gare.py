@@ -18,7 +18,8 @@ What the harness supplies instead of CLIP is listed in PATCHES and in lib/crossc
 step: loads our initial weights (ourgare -mode step's init/), computes the official loss terms and
 gradients on the same batch, and STEPS official optimizer steps, writing step.json with the
 differences to ours (grad/, step<k>/). train: trains from our initial weights of the seed (init/),
-keeps the epoch with the best val t2v SumR, writes result.json and test_scores.npy.
+keeps the epoch with the best val t2v SumR, writes result.json and the selected model's
+val_scores.npy and test_scores.npy.
 """
 import argparse, ast, copy, json, math, os, sys, time, types
 from types import SimpleNamespace
@@ -225,18 +226,27 @@ def load_split(data, name):
     return f("text"), f("frames"), f("mask")
 
 
+F64_REF = "official in float64, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed"
+NO_IB = ("official, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed, beta 0",
+         "official in float64, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed, beta 0")
 VARIANTS = {
-    # name: (dtype, temporal LayerNorm eps or None for the code's 1e-12, exempt LayerNorm gains from decay)
-    "official code": (torch.float32, None, False),
-    "official, temporal LayerNorm eps 1e-5": (torch.float32, 1e-5, False),
-    "official, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed": (torch.float32, 1e-5, True),
-    "official in float64, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed": (torch.float64, 1e-5, True),
+    # name: (dtype, temporal LayerNorm eps or None for the code's 1e-12, exempt LayerNorm gains from
+    # decay, β of L_IB or None for the code's 1e-4)
+    "official code": (torch.float32, None, False, None),
+    "official, temporal LayerNorm eps 1e-5": (torch.float32, 1e-5, False, None),
+    "official, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed": (torch.float32, 1e-5, True, None),
+    F64_REF: (torch.float64, 1e-5, True, None),
+    # without L_IB: how far float32 rounding alone moves the official gradients
+    NO_IB[0]: (torch.float32, 1e-5, True, 0.0),
+    NO_IB[1]: (torch.float64, 1e-5, True, 0.0),
 }
 
 
-def run_variant(off, cfg, a, batch, dtype, eps, exempt_norms):
+def run_variant(off, cfg, a, batch, dtype, eps, exempt_norms, beta=None):
     """The official loss terms, gradients and optimizer steps of one variant, from our init/."""
     args = code_args(cfg, cfg["step_total_steps"])
+    if beta is not None:
+        args.beta = beta
     text, frames, mask = (x.to(dtype) for x in batch)
     m = build(off, dict(cfg, psi_dropout=0.0), text.shape[1], frames.shape[2], frames.shape[1], args)  # ours: PsiDropout 0
     unused = load_ours(m, cfg, os.path.join(a.ours, "init"))
@@ -293,7 +303,7 @@ def step_mode(a, off, cfg):
     names = [o for o, _, _ in mapping(cfg)]
     our_grads = read_ours(os.path.join(a.ours, "grad"), names)
     our_steps = [read_ours(os.path.join(a.ours, f"step{k}"), names) for k in range(1, cfg["step_steps"] + 1)]
-    ref_name = next(n for n in VARIANTS if "float64" in n)
+    ref_name = F64_REF
     ref = runs[ref_name]
     sides = {"ours": (ours["loss"], our_grads, [{"loss": s["total"], "weights": w} for s, w in zip(ours["steps"], our_steps)])}
     sides.update({n: r[:3] for n, r in runs.items()})
@@ -307,14 +317,15 @@ def step_mode(a, off, cfg):
         loss = {k: [x[0][k], y[0][k], abs(x[0][k] - y[0][k]) / max(abs(y[0][k]), 1e-30)] for k in y[0]}
         return {"loss": loss, "grad_max_rel": gd[gw], "grad_worst": gw, "grad": gd, "steps": st}
     pairs = {}
-    for n in runs:
-        if n != ref_name:
-            pairs[f"{n} vs ours"] = versus(sides[n], sides["ours"])
-    for n in ["ours"] + [n for n in runs if n != ref_name]:
+    code_beta = [n for n in runs if n != ref_name and n not in NO_IB]
+    for n in code_beta:
+        pairs[f"{n} vs ours"] = versus(sides[n], sides["ours"])
+    for n in ["ours"] + code_beta:
         pairs[f"{n} vs {ref_name}"] = versus(sides[n], ref[:3])
+    pairs[f"{NO_IB[0]} vs {NO_IB[1]}"] = versus(sides[NO_IB[0]], sides[NO_IB[1]])
     res = {"torch": torch.__version__, "cpu_patches": PATCHES, "unused_official_parameters": runs[ref_name][3],
            "official_decayed": runs["official code"][4], "ours_decayed": ours["decayed"],
-           "batch": b, "reference": ref_name, "variants": {n: {"dtype": str(v[0]), "temporal_ln_eps": v[1], "norms_not_decayed": v[2]}
+           "batch": b, "reference": ref_name, "variants": {n: {"dtype": str(v[0]), "temporal_ln_eps": v[1], "norms_not_decayed": v[2], "beta": v[3]}
                                                           for n, v in VARIANTS.items()}, "comparisons": pairs}
     with open(os.path.join(a.out, "step.json.tmp"), "w") as f:
         json.dump(res, f, indent=1)
@@ -355,6 +366,7 @@ def train_mode(a, off, cfg):
         print(f"epoch {epoch}: loss {history[-1]['loss']:.4f} val SumR {sumr:.2f}", flush=True)
     train_wall = time.time() - t0
     m.load_state_dict(best_state)
+    np.save(os.path.join(a.out, "val_scores.npy"), scores(m, *va))  # val metrics of both sides by one evaluator
     t1 = time.time()
     s = scores(m, *te)
     met = off.metrics.compute_metrics(s)

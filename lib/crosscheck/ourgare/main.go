@@ -13,7 +13,8 @@
 // its store path with '/' → '.'), the loss terms and grad/<name>.npy of the single-graph step's
 // objective, then Steps optimizer steps of gare.Step on that batch with their loss terms and
 // step<k>/<name>.npy. train trains gare.Model.Train with the val split selecting the epoch (ValMetric,
-// t2v SumR) and writes result.json and test_scores.npy ([N_test, N_test]). Bad flags, configuration
+// t2v SumR) and writes result.json, and the selected model's val_scores.npy and test_scores.npy
+// ([N, N], text × video). Bad flags, configuration
 // or data: exit code 2.
 package main
 
@@ -364,21 +365,19 @@ func trainRun(c Config, splits map[string]*gare.Dataset, seed uint64, dir string
 		return err
 	}
 	trainWall := time.Since(t0).Seconds()
-	t1 := time.Now()
-	test := splits["test"]
-	sc, err := m.NewScorer(test, test.Videos(), gare.ScorerOptions{})
-	if err != nil {
+	// the selected model's scores on val (so that both sides' val metrics come from one evaluator)
+	// and on test
+	if _, err := scoreMatrix(m, splits["val"], filepath.Join(dir, "val_scores.npy")); err != nil {
 		return err
 	}
-	mat, err := sc.Matrix()
+	t1 := time.Now()
+	test := splits["test"]
+	mat, err := scoreMatrix(m, test, filepath.Join(dir, "test_scores.npy"))
 	if err != nil {
 		return err
 	}
 	ev, err := retrieval.Evaluate[float32](mat, test.GroundTruth(), retrieval.Options{})
 	if err != nil {
-		return err
-	}
-	if err := npy.WriteFile(filepath.Join(dir, "test_scores.npy"), []int{test.NumTexts, test.NumVideos}, mat.Data); err != nil {
 		return err
 	}
 	var hist []map[string]any
@@ -397,6 +396,20 @@ func trainRun(c Config, splits map[string]*gare.Dataset, seed uint64, dir string
 		"train_wall_seconds": trainWall, "test_wall_seconds": time.Since(t1).Seconds(),
 	}
 	return writeJSON(filepath.Join(dir, "result.json"), res)
+}
+
+// scoreMatrix scores every text of d against every video of d with the model (gare.Scorer) and
+// writes the matrix [NumTexts, NumVideos] to path.
+func scoreMatrix(m *gare.Model, d *gare.Dataset, path string) (retrieval.Matrix[float32], error) {
+	sc, err := m.NewScorer(d, d.Videos(), gare.ScorerOptions{})
+	if err != nil {
+		return retrieval.Matrix[float32]{}, err
+	}
+	mat, err := sc.Matrix()
+	if err != nil {
+		return retrieval.Matrix[float32]{}, err
+	}
+	return mat, npy.WriteFile(path, []int{d.NumTexts, d.NumVideos}, mat.Data)
 }
 
 func writeJSON(path string, v any) error { return atomicfile.WriteJSON(path, v) }
