@@ -104,7 +104,7 @@ crosscheck-hlformer: data
 
 # The official GARE code (build/official/gare, README) and ours on the same Charades features: the loss
 # terms, gradients and 3 optimizer steps of one batch from the same weights, then 10 epochs at one small
-# configuration for 4 seeds per side from the same initial weights (one thread each, ≈ 1–1.5 min of CPU
+# configuration for 5 seeds per side from the same initial weights (one thread each, ≈ 1–1.5 min of CPU
 # per training; finished runs under build/crosscheck/gare are reused).
 crosscheck-gare: data
 	/usr/bin/python3 lib/crosscheck/gare.py --out figures/crosscheck
