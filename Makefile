@@ -8,8 +8,11 @@
 #   make reproduce-table1   Table 1 analogues of the four papers -> figures/tables/ (PAPER=gram|hypergram|gare|hlformer)
 #   make figures            regenerate every committed figure and table
 #   make fuzz               every Fuzz target for FUZZTIME (60s) each, with execs/s per target
-#   make crosscheck         official HLFormer code vs ours at one configuration -> figures/crosscheck/
-#                           (needs build/official/{hlformer,geoopt}: see lib/crosscheck/README.md)
+#   make crosscheck         official code vs ours on the same data: crosscheck-hlformer and crosscheck-gare
+#   make crosscheck-hlformer  official HLFormer code vs ours trained at one configuration -> figures/crosscheck/hlformer.*
+#   make crosscheck-gare    official GARE code vs ours: one training step to float32 tolerance, then a short
+#                           training at one configuration -> figures/crosscheck/gare.*
+#                           (both need build/official/...: see lib/crosscheck/README.md)
 #
 # Every go command below runs with the same environment, so nothing can be forgotten:
 #   GOTOOLCHAIN=go1.27.0  Go 1.27 from the module proxy (gomlx v0.28.16 needs it; 1.7x faster
@@ -34,7 +37,7 @@ NOTEBOOK_TIMEOUT ?= 1200
 export FULL ?=
 PAPER ?= all
 
-.PHONY: setup test vet gotest notebooks notebooks-html notebooks-inplace data bench profile reproduce-table1 figures crosscheck fuzz clean env
+.PHONY: setup test vet gotest notebooks notebooks-html notebooks-inplace data bench profile reproduce-table1 figures crosscheck crosscheck-hlformer crosscheck-gare fuzz clean env
 
 setup:
 	bash kernel/setup.sh
@@ -94,8 +97,17 @@ figures: reproduce-table1
 # same Charades-STA files, 4 seeds each (one thread per training, ≈ 2.5 min of CPU each, so ≈ 20 min
 # in all; finished seeds under build/crosscheck are reused). The official code is not fetched by make: clone it first (lib/crosscheck/README.md
 # gives the two `git clone` lines at the pinned commits).
-crosscheck: data
+crosscheck: crosscheck-hlformer crosscheck-gare
+
+crosscheck-hlformer: data
 	/usr/bin/python3 lib/crosscheck/run.py --out figures/crosscheck
+
+# The official GARE code (build/official/gare, README) and ours on the same Charades features: the loss
+# terms, gradients and 3 optimizer steps of one batch from the same weights, then 10 epochs at one small
+# configuration for 5 seeds per side from the same initial weights (one thread each, ≈ 1–1.5 min of CPU
+# per training; finished runs under build/crosscheck/gare are reused).
+crosscheck-gare: data
+	/usr/bin/python3 lib/crosscheck/gare.py --out figures/crosscheck
 
 # Fuzzing pass over every Fuzz target (FUZZTIME each, in memory), printing execs/s per target;
 # real-data seeds come from the data cache when `make data` has built it (kernel/fuzz.sh).

@@ -92,10 +92,11 @@ def git_head(path):
     return r.stdout.strip() if r.returncode == 0 else None
 
 
-def check_official():
-    """The official checkouts, at the pinned commits and unmodified; exit 2 with the way to get them."""
+def check_official(official=OFFICIAL):
+    """The official checkouts build/official/<name> of official ({name: (url, commit)}), at the pinned
+    commits and unmodified; exit 2 with the way to get them."""
     paths = {}
-    for name, (url, commit) in OFFICIAL.items():
+    for name, (url, commit) in official.items():
         path = os.path.join(ROOT, "build", "official", name)
         head = git_head(path)
         dirty = subprocess.run(["git", "-C", path, "status", "--porcelain", "--untracked-files=no"],
