@@ -78,9 +78,15 @@ const (
 	InitStd = 0.02
 )
 
-// layerNormEpsilon is torch.nn.LayerNorm's default eps, used by ψ's three LayerNorms and the CLIP
-// blocks of the temporal transformer.
+// layerNormEpsilon is torch.nn.LayerNorm's default eps, used by ψ's three LayerNorms
+// (psi_module.py builds them with nn.LayerNorm).
 const layerNormEpsilon = 1e-5
+
+// temporalLayerNormEpsilon is the eps of the temporal transformer's ln_1 and ln_2: module_cross.py
+// builds them with until_module.LayerNorm, whose default is 1e-12 (TF style, inside the square
+// root). Safe in float32: it only matters when a token's features are constant, and then the
+// output is the bias either way.
+const temporalLayerNormEpsilon = 1e-12
 
 // Config describes a GARE model, its loss and its training. DefaultConfig is the official code.
 type Config struct {
@@ -123,10 +129,16 @@ type Config struct {
 	// code's pretrained CLIP encoders but start from random here (0: LearningRate).
 	ProjectionLearningRate float64
 	WeightDecay            float64
-	Beta2                  float64
-	Warmup                 float64
-	Batch                  int
-	Epochs                 int
+	// ExemptNormGains exempts the LayerNorm gains from weight decay too. false (the code): only
+	// parameters whose name contains "bias" are exempt — main_retrieval.py's no_decay list names
+	// "LayerNorm.weight", but ψ's LayerNorms are layer_norm1…3 and the temporal blocks' ln_1/ln_2, so
+	// the code decays every gain it trains (found by the cross-check, lib/crosscheck). true: biases
+	// and every normalisation parameter are exempt (train.DefaultNoDecay, what the list intends).
+	ExemptNormGains bool
+	Beta2           float64
+	Warmup          float64
+	Batch           int
+	Epochs          int
 
 	// ValFraction is the fraction of the training pairs carved out as the validation split that
 	// selects the model (the best ValMetric, checked every epoch) when training is given none

@@ -80,7 +80,7 @@ func (n testNet) weights(ns []*Node) Weights {
 	i := 0
 	next := func() *Node { i++; return ns[i-1] }
 	lin := func() Linear { return Linear{next(), next()} }
-	norm := func() Norm { return Norm{next(), next()} }
+	norm := func() Norm { return Norm{Gain: next(), Bias: next()} }
 	d := n.cfg.Dim
 	if n.cfg.TextInputDim != d {
 		l := lin()
@@ -94,6 +94,7 @@ func (n testNet) weights(ns []*Node) Weights {
 		w.FramePositions = next()
 		for range n.cfg.TemporalLayers {
 			l := TemporalLayer{Heads: n.cfg.TemporalHeads, LN1: norm(), LN2: norm()}
+			l.LN1.Eps, l.LN2.Eps = temporalLayerNormEpsilon, temporalLayerNormEpsilon // as params.go reads them
 			l.Q, l.K, l.V, l.O, l.FC, l.Proj = lin(), lin(), lin(), lin(), lin(), lin()
 			w.Temporal = append(w.Temporal, l)
 		}

@@ -27,12 +27,20 @@ func (l Linear) Apply(x *Node) *Node {
 	return nn.Dense(x, l.W, l.B, compute.DenseLayoutInputOutputs)
 }
 
-// Norm is a LayerNorm over the last axis with gain and bias (torch eps 1e-5).
-type Norm struct{ Gain, Bias *Node }
+// Norm is a LayerNorm over the last axis with gain and bias; Eps is added to the variance (0:
+// layerNormEpsilon, torch's 1e-5; the temporal blocks use temporalLayerNormEpsilon).
+type Norm struct {
+	Gain, Bias *Node
+	Eps        float64
+}
 
 // Apply normalises x over its last axis.
 func (n Norm) Apply(x *Node) *Node {
-	return nn.LayerNorm(x, []int{-1}, layerNormEpsilon, n.Gain, n.Bias, nil)
+	eps := n.Eps
+	if eps == 0 {
+		eps = layerNormEpsilon
+	}
+	return nn.LayerNorm(x, []int{-1}, eps, n.Gain, n.Bias, nil)
 }
 
 // PsiWeights are ψ's parameters (spec §4.2): the shared pre-LayerNorm LN1, the q/k/v/out
@@ -171,7 +179,7 @@ func (v *variables) nodes(g *Graph) Weights {
 	for _, t := range v.temporal {
 		w.Temporal = append(w.Temporal, TemporalLayer{
 			Heads: v.heads,
-			LN1:   t.ln1.node(g), LN2: t.ln2.node(g),
+			LN1:   t.ln1.nodeEps(g, temporalLayerNormEpsilon), LN2: t.ln2.nodeEps(g, temporalLayerNormEpsilon),
 			Q: t.q.node(g), K: t.k.node(g), V: t.v.node(g), O: t.o.node(g),
 			FC: t.fc.node(g), Proj: t.proj.node(g),
 		})
@@ -192,7 +200,12 @@ func (p *psiVars) node(g *Graph) *PsiWeights {
 }
 
 func (l linearVars) node(g *Graph) Linear { return Linear{l.w.NodeValue(g), l.b.NodeValue(g)} }
-func (n normVars) node(g *Graph) Norm     { return Norm{n.gain.NodeValue(g), n.bias.NodeValue(g)} }
+func (n normVars) node(g *Graph) Norm {
+	return Norm{Gain: n.gain.NodeValue(g), Bias: n.bias.NodeValue(g)}
+}
+func (n normVars) nodeEps(g *Graph, eps float64) Norm {
+	return Norm{Gain: n.gain.NodeValue(g), Bias: n.bias.NodeValue(g), Eps: eps}
+}
 
 // videoEncoderNodes reads the video tower's variables only (projection, frame positions,
 // temporal transformer) into g: Weights with TextProj and Psi nil.

@@ -45,7 +45,11 @@ func (a arr) row(idx ...int) []float64 {
 	return a.data[off*d : (off+1)*d]
 }
 
-func refLayerNorm(x, gain, bias []float64) []float64 {
+func refLayerNorm(x, gain, bias []float64) []float64 { return refLayerNormEps(x, gain, bias, 1e-5) }
+
+// refLayerNormEps is LayerNorm with eps added to the variance: torch.nn.LayerNorm's 1e-5 (ψ) or
+// until_module.LayerNorm's 1e-12 (the temporal blocks' ln_1, ln_2).
+func refLayerNormEps(x, gain, bias []float64, eps float64) []float64 {
 	d := float64(len(x))
 	mean := 0.0
 	for _, v := range x {
@@ -57,7 +61,7 @@ func refLayerNorm(x, gain, bias []float64) []float64 {
 		variance += (v - mean) * (v - mean)
 	}
 	variance /= d
-	s := math.Sqrt(variance + 1e-5)
+	s := math.Sqrt(variance + eps)
 	out := make([]float64, len(x))
 	for i, v := range x {
 		out[i] = (v-mean)/s*gain[i] + bias[i]
@@ -197,7 +201,7 @@ func refTemporal(layers []refTemporalLayer, frames, positions [][]float64, mask 
 		hd := d / l.heads
 		qs, ks, vs := make([][]float64, nf), make([][]float64, nf), make([][]float64, nf)
 		for f := range x {
-			h := refLayerNorm(x[f], l.ln1.gain, l.ln1.bias)
+			h := refLayerNormEps(x[f], l.ln1.gain, l.ln1.bias, 1e-12)
 			qs[f], ks[f], vs[f] = refLinear(h, l.q.w, l.q.b), refLinear(h, l.k.w, l.k.b), refLinear(h, l.v.w, l.v.b)
 		}
 		next := make([][]float64, nf)
@@ -224,7 +228,7 @@ func refTemporal(layers []refTemporalLayer, frames, positions [][]float64, mask 
 			for k := range o {
 				next[f][k] = x[f][k] + o[k]
 			}
-			m := refLinear(refLayerNorm(next[f], l.ln2.gain, l.ln2.bias), l.fc.w, l.fc.b)
+			m := refLinear(refLayerNormEps(next[f], l.ln2.gain, l.ln2.bias, 1e-12), l.fc.w, l.fc.b)
 			for k := range m {
 				m[k] = m[k] / (1 + math.Exp(-1.702*m[k]))
 			}

@@ -18,8 +18,8 @@ import (
 const GlobalGradClip = 1.0
 
 // Optimizer is BertAdam configured as GARE's code does (spec §4.4): lr cfg.LearningRate, betas
-// (0.9, cfg.Beta2 = 0.98), eps 1e-6, weight decay cfg.WeightDecay = 0.2 except biases and
-// LayerNorms, warmup_cosine with warm-up cfg.Warmup = 0.1 over totalSteps, per-tensor clipping 1.0
+// (0.9, cfg.Beta2 = 0.98), eps 1e-6, weight decay cfg.WeightDecay = 0.2 except biases (the
+// code's grouping, CodeNoDecay; LayerNorm gains too with cfg.ExemptNormGains), warmup_cosine with warm-up cfg.Warmup = 0.1 over totalSteps, per-tensor clipping 1.0
 // and global clipping 1.0. The code's 1e-3 LR multiplier of the CLIP backbone has no counterpart
 // (our features are given); the input projections that replace CLIP train at
 // cfg.ProjectionLearningRate.
@@ -28,6 +28,9 @@ func (m *Model) Optimizer(totalSteps int) *train.Adam {
 	opt := train.BertAdam(cfg.LearningRate, totalSteps)
 	opt.Beta2 = cfg.Beta2
 	opt.WeightDecay = cfg.WeightDecay
+	if !cfg.ExemptNormGains {
+		opt.NoDecay = CodeNoDecay
+	}
 	opt.Schedule = train.WarmupCosine{Warmup: cfg.Warmup}
 	opt.MaxGlobalGradNorm = GlobalGradClip
 	if cfg.ProjectionLearningRate > 0 && cfg.ProjectionLearningRate != cfg.LearningRate {
@@ -41,6 +44,12 @@ func (m *Model) Optimizer(totalSteps int) *train.Adam {
 	}
 	return opt
 }
+
+// CodeNoDecay is main_retrieval.py's weight-decay grouping applied to our variable paths: a
+// parameter is exempt when its name contains "bias", "LayerNorm.bias" or "LayerNorm.weight". No
+// GARE parameter is named LayerNorm (ψ's are layer_norm1…3, the temporal blocks' ln_1/ln_2), so
+// only the biases are exempt and every LayerNorm gain is decayed (Config.ExemptNormGains).
+func CodeNoDecay(path string) bool { return strings.HasSuffix(path, "/bias") }
 
 // StepStats are the loss terms of one training step (IB, Norm, Dir unweighted).
 type StepStats struct {

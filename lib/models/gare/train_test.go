@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
@@ -269,5 +270,46 @@ func TestWeightsRoundTrip(t *testing.T) {
 	}
 	if err := b.LoadWeights(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("loading a missing checkpoint succeeded")
+	}
+}
+
+// The code's weight-decay grouping (main_retrieval.py: exempt when the name contains "bias",
+// "LayerNorm.bias" or "LayerNorm.weight") on GARE's parameter names exempts the biases only; with
+// ExemptNormGains the LayerNorm gains are exempt too.
+func TestCodeNoDecay(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Dim, cfg.TextInputDim, cfg.VideoInputDim, cfg.TemporalLayers, cfg.TemporalHeads, cfg.Frames = 8, 4, 4, 1, 2, 3
+	m, err := New(backend.MustNew(), cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, exempt := range []bool{false, true} {
+		m.Config.ExemptNormGains = exempt
+		opt := m.Optimizer(10)
+		gains, biases, weights := 0, 0, 0
+		for v := range m.Store.IterVariables() {
+			p := v.Path()
+			official := strings.Contains(p, "bias") // the code's names hold "bias" exactly where ours end in /bias
+			switch {
+			case strings.HasSuffix(p, "/gain"):
+				gains++
+				if opt.NoDecay(p) != exempt {
+					t.Errorf("ExemptNormGains %t: gain %s exempt = %t", exempt, p, opt.NoDecay(p))
+				}
+			case official:
+				biases++
+				if !opt.NoDecay(p) {
+					t.Errorf("bias %s is decayed", p)
+				}
+			case strings.HasSuffix(p, "/weights"):
+				weights++
+				if opt.NoDecay(p) {
+					t.Errorf("weight %s is exempt", p)
+				}
+			}
+		}
+		if gains == 0 || biases == 0 || weights == 0 {
+			t.Fatalf("found %d gains, %d biases, %d weights: the model's parameter names changed", gains, biases, weights)
+		}
 	}
 }

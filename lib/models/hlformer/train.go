@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/data/prvr"
@@ -17,6 +18,15 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 )
 
+// CodeNoDecay is the code's weight-decay grouping (src/Opts/builder.py: a parameter is exempt when
+// its name contains "bias", "LayerNorm.bias" or "LayerNorm.weight") on our variable paths: biases,
+// every LayerNorm offset, and the gains of the LayerNorms the code names LayerNorm (LinearLayer's and
+// the position embedding's, our …/norm/layer_normalization/gain). The Transformer blocks' LayerNorms are norm1/norm2
+// in the code (model_components.py), so their gains are decayed.
+func CodeNoDecay(path string) bool {
+	return strings.HasSuffix(path, "/biases") || strings.HasSuffix(path, "/offset") || strings.HasSuffix(path, "/norm/layer_normalization/gain")
+}
+
 // TrainConfig is the training schedule (spec §3.5, Charades: lr 2e-4, 100 epochs, batch 128 videos,
 // hard negatives from epoch 20, early stop after 10 epochs without a better val SumR).
 type TrainConfig struct {
@@ -27,6 +37,10 @@ type TrainConfig struct {
 	// Schedule replaces BertAdam's warmup_linear (1 % warm-up, linear decay to 0 at Epochs) when set,
 	// e.g. train.WarmupConstant; nil keeps the code's.
 	Schedule train.Schedule
+	// ExemptNormGains exempts every LayerNorm gain from weight decay (train.DefaultNoDecay, what the
+	// code's no_decay list intends). false (the code): CodeNoDecay, which decays the Transformer
+	// blocks' norm1/norm2 gains.
+	ExemptNormGains bool
 	// HardNegativeStart is the first epoch (0-based) with hard triplet negatives: the code's 20 of 100,
 	// to be scaled with Epochs (ScaledHardNegativeStart).
 	HardNegativeStart int
@@ -181,6 +195,9 @@ func NewTrainer(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig
 	opt := train.BertAdam(tc.LearningRate, tc.Epochs*batches)
 	if tc.Schedule != nil {
 		opt.Schedule = tc.Schedule
+	}
+	if !tc.ExemptNormGains {
+		opt.NoDecay = CodeNoDecay
 	}
 	chunk := tc.VideoChunk
 	if chunk == 0 {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
@@ -462,6 +463,46 @@ func TestEvaluatorWithOneBranch(t *testing.T) {
 					t.Fatalf("%s: score[%d, %d] = %g, float64 max over time %g", name, q, vid, got, best)
 				}
 			}
+		}
+	}
+}
+
+// The code's weight-decay grouping (src/Opts/builder.py: exempt when the name contains "bias",
+// "LayerNorm.bias" or "LayerNorm.weight") on a trained model's variables: biases, LayerNorm offsets
+// and the gains of LinearLayer's and the position embedding's LayerNorm (the code's self.LayerNorm)
+// are exempt; the blocks' norm1/norm2 gains (the code's names), weights and embeddings are decayed.
+func TestCodeNoDecay(t *testing.T) {
+	tr, val := tinyWorld(t, 40)
+	_, store := trainTiny(t, tr, val, t.TempDir(), -1)
+	seen := map[string]int{}
+	for v := range store.IterVariables() {
+		p := v.Path()
+		if !v.Trainable || strings.Contains(p, "bertadam") {
+			continue
+		}
+		var want bool
+		switch {
+		case strings.HasSuffix(p, "/biases"), strings.HasSuffix(p, "/offset"):
+			want, seen["bias"] = true, seen["bias"]+1
+		case strings.HasSuffix(p, "/norm/layer_normalization/gain"):
+			want, seen["LayerNorm gain"] = true, seen["LayerNorm gain"]+1
+		case strings.HasSuffix(p, "/norm1/layer_normalization/gain"), strings.HasSuffix(p, "/norm2/layer_normalization/gain"):
+			want, seen["block gain"] = false, seen["block gain"]+1
+		case strings.HasSuffix(p, "/weights"), strings.HasSuffix(p, "/embeddings"):
+			want, seen["weight"] = false, seen["weight"]+1
+		default:
+			if strings.Contains(p, "norm") {
+				t.Logf("unclassified %s", p)
+			}
+			continue
+		}
+		if got := CodeNoDecay(p); got != want {
+			t.Errorf("CodeNoDecay(%s) = %t, want %t", p, got, want)
+		}
+	}
+	for _, k := range []string{"bias", "LayerNorm gain", "block gain", "weight"} {
+		if seen[k] == 0 {
+			t.Errorf("no %s among the variables %v: the model's names changed", k, seen)
 		}
 	}
 }
