@@ -160,8 +160,10 @@ func ReadClaims(path string) ([]Claim, error) {
 // WriteReport renders <root>/REPORT.md (atomically) from the claims: the preamble
 // <root>/REPORT.head.md, the claim rule stated once (RuleText), one table per paper, and the
 // "claims not testable here" (every Untestable claim, by paper, with its reason), and the "cannot be
-// tested" section <root>/REPORT.limits.md (both prose files: no numbers; optional).
-func WriteReport(root string, claims []Claim) error {
+// tested" section <root>/REPORT.limits.md (both prose files: no numbers; optional). pending names
+// the experiments whose claims are not among these (their <root>/<paper>/claims.json is missing):
+// the report says so in a section of its own instead of leaving them out silently.
+func WriteReport(root string, claims []Claim, pending ...string) error {
 	var b strings.Builder
 	if head, err := os.ReadFile(filepath.Join(root, "REPORT.head.md")); err == nil {
 		b.Write(head)
@@ -169,6 +171,15 @@ func WriteReport(root string, claims []Claim) error {
 	}
 	b.WriteString(RuleText())
 	b.WriteString("\n")
+	if len(pending) > 0 {
+		b.WriteString("## Not in this report\n\nThese experiments have no claims decided by the rule above under this directory " +
+			"(no `<paper>/claims.json`): their figures have not been regenerated with the current engine, so none of " +
+			"their results is reported here. `make figures` regenerates them.\n\n")
+		for _, p := range pending {
+			fmt.Fprintf(&b, "- `%s`\n", p)
+		}
+		b.WriteString("\n")
+	}
 	byPaper := map[string][]Claim{}
 	var papers []string
 	var untestable []Claim // not testable here at all (Untestable), as opposed to gated

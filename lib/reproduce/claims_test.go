@@ -87,6 +87,19 @@ func TestClaimsRoundTripIntoReport(t *testing.T) {
 			t.Errorf("report contains %q", gone)
 		}
 	}
+	if strings.Contains(md, "## Not in this report") {
+		t.Errorf("a report with nothing pending has a pending section:\n%s", md)
+	}
+	// Experiments without claims are named in a section of their own, before the papers' tables.
+	if err := WriteReport(root, got, "gare", "hlformer"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(filepath.Join(root, "REPORT.md"))
+	md = string(b)
+	if i, j := strings.Index(md, "## Not in this report"), strings.Index(md, "## GRAM"); i < 0 || i > j ||
+		!strings.Contains(md, "- `gare`\n- `hlformer`\n") || !strings.Contains(md, row) {
+		t.Errorf("pending experiments not named before the tables:\n%s", md)
+	}
 	// Atomic writes leave no temporary file behind.
 	for _, d := range []string{root, dir} {
 		entries, _ := os.ReadDir(d)

@@ -57,6 +57,9 @@ type Experiment struct {
 	Table1 func(opts Options) ([]*report.Table, error)
 	// Figures regenerates the paper's committed figures and tables under opts.Out (optional).
 	Figures func(opts Options) error
+	// Descriptive marks an experiment that declares no claims (the cross-paper grid): it writes no
+	// claims.json, and REPORT.md does not list it as pending.
+	Descriptive bool
 }
 
 var experiments = map[string]Experiment{}
