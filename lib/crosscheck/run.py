@@ -7,7 +7,8 @@ at the pinned commits below, the Charades cache of `make data`, Debian python3-t
 -ipdb, -easydict, -seaborn, -matplotlib and -scipy.
 Usage: run.py [--out figures/crosscheck] [--seeds 0,1,2,3] [--only official|ours] [--jobs N] [--render-only]
 Every seed's result is kept under build/crosscheck/<side>/seed<N>/ and reused by a later run with
-the same configuration (delete the directory to retrain); --render-only only re-renders the table.
+the same configuration and, for our side, the same source (delete the directory to retrain);
+--render-only only re-renders the table.
 """
 import argparse, datetime, importlib.util, json, math, os, random, subprocess, sys, time
 
@@ -108,6 +109,14 @@ def check_official(official=OFFICIAL):
             sys.exit(2)
         paths[name] = path
     return paths
+
+
+def source_hash(exe, env):
+    """lib/runcache.SourceHash of our command exe (its -source flag): every package it builds on."""
+    r = subprocess.run([exe, "-source"], cwd=ROOT, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"crosscheck: {exe} -source failed:\n{r.stderr}")
+    return r.stdout.strip()
 
 
 def task_cmd(side, seed, paths, data, cfg_path, out):
@@ -379,19 +388,23 @@ def main():
                            cwd=ROOT, env=env, capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit("crosscheck: go build ./lib/crosscheck/ourhlformer failed:\n" + r.stderr)
+        # A finished seed is reused when its key matches: the configuration, and for our side also the
+        # source of every package our command builds on (our code changes between runs; the official
+        # checkout is pinned and checked above, and the data root is rewritten from the cache each run).
+        key = {"official": cfg, "ours": dict(cfg, ours_source=source_hash(os.path.join(BUILD, "bin", "ourhlformer"), env))}
         tasks = []
         for seed in seeds:
             for side in sides:
                 out = os.path.join(BUILD, side, f"seed{seed}")
                 done = os.path.join(out, "result.json")
                 kept = os.path.join(out, "config.json")
-                if os.path.exists(done) and os.path.exists(kept) and json.load(open(kept)) == cfg:
+                if os.path.exists(done) and os.path.exists(kept) and json.load(open(kept)) == key[side]:
                     print(f"== reuse {side} seed {seed} ({done})")
                     continue
                 if os.path.exists(done):
                     os.remove(done)
                 os.makedirs(out, exist_ok=True)
-                write_atomic(kept, json.dumps(cfg, indent=1, sort_keys=True))
+                write_atomic(kept, json.dumps(key[side], indent=1, sort_keys=True))
                 tasks.append((side, seed, task_cmd(side, seed, paths, data, cfg_path, out), out))
         t0 = time.time()
         run_tasks(tasks, a.jobs, env)
