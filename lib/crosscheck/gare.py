@@ -192,7 +192,8 @@ def render(cfg, seeds, out):
             "torch": step["torch"], "ours_commit": ours_commit + ("+dirty" if dirty else ""), "backend": ours_step["backend"],
             "machine": f"{cpu_model} ({isa}), {os.cpu_count()} cores",
             "threads": "one thread per process (torch.set_num_threads(1), OMP_NUM_THREADS=1; GOMAXPROCS=1), under nice -n 10",
-            "config": cfg, "seeds": seeds, "data": {k: counts[k] for k in ("train", "val", "test")}, "date": datetime.date.today().isoformat()}
+            "config": cfg, "seeds": seeds, "data": {k: counts[k] for k in ("train", "val", "test")}, "date": datetime.date.today().isoformat(),
+            "runs": {side: [hlf.run_record(os.path.join(BUILD, side, f"seed{s}")) for s in seeds] for side in runs}}
     comps = step["comparisons"]
     decay_diff = sorted(k for k in step["official_decayed"] if step["official_decayed"][k] != step["ours_decayed"][k])
     doc = {"title": "GARE: official code vs ours, same features, same initial weights", "provenance": prov,
@@ -316,6 +317,7 @@ def render(cfg, seeds, out):
           "with n = " f"{len(seeds)} it only excludes differences larger than about the CI half-width.",
           f"- Scale: random ranking gives R@1 {100 / n_test:.2f} and SumR {100 * 16 / n_test:.2f} on this test split.",
           f"- Machine: {prov['machine']}; {prov['threads']}; our commit {prov['ours_commit']}; backend {prov['backend']}; {prov['date']}.",
+          hlf.runs_line(prov["runs"]),
           "- CPU is the process's user + system time; wall times (in gare.json) are under the load of other jobs on the shared machine."]
     hlf.write_atomic(os.path.join(out, "gare.md"), "\n".join(L) + "\n")
     print("\n".join(L))

@@ -119,6 +119,21 @@ def source_hash(exe, env):
     return r.stdout.strip()
 
 
+def run_record(d):
+    """When the finished run in directory d ended (UTC, its result.json's time) and the source hash of
+    our command it was keyed by (config.json; None for an official run)."""
+    t = datetime.datetime.fromtimestamp(os.path.getmtime(os.path.join(d, "result.json")), datetime.timezone.utc)
+    return {"finished_utc": t.strftime("%Y-%m-%d %H:%M"), "ours_source": json.load(open(os.path.join(d, "config.json"))).get("ours_source")}
+
+
+def runs_line(records):
+    """The table note on when the runs finished ({side: [run_record]}) and which source ours ran."""
+    src = sorted({r["ours_source"] or "unkeyed" for r in records["ours"]})
+    return ("- Runs finished (UTC): " + "; ".join(f"{side} {', '.join(r['finished_utc'] for r in rs)}" for side, rs in records.items()) +
+            f". A finished run is reused while its key is unchanged (lib/crosscheck/README.md); ours ran the source "
+            f"{', '.join(h[:12] for h in src)} (lib/runcache.SourceHash of our command).")
+
+
 def task_cmd(side, seed, paths, data, cfg_path, out):
     if side == "official":
         return ["nice", "-n", "10", "/usr/bin/python3", os.path.join(ROOT, "lib", "crosscheck", "official_hlformer.py"),
@@ -279,6 +294,7 @@ def render(cfg, seeds, out):
         "backend": sides["ours"][0]["backend"], "machine": f"{cpu_model} ({isa}), {os.cpu_count()} cores",
         "threads": "one thread per training (torch.set_num_threads(1), OMP_NUM_THREADS=1; GOMAXPROCS=1), run under nice -n 10",
         "config": cfg, "seeds": seeds, "data": counts, "date": datetime.date.today().isoformat(),
+        "runs": {side: [run_record(os.path.join(BUILD, side, f"seed{r['seed']}")) for r in rows] for side, rows in sides.items()},
     }
     per_seed = []
     both = [seed for seed in seeds if seed not in missing["official"] and seed not in missing["ours"]]
@@ -358,6 +374,7 @@ def render(cfg, seeds, out):
           "compares the two implementations at one small size, not their accuracy.",
           f"- CPU of all {sum(len(r) for r in sides.values())} trainings: {sum(c['cpu_seconds'] for v in cpu.values() for c in v if c) / 60:.1f} min.",
           f"- Machine: {prov['machine']}; {prov['threads']}; our commit {prov['ours_commit']}; backend {prov['backend']}; {prov['date']}.",
+          runs_line(prov["runs"]),
           "- Wall times are under the load of the other jobs on the shared machine; CPU is the process's user + system time."]
     write_atomic(os.path.join(out, "hlformer.md"), "\n".join(L) + "\n")
     print("\n".join(L))
