@@ -200,7 +200,7 @@ def render(cfg, seeds, out):
            "step_check": {"reference": step["reference"], "variants": step["variants"], "batch": step["batch"],
                           "unused_official_parameters": step["unused_official_parameters"],
                           "delta_text_spread": step["delta_text_spread"],
-                          "decayed_by_official_not_by_ours": decay_diff,
+                          "decay_grouping_differs": decay_diff,
                           # per tensor: the gradients; the steps keep their worst tensor only
                           "comparisons": {k: {"loss": v["loss"], "grad_max_rel": v["grad_max_rel"], "grad_worst": v["grad_worst"],
                                               "grad_per_tensor": v["grad"],
