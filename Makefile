@@ -95,7 +95,8 @@ figures: reproduce-table1
 
 # Issue 19: the official HLFormer code and ours trained at one identical reduced configuration on the
 # same Charades-STA files, 4 seeds each (one thread per training, ≈ 2.5 min of CPU each, so ≈ 20 min
-# in all; finished seeds under build/crosscheck are reused). The official code is not fetched by make: clone it first (lib/crosscheck/README.md
+# in all; a finished seed under build/crosscheck is reused while its inputs are unchanged, ours also keyed by
+# our source: lib/crosscheck/README.md). The official code is not fetched by make: clone it first (lib/crosscheck/README.md
 # gives the two `git clone` lines at the pinned commits).
 crosscheck: crosscheck-hlformer crosscheck-gare
 
@@ -105,7 +106,7 @@ crosscheck-hlformer: data
 # The official GARE code (build/official/gare, README) and ours on the same Charades features: the loss
 # terms, gradients and 3 optimizer steps of one batch from the same weights, then 10 epochs at one small
 # configuration for 5 seeds per side from the same initial weights (one thread each, ≈ 1–1.5 min of CPU
-# per training; finished runs under build/crosscheck/gare are reused).
+# per training; finished runs under build/crosscheck/gare are reused while their inputs are unchanged).
 crosscheck-gare: data
 	/usr/bin/python3 lib/crosscheck/gare.py --out figures/crosscheck
 

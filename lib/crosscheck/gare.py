@@ -6,15 +6,16 @@ seed by seed — and the side-by-side table (figures/crosscheck/gare.{md,json}).
 Needs (see lib/crosscheck/README.md): build/official/gare checked out at the pinned commit below, the
 Charades cache of `make data`, Debian python3-torch and -scipy.
 Usage: gare.py [--out figures/crosscheck] [--seeds 0,1,2,3,4] [--jobs N] [--render-only]
-Every result is kept under build/crosscheck/gare/ and reused by a later run with the same configuration
-(delete the directory to recompute); --render-only only re-renders the table.
+Every result is kept under build/crosscheck/gare/ and reused by a later run with the same inputs
+(configuration, our source, the data and initial weights: fresh; delete the directory to recompute);
+--render-only only re-renders the table.
 """
-import argparse, datetime, importlib.util, json, math, os, shutil, subprocess, sys, time
+import argparse, datetime, hashlib, importlib.util, json, math, os, shutil, subprocess, sys, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 _run = importlib.util.spec_from_file_location("crosscheck_run", os.path.join(ROOT, "lib", "crosscheck", "run.py"))
 hlf = importlib.util.module_from_spec(_run)
-_run.loader.exec_module(hlf)  # the HLFormer harness: write_atomic, run_tasks, ranks, summarize, compare, finite, machine
+_run.loader.exec_module(hlf)  # the HLFormer harness: write_atomic, source_hash, run_tasks, ranks, summarize, compare, finite, machine
 
 OFFICIAL = ("https://github.com/musicman217/GARE-text-video-retrieval", "e42b0e25b5b1c320b62f4abb9db463d90d738c99")
 OFFICIAL_DIR = os.path.join(ROOT, "build", "official", "gare")
@@ -77,8 +78,10 @@ ENV.setdefault("GEOALIGN_CACHE", CACHE)
 
 
 def fresh(d, cfg):
-    """Whether directory d holds a finished result of configuration cfg (a "done" marker, or the
-    cpu.json run_tasks writes when a training succeeds); else it is emptied."""
+    """Whether directory d holds a finished result of key cfg (a "done" marker, or the cpu.json
+    run_tasks writes when a training succeeds); else it is emptied. The keys (compute): the
+    configuration, and for what our command writes the hash of its source (ourgare -source); for an
+    official training the contents of its inputs (the data and the seed's initial weights)."""
     kept = os.path.join(d, "config.json")
     finished = any(os.path.exists(os.path.join(d, f)) for f in ("done", "cpu.json"))
     if os.path.exists(kept) and json.load(open(kept)) == cfg and finished:
@@ -89,6 +92,20 @@ def fresh(d, cfg):
     return False
 
 
+def files_hash(*dirs):
+    """sha256 of the names and contents of the files in dirs (not recursive), in order."""
+    h = hashlib.sha256()
+    for d in dirs:
+        for f in sorted(os.listdir(d)):
+            p = os.path.join(d, f)
+            if os.path.isfile(p) and f not in ("config.json", "done"):
+                h.update(f.encode() + b"\0")
+                with open(p, "rb") as fh:
+                    for chunk in iter(lambda: fh.read(1 << 20), b""):
+                        h.update(chunk)
+    return h.hexdigest()
+
+
 def compute(cfg, seeds, jobs):
     hlf.check_official({"gare": OFFICIAL})
     os.makedirs(BUILD, exist_ok=True)
@@ -96,15 +113,17 @@ def compute(cfg, seeds, jobs):
     hlf.write_atomic(cfg_path, json.dumps(cfg, indent=1, sort_keys=True))
     exe = os.path.join(BUILD, "bin", "ourgare")
     run(["go", "build", "-o", exe, "./lib/crosscheck/ourgare"], "go build ./lib/crosscheck/ourgare")
+    ours_key = dict(cfg, ours_source=hlf.source_hash(exe, ENV))
     nice = ["nice", "-n", "10"]
     data = os.path.join(BUILD, "data")
-    if not fresh(data, cfg):
+    if not fresh(data, ours_key):
         run(nice + [exe, "-mode", "data", "-config", cfg_path, "-cache", ENV["GEOALIGN_CACHE"], "-out", data], "ourgare -mode data")
         open(os.path.join(data, "done"), "w").close()
-    official = ["/usr/bin/python3", os.path.join(ROOT, "lib", "crosscheck", "official_gare.py"), "--official", OFFICIAL_DIR,
+    official_py = os.path.join(ROOT, "lib", "crosscheck", "official_gare.py")
+    official = ["/usr/bin/python3", official_py, "--official", OFFICIAL_DIR,
                 "--config", cfg_path, "--data", data]
     step = os.path.join(BUILD, "step")
-    if not fresh(step, cfg):
+    if not fresh(step, dict(ours_key, harness=hashlib.sha256(open(official_py, "rb").read()).hexdigest())):
         t0 = time.time()
         run(nice + [exe, "-mode", "step", "-config", cfg_path, "-data", data, "-seed", "0", "-out", os.path.join(step, "ours")], "ourgare -mode step")
         run(nice + official + ["--mode", "step", "--ours", os.path.join(step, "ours"), "--out", os.path.join(step, "official")], "official_gare.py --mode step")
@@ -113,11 +132,11 @@ def compute(cfg, seeds, jobs):
     tasks = []
     for seed in seeds:
         ours, off = os.path.join(BUILD, "ours", f"seed{seed}"), os.path.join(BUILD, "official", f"seed{seed}")
-        if not fresh(ours, cfg):
+        if not fresh(ours, ours_key):
             # the initial weights of the seed first: the official run starts from them
             run(nice + [exe, "-mode", "init", "-config", cfg_path, "-data", data, "-seed", str(seed), "-out", ours], "ourgare -mode init")
             tasks.append(("ours", seed, nice + [exe, "-mode", "train", "-config", cfg_path, "-data", data, "-seed", str(seed), "-out", ours], ours))
-        if not fresh(off, cfg):
+        if not fresh(off, dict(cfg, inputs=files_hash(data, os.path.join(ours, "init")))):
             tasks.append(("official", seed, nice + official + ["--mode", "train", "--init", ours, "--seed", str(seed), "--out", off], off))
     for t in tasks:  # initial weights are written above, so the two sides of a seed may run at once
         if t[0] == "official" and not os.path.exists(os.path.join(t[3].replace("official", "ours"), "init")):
@@ -173,13 +192,15 @@ def render(cfg, seeds, out):
             "torch": step["torch"], "ours_commit": ours_commit + ("+dirty" if dirty else ""), "backend": ours_step["backend"],
             "machine": f"{cpu_model} ({isa}), {os.cpu_count()} cores",
             "threads": "one thread per process (torch.set_num_threads(1), OMP_NUM_THREADS=1; GOMAXPROCS=1), under nice -n 10",
-            "config": cfg, "seeds": seeds, "data": {k: counts[k] for k in ("train", "val", "test")}, "date": datetime.date.today().isoformat()}
+            "config": cfg, "seeds": seeds, "data": {k: counts[k] for k in ("train", "val", "test")}, "date": datetime.date.today().isoformat(),
+            "runs": {side: [hlf.run_record(os.path.join(BUILD, side, f"seed{s}")) for s in seeds] for side in runs}}
     comps = step["comparisons"]
     decay_diff = sorted(k for k in step["official_decayed"] if step["official_decayed"][k] != step["ours_decayed"][k])
     doc = {"title": "GARE: official code vs ours, same features, same initial weights", "provenance": prov,
            "step_check": {"reference": step["reference"], "variants": step["variants"], "batch": step["batch"],
                           "unused_official_parameters": step["unused_official_parameters"],
-                          "decayed_by_official_not_by_ours": decay_diff,
+                          "delta_text_spread": step["delta_text_spread"],
+                          "decay_grouping_differs": decay_diff,
                           # per tensor: the gradients; the steps keep their worst tensor only
                           "comparisons": {k: {"loss": v["loss"], "grad_max_rel": v["grad_max_rel"], "grad_worst": v["grad_worst"],
                                               "grad_per_tensor": v["grad"],
@@ -198,11 +219,8 @@ def render(cfg, seeds, out):
     hlf.write_atomic(os.path.join(out, "gare.json"), json.dumps(hlf.finite(doc), indent=1, allow_nan=False))
 
     ref = step["reference"]
-    short = {"official code": "official code (float32)", "official, temporal LayerNorm eps 1e-5": "official, LN eps 1e-5 (float32)",
-             "official, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed": "official, LN eps 1e-5, LN gains not decayed (float32)",
-             "ours": "ours (float32)", ref: "official in float64 (LN eps 1e-5, LN gains not decayed)",
-             ref + ", beta 0": "official in float64, β = 0 (LN eps 1e-5, LN gains not decayed)",
-             "official, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed, beta 0": "official, β = 0 (float32, LN eps 1e-5, LN gains not decayed)"}
+    short = {"official code": "official code (float32)", "ours": "ours (float32)", ref: "official code in float64",
+             ref + ", beta 0": "official code in float64, β = 0", "official, beta 0": "official code, β = 0 (float32)"}
 
     def label(pair):
         a, b = pair.split(" vs ")
@@ -221,28 +239,30 @@ def render(cfg, seeds, out):
         L.append(f"| {label(k)} | " + " | ".join(f"{l[t][2]:.1e}" for t in ("total", "info", "ib", "norm", "dir")) +
                  f" | {v['grad_max_rel']:.1e} ({v['grad_worst'].removeprefix('gare.')}) | {st[2]['weights_max_rel']:.1e} | {st[3]['weights_max_rel']:.1e} |")
     o_ref = comps[f"ours vs {ref}"]
-    o32 = comps[f"official, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed vs {ref}"]
-    no_ib = comps[f"official, temporal LayerNorm eps 1e-5, LayerNorm gains not decayed, beta 0 vs {ref}, beta 0"]
+    o32 = comps[f"official code vs {ref}"]
+    no_ib = comps[f"official, beta 0 vs {ref}, beta 0"]
     L += ["", f"Loss values (ours / official code / float64 reference): total {ours_step['loss']['total']:.6f} / "
           f"{comps['official code vs ours']['loss']['total'][0]:.6f} / {o_ref['loss']['total'][1]:.6f}; "
           f"L_IB (unweighted) {ours_step['loss']['ib']:.4f} / {comps['official code vs ours']['loss']['ib'][0]:.4f} / {o_ref['loss']['ib'][1]:.4f}.", "",
           "What the step check shows:",
-          f"- Ours agrees with the float64 evaluation of the official code (with its two differences from ours removed, below) to "
+          f"- Ours agrees with the float64 evaluation of the unmodified official code to "
           f"{o_ref['grad_max_rel']:.0e} in every gradient and {max(s['weights_max_rel'] for s in o_ref['steps']):.0e} in every weight after "
           f"{cfg['step_steps']} steps; the official code in float32 is {o32['grad_max_rel']:.0e} away from the same reference "
           f"(worst: {o32['grad_worst'].removeprefix('gare.')}). The official float32 gradient of L_IB is dominated by rounding: at this "
-          "initialisation Δ_ij barely depends on the text i (its spread over texts is about 4e-4 of its size), the KL's gradient "
-          "divides by that spread squared, and the official ψ computes every pair's Δ separately, so float32 rounding of Δ enters "
+          f"initialisation Δ_ij barely depends on the text i (its spread over texts is {step['delta_text_spread']:.0e} of its size), "
+          "the KL's gradient divides by that spread squared, and the official ψ computes every pair's Δ separately, so float32 rounding of Δ enters "
           "the spread directly. Our factored ψ (lib/models/gare psi.go) forms the text dependence from per-text terms and does not "
           "suffer it. With β = 0 (no L_IB) the official float32 and float64 gradients agree to "
           f"{no_ib['grad_max_rel']:.0e} (last row).",
-          "- Two real differences between the codes, each isolated by a variant: (1) the temporal transformer's LayerNorm: the "
-          "official \"seqTransf\" blocks are module_cross.Transformer, whose LayerNorm is until_module.LayerNorm (TF style, "
-          "eps 1e-12), while lib/models/gare uses 1e-5 (config.go layerNormEpsilon, documented as CLIP's); this moves the loss by "
-          f"{comps['official code vs ours']['loss']['total'][2]:.0e} relative here. (2) Weight decay: main_retrieval.prep_optimizer exempts "
-          "names containing 'bias', 'LayerNorm.bias' or 'LayerNorm.weight', so the official code DECAYS the LayerNorm gains of ψ "
-          "(layer_norm1/2/3.weight) and of the temporal blocks (ln_1/ln_2.weight); lib/train's DefaultNoDecay exempts every "
-          f"normalisation parameter. Decayed by the official code and not by ours: {', '.join(x.removeprefix('gare.') for x in decay_diff) or 'none'}.",
+          "- Two differences between the codes were found by this check and fixed in lib/models/gare (commit d4a523b), so the "
+          "official code is now the reference as it is: (1) the temporal transformer's LayerNorm: the official \"seqTransf\" blocks "
+          "are module_cross.Transformer, whose LayerNorm is until_module.LayerNorm (TF style, eps 1e-12); ours used 1e-5 "
+          "(torch.nn.LayerNorm's, which ψ's LayerNorms keep) and now uses 1e-12 (config.go temporalLayerNormEpsilon). (2) Weight "
+          "decay: main_retrieval.prep_optimizer exempts names containing 'bias', 'LayerNorm.bias' or 'LayerNorm.weight'; GARE's "
+          "LayerNorms are named layer_norm1/2/3 (ψ) and ln_1/ln_2 (temporal blocks), so the official code decays their gains; ours "
+          "exempted every normalisation parameter (lib/train's DefaultNoDecay) and now uses the code's grouping (train.go "
+          "CodeNoDecay; Config.ExemptNormGains keeps the other as an option). Parameters whose decay differs between the two "
+          f"optimizers (computed from both): {', '.join(x.removeprefix('gare.') for x in decay_diff) or 'none'}.",
           "", f"**2. Short training** at one identical configuration, seeds {seeds}: seed s of both sides starts from the same initial "
           "weights (ours, drawn from s); the data order and ψ's dropout come from each side's own random stream. Text→video on the "
           "official Charades test split; every test metric of both sides computed from the saved score matrices by one evaluator "
@@ -297,6 +317,7 @@ def render(cfg, seeds, out):
           "with n = " f"{len(seeds)} it only excludes differences larger than about the CI half-width.",
           f"- Scale: random ranking gives R@1 {100 / n_test:.2f} and SumR {100 * 16 / n_test:.2f} on this test split.",
           f"- Machine: {prov['machine']}; {prov['threads']}; our commit {prov['ours_commit']}; backend {prov['backend']}; {prov['date']}.",
+          hlf.runs_line(prov["runs"]),
           "- CPU is the process's user + system time; wall times (in gare.json) are under the load of other jobs on the shared machine."]
     hlf.write_atomic(os.path.join(out, "gare.md"), "\n".join(L) + "\n")
     print("\n".join(L))

@@ -7,7 +7,8 @@ at the pinned commits below, the Charades cache of `make data`, Debian python3-t
 -ipdb, -easydict, -seaborn, -matplotlib and -scipy.
 Usage: run.py [--out figures/crosscheck] [--seeds 0,1,2,3] [--only official|ours] [--jobs N] [--render-only]
 Every seed's result is kept under build/crosscheck/<side>/seed<N>/ and reused by a later run with
-the same configuration (delete the directory to retrain); --render-only only re-renders the table.
+the same configuration and, for our side, the same source (delete the directory to retrain);
+--render-only only re-renders the table.
 """
 import argparse, datetime, importlib.util, json, math, os, random, subprocess, sys, time
 
@@ -108,6 +109,29 @@ def check_official(official=OFFICIAL):
             sys.exit(2)
         paths[name] = path
     return paths
+
+
+def source_hash(exe, env):
+    """lib/runcache.SourceHash of our command exe (its -source flag): every package it builds on."""
+    r = subprocess.run([exe, "-source"], cwd=ROOT, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"crosscheck: {exe} -source failed:\n{r.stderr}")
+    return r.stdout.strip()
+
+
+def run_record(d):
+    """When the finished run in directory d ended (UTC, its result.json's time) and the source hash of
+    our command it was keyed by (config.json; None for an official run)."""
+    t = datetime.datetime.fromtimestamp(os.path.getmtime(os.path.join(d, "result.json")), datetime.timezone.utc)
+    return {"finished_utc": t.strftime("%Y-%m-%d %H:%M"), "ours_source": json.load(open(os.path.join(d, "config.json"))).get("ours_source")}
+
+
+def runs_line(records):
+    """The table note on when the runs finished ({side: [run_record]}) and which source ours ran."""
+    src = sorted({r["ours_source"] or "unkeyed" for r in records["ours"]})
+    return ("- Runs finished (UTC): " + "; ".join(f"{side} {', '.join(r['finished_utc'] for r in rs)}" for side, rs in records.items()) +
+            f". A finished run is reused while its key is unchanged (lib/crosscheck/README.md); ours ran the source "
+            f"{', '.join(h[:12] for h in src)} (lib/runcache.SourceHash of our command).")
 
 
 def task_cmd(side, seed, paths, data, cfg_path, out):
@@ -270,6 +294,7 @@ def render(cfg, seeds, out):
         "backend": sides["ours"][0]["backend"], "machine": f"{cpu_model} ({isa}), {os.cpu_count()} cores",
         "threads": "one thread per training (torch.set_num_threads(1), OMP_NUM_THREADS=1; GOMAXPROCS=1), run under nice -n 10",
         "config": cfg, "seeds": seeds, "data": counts, "date": datetime.date.today().isoformat(),
+        "runs": {side: [run_record(os.path.join(BUILD, side, f"seed{r['seed']}")) for r in rows] for side, rows in sides.items()},
     }
     per_seed = []
     both = [seed for seed in seeds if seed not in missing["official"] and seed not in missing["ours"]]
@@ -349,6 +374,7 @@ def render(cfg, seeds, out):
           "compares the two implementations at one small size, not their accuracy.",
           f"- CPU of all {sum(len(r) for r in sides.values())} trainings: {sum(c['cpu_seconds'] for v in cpu.values() for c in v if c) / 60:.1f} min.",
           f"- Machine: {prov['machine']}; {prov['threads']}; our commit {prov['ours_commit']}; backend {prov['backend']}; {prov['date']}.",
+          runs_line(prov["runs"]),
           "- Wall times are under the load of the other jobs on the shared machine; CPU is the process's user + system time."]
     write_atomic(os.path.join(out, "hlformer.md"), "\n".join(L) + "\n")
     print("\n".join(L))
@@ -379,19 +405,23 @@ def main():
                            cwd=ROOT, env=env, capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit("crosscheck: go build ./lib/crosscheck/ourhlformer failed:\n" + r.stderr)
+        # A finished seed is reused when its key matches: the configuration, and for our side also the
+        # source of every package our command builds on (our code changes between runs; the official
+        # checkout is pinned and checked above, and the data root is rewritten from the cache each run).
+        key = {"official": cfg, "ours": dict(cfg, ours_source=source_hash(os.path.join(BUILD, "bin", "ourhlformer"), env))}
         tasks = []
         for seed in seeds:
             for side in sides:
                 out = os.path.join(BUILD, side, f"seed{seed}")
                 done = os.path.join(out, "result.json")
                 kept = os.path.join(out, "config.json")
-                if os.path.exists(done) and os.path.exists(kept) and json.load(open(kept)) == cfg:
+                if os.path.exists(done) and os.path.exists(kept) and json.load(open(kept)) == key[side]:
                     print(f"== reuse {side} seed {seed} ({done})")
                     continue
                 if os.path.exists(done):
                     os.remove(done)
                 os.makedirs(out, exist_ok=True)
-                write_atomic(kept, json.dumps(cfg, indent=1, sort_keys=True))
+                write_atomic(kept, json.dumps(key[side], indent=1, sort_keys=True))
                 tasks.append((side, seed, task_cmd(side, seed, paths, data, cfg_path, out), out))
         t0 = time.time()
         run_tasks(tasks, a.jobs, env)

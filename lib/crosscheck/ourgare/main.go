@@ -34,6 +34,7 @@ import (
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/npy"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/runcache"
 	"github.com/geoalign/geoalign/lib/studies/garestudy"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute/dtypes"
@@ -65,7 +66,16 @@ func main() {
 	cache := flag.String("cache", garestudy.DefaultCache(), "the data cache of `make data`")
 	seed := flag.Uint64("seed", 0, "model (and data order) seed")
 	out := flag.String("out", "", "output directory")
+	source := flag.Bool("source", false, "print the hash of this command's source (lib/runcache.SourceHash: every package it builds on) and exit")
 	flag.Parse()
+	if *source {
+		src, err := runcache.SourceHash(runcache.Module + "/lib/crosscheck/ourgare")
+		if err != nil {
+			fail(1, err)
+		}
+		fmt.Println(src.Hash)
+		return
+	}
 	if *cfgPath == "" || *out == "" {
 		fail(2, fmt.Errorf("-config and -out are required"))
 	}
@@ -290,7 +300,7 @@ func step(c Config, d *gare.Dataset, seed uint64, dir string) error {
 		}
 		return r
 	}
-	// which variables the optimizer decays (train.Adam.NoDecay: lib/train's DefaultNoDecay)
+	// which variables the optimizer decays (train.Adam.NoDecay: gare.CodeNoDecay, the code's grouping)
 	opt := m.Optimizer(c.StepTotal)
 	decayed := map[string]bool{}
 	for _, v := range trainable(m) {

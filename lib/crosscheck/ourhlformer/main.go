@@ -25,6 +25,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/runcache"
 	"github.com/gomlx/compute/dtypes"
 )
 
@@ -117,7 +118,17 @@ func main() {
 	epochs := flag.Int("epochs", 0, "override the configuration's epochs (timing runs)")
 	maxBatches := flag.Int("max-batches", 0, "cap the batches per epoch (timing runs; 0: all)")
 	out := flag.String("out", "", "output directory")
+	source := flag.Bool("source", false, "print the hash of this command's source (lib/runcache.SourceHash: every package it builds on) and exit")
 	flag.Parse()
+	if *source {
+		src, err := runcache.SourceHash(runcache.Module + "/lib/crosscheck/ourhlformer")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ourhlformer:", err)
+			os.Exit(1)
+		}
+		fmt.Println(src.Hash)
+		return
+	}
 	if *data == "" || *cfgPath == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "ourhlformer: -data, -config and -out are required")
 		os.Exit(2)
