@@ -20,11 +20,13 @@ import (
 
 // CodeNoDecay is the code's weight-decay grouping (src/Opts/builder.py: a parameter is exempt when
 // its name contains "bias", "LayerNorm.bias" or "LayerNorm.weight") on our variable paths: biases,
-// every LayerNorm offset, and the gains of the LayerNorms the code names LayerNorm (LinearLayer's and
+// every LayerNorm offset, the Lorentz attention's logit bias (the code's
+// LorentzMultiHeadedAttention.bias, onmt/hyper_nets.py), and the gains of the LayerNorms the code names LayerNorm (LinearLayer's and
 // the position embedding's, our …/norm/layer_normalization/gain). The Transformer blocks' LayerNorms are norm1/norm2
 // in the code (model_components.py), so their gains are decayed.
 func CodeNoDecay(path string) bool {
-	return strings.HasSuffix(path, "/biases") || strings.HasSuffix(path, "/offset") || strings.HasSuffix(path, "/norm/layer_normalization/gain")
+	return strings.HasSuffix(path, "/biases") || strings.HasSuffix(path, "/offset") || strings.HasSuffix(path, "/logit_bias") ||
+		strings.HasSuffix(path, "/norm/layer_normalization/gain")
 }
 
 // TrainConfig is the training schedule (spec §3.5, Charades: lr 2e-4, 100 epochs, batch 128 videos,

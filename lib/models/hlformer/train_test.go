@@ -470,7 +470,8 @@ func TestEvaluatorWithOneBranch(t *testing.T) {
 // The code's weight-decay grouping (src/Opts/builder.py: exempt when the name contains "bias",
 // "LayerNorm.bias" or "LayerNorm.weight") on a trained model's variables: biases, LayerNorm offsets
 // and the gains of LinearLayer's and the position embedding's LayerNorm (the code's self.LayerNorm)
-// are exempt; the blocks' norm1/norm2 gains (the code's names), weights and embeddings are decayed.
+// and the Lorentz attention's logit bias (the code's LorentzMultiHeadedAttention.bias) are exempt;
+// the blocks' norm1/norm2 gains (the code's names), weights and embeddings are decayed.
 func TestCodeNoDecay(t *testing.T) {
 	tr, val := tinyWorld(t, 40)
 	_, store := trainTiny(t, tr, val, t.TempDir(), -1)
@@ -482,6 +483,8 @@ func TestCodeNoDecay(t *testing.T) {
 		}
 		var want bool
 		switch {
+		case strings.HasSuffix(p, "/logit_bias"):
+			want, seen["logit bias"] = true, seen["logit bias"]+1
 		case strings.HasSuffix(p, "/biases"), strings.HasSuffix(p, "/offset"):
 			want, seen["bias"] = true, seen["bias"]+1
 		case strings.HasSuffix(p, "/norm/layer_normalization/gain"):
@@ -500,7 +503,7 @@ func TestCodeNoDecay(t *testing.T) {
 			t.Errorf("CodeNoDecay(%s) = %t, want %t", p, got, want)
 		}
 	}
-	for _, k := range []string{"bias", "LayerNorm gain", "block gain", "weight"} {
+	for _, k := range []string{"bias", "logit bias", "LayerNorm gain", "block gain", "weight"} {
 		if seen[k] == 0 {
 			t.Errorf("no %s among the variables %v: the model's names changed", k, seen)
 		}
