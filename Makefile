@@ -84,7 +84,8 @@ reproduce-table1:
 # the noun-closure run (27 min) is listed in figures/wordnet/README.md and not part of this target.
 WORDNET := go run ./lib/cmd/geoalign wordnet --closure mammal --seeds 3 --out figures/wordnet --quiet
 # Every paper's figures are the full configuration (FIGURES_FULL=true): from a clean clone that is
-# hours of training on 2 cores (GARE ≈ 2.5 h, HLFormer ≈ 1.5 h); every run is checkpointed under
+# hours of training on 2 cores (GRAM + HyperGRAM 20 min measured under load; GARE ≈ 2.4 h and
+# HLFormer ≈ 4 h estimated on an idle machine, see their Scale docs); every run is checkpointed under
 # build/, so an interrupted or repeated `make figures` only re-evaluates. FIGURES_FULL=false is the
 # CI-sized smoke run (written under figures/ci/, never over the full results).
 FIGURES_FULL ?= true
