@@ -55,6 +55,9 @@ const (
 	GateFloor Gate = "floor"
 	// GateCollapse: a learned sample's best epoch is ≤ 1 on some seed, or it does not beat random ranking.
 	GateCollapse Gate = "collapse"
+	// GateData: the test split cannot tell variants apart whatever their values (Comparison.Untestable
+	// says why, e.g. ten distinct query texts, so R@1 moves in steps of ten points).
+	GateData Gate = "data"
 )
 
 // Sample is one variant's metric over seeds.
@@ -91,6 +94,10 @@ type Comparison struct {
 	// Tautology, when set, says why the claim is true of any model (a fact of random vectors, an
 	// identity of softmax cross-entropy): the claim is marked so, not tested.
 	Tautology string
+	// Untestable, when set by the study, says why the test split cannot tell the variants apart
+	// whatever their values (e.g. ten distinct query texts): after the ceiling gate, the claim is
+	// not testable by the data gate.
+	Untestable string
 }
 
 // Diff is the seed-paired difference B − A of a comparison, in the metric's units (a positive
@@ -118,13 +125,14 @@ brackets). Before any test, validity gates make a claim **%s: <gate>**, outside 
 **%s** — A and B are identical on every seed, or A is at the metric's best value on every seed, so
 B cannot beat it; **%s** — a learned variant's best (validation-selected) epoch is ≤ 1 on some seed,
 or it does not beat the metric's value under random ranking; **%s** — a learned variant does not
-beat the zero-training baseline of the same split, whose value the row prints. "Does not beat" is a
+beat the zero-training baseline of the same split, whose value the row prints; **%s** — the test split
+cannot tell the variants apart whatever their values (e.g. ten distinct query texts). "Does not beat" is a
 one-sided t-test at p ≥ %g, unadjusted. A claim with fewer than %d seeds is **%s** by rule. Otherwise
 it **%s** when the adjusted p < %g and Δ points the claimed way, is **%s** when the adjusted p < %g
 and Δ points the other way, and is **%s** otherwise. Single-seed and descriptive findings (shapes of
 figures, angles) are **%s**, never evidence either way; a **%s** (true of any model: a fact of random
 vectors, an identity of softmax cross-entropy) is marked as such and is not evidence.
-`, NotTestable, GateCeiling, GateCollapse, GateFloor, Level, MinSeeds, Inconclusive,
+`, NotTestable, GateCeiling, GateCollapse, GateFloor, GateData, Level, MinSeeds, Inconclusive,
 		Holds, Level, Contradicted, Level, Inconclusive, Descriptive, Tautology)
 }
 
@@ -234,6 +242,9 @@ func decide(c Comparison) (cl Claim, tested bool, err error) {
 	}
 	if c.Best != 0 && !slices.ContainsFunc(c.A.Values, func(v float64) bool { return math.Abs(v-c.Best) > atBestTol*math.Abs(c.Best) }) {
 		return gate(GateCeiling, "%s is at the metric's best (%s) on every seed: %s cannot beat it", c.A.Name, num(c.Best), c.B.Name)
+	}
+	if c.Untestable != "" {
+		return gate(GateData, "%s", c.Untestable)
 	}
 	// Collapse: model selection never got past the first epoch.
 	for s := range learned {

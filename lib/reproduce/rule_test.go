@@ -301,3 +301,31 @@ func TestRuleTextStatesTheConstants(t *testing.T) {
 		}
 	}
 }
+
+// A comparison the study marks Untestable is not testable by the data gate, after the ceiling gate,
+// and stays out of the Holm family: the other claim's adjusted p is its raw p.
+func TestDecideDataGate(t *testing.T) {
+	seeds := []int64{1, 2, 3, 4, 5}
+	mk := func(name string, a, b []float64, untestable string) Comparison {
+		return Comparison{Paper: "P", Claim: name, Data: "d", Metric: "R@1", Higher: true, Best: 100, Untestable: untestable,
+			A: Sample{Name: "a", Seeds: seeds, Values: a}, B: Sample{Name: "b", Seeds: seeds, Values: b}}
+	}
+	tested := mk("tested", []float64{10, 11, 12, 13, 14}, []float64{12, 14, 13, 16, 15}, "")
+	cs, err := Decide([]Comparison{
+		mk("ten texts", []float64{90, 92, 91, 95, 93}, []float64{96, 97, 94, 98, 95}, "10 distinct texts"),
+		mk("ten texts at ceiling", []float64{100, 100, 100, 100, 100}, []float64{100, 100, 90, 100, 100}, "10 distinct texts"),
+		tested,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs[0].Outcome != NotTestable || cs[0].Gate != GateData || cs[0].Reason != "10 distinct texts" || cs[0].P != nil {
+		t.Errorf("untestable claim: %+v", cs[0])
+	}
+	if cs[1].Outcome != NotTestable || cs[1].Gate != GateCeiling {
+		t.Errorf("untestable claim at the ceiling: %+v, want the ceiling gate first", cs[1])
+	}
+	if cs[2].P == nil || cs[2].P.Family != 1 || cs[2].P.Holm != cs[2].P.Raw {
+		t.Errorf("the gated claims joined the Holm family: %+v", cs[2].P)
+	}
+}

@@ -158,19 +158,29 @@ func DistinctQueries(s *gram.Split) int {
 	return n
 }
 
-// NoClaimReason says why no retrieval claim is declared on d, or "" when claims are: a test split
-// with fewer than MinDistinctQueries distinct texts is a sanity check, not a test. This drops FSDD
-// digits (ten number words for 300 recordings, class-level): every method answers each word with a
-// tuple of its digit first, and its R@1 cannot tell the methods apart (runs is the R@1 of every run
-// on d, for the note).
-func NoClaimReason(d *gram.Dataset, runs []*Run) string {
+// UntestableReason says why d's test split cannot test a retrieval claim, or "" when it can: with
+// fewer than MinDistinctQueries distinct texts it is a sanity check, not a test. This is FSDD digits
+// (ten number words for 300 recordings, class-level): every method answers each word with a tuple
+// of its digit first, and its R@1 cannot tell the methods apart. Its claims are declared with this
+// reason (reproduce.Comparison.Untestable) and read "not testable" (ceiling where every run is at 100).
+func UntestableReason(d *gram.Dataset) string {
 	q := DistinctQueries(d.Test)
 	if q >= MinDistinctQueries {
 		return ""
 	}
-	why := fmt.Sprintf("%s: no claim is declared — its %d test queries have %d distinct texts (< %d), so R@1 moves in steps of about %.0f points "+
+	return fmt.Sprintf("its %d test queries have %d distinct texts (< %d), so R@1 moves in steps of about %.0f points "+
 		"and measures whether each of %d texts is answered first by a tuple of its class: a sanity check, not a test",
-		ShortName(d), d.Test.N, q, MinDistinctQueries, 100/float64(q), q)
+		d.Test.N, q, MinDistinctQueries, 100/float64(q), q)
+}
+
+// NoClaimReason is UntestableReason as a table note, with the R@1 range of runs (every run on d),
+// or "" when d can test claims.
+func NoClaimReason(d *gram.Dataset, runs []*Run) string {
+	why := UntestableReason(d)
+	if why == "" {
+		return ""
+	}
+	why = ShortName(d) + ": its claims read not testable — " + why
 	if vals := Values(runs, T2VR1); len(vals) > 0 {
 		why += fmt.Sprintf(" (here T→V+A R@1 %.1f–%.1f over %d runs)", slices.Min(vals), slices.Max(vals), len(vals))
 	}

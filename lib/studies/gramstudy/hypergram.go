@@ -64,12 +64,13 @@ func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []r
 		}
 		if why := NoClaimReason(d, allRuns(runs, d, variants)); why != "" {
 			t.Provenance.Notes = append(t.Provenance.Notes, why)
-			continue
 		}
 		for _, m := range []Metric{T2VR1, V2TR1} {
 			cmp := func(claim, paper string, a, b Variant) reproduce.Comparison {
-				return Compare(PaperHyperGRAM, claim+" on "+ShortName(d)+" ("+m.Name+")", "HyperGRAM summary, main results: "+paper, d, m,
+				c := Compare(PaperHyperGRAM, claim+" on "+ShortName(d)+" ("+m.Name+")", "HyperGRAM summary, main results: "+paper, d, m,
 					a.Label, runs.Get(d, a.Label), b.Label, runs.Get(d, b.Label))
+				c.Untestable = UntestableReason(d)
+				return c
 			}
 			claims = append(claims,
 				cmp("HyperGRAM beats GRAM", "MSR-VTT T2V R@1 56.6 vs 54.8 (+1.8; +1.5 to +2.9 on four datasets)", GRAM, HyperGRAM),
