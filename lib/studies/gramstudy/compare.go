@@ -87,14 +87,15 @@ func sample(label string, runs []*Run, m Metric) reproduce.Sample {
 
 // Compare declares the claim "b beats a" on the retrieval metric m over the runs' seeds on d, for the
 // claim rule (reproduce.Decide): R@K's best value is 100 (the ceiling gate: FSDD digits reach it) and
-// its random-ranking level is computed from the test split (the collapse gate). GRAM has no
-// zero-training floor: its modalities live in different feature spaces (pixels, log-mel, GloVe), so
-// no similarity exists before training.
+// its random-ranking level is computed from the test split (the collapse gate). It is also the
+// zero-training floor printed in the row: GRAM's modalities live in different feature spaces
+// (image features, log-mel, GloVe), so no similarity exists before training but chance.
 func Compare(paper, claim, paperFigure string, d *gram.Dataset, m Metric, aLabel string, a []*Run, bLabel string, b []*Run) reproduce.Comparison {
 	c := reproduce.Comparison{Paper: paper, Claim: claim, PaperFigure: paperFigure, Data: dataLabel(d),
 		Metric: m.Name, Higher: true, A: sample(aLabel, a, m), B: sample(bLabel, b, m), Best: 100}
 	if len(b) > 0 && b[0].Test != nil {
 		c.Random = m.Random(b[0].Test)
+		c.Floor = &reproduce.Sample{Name: "zero-training (no shared space: random ranking)", Values: []float64{c.Random}}
 	}
 	return c
 }
