@@ -50,9 +50,8 @@ vet:
 gotest:
 	go test ./...
 
-# A notebook saves its figures and tables under build/figures unless it runs the full
-# configuration (FULL=1: figures/, the committed full-run results; kernel/nb.OutDir). `make test`
-# pins build/figures even with FULL=1, so testing never overwrites figures/.
+# A notebook saves its figures and tables under build/figures in either configuration
+# (kernel/nb.OutDir): figures/ has one writer, `make figures`.
 notebooks:
 	GEOALIGN_FIGURES=$(CURDIR)/build/figures bash kernel/run-notebooks.sh --timeout $(NOTEBOOK_TIMEOUT) notebooks/*.ipynb
 

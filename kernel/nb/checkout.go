@@ -26,14 +26,13 @@ func Full() bool {
 }
 
 // OutDir is where Table, Plot and Figure save what they show when given a name:
-// $GEOALIGN_FIGURES if set, else figures/ of the checkout in the full configuration (the
-// committed full-run results) and build/figures/ otherwise.
+// $GEOALIGN_FIGURES if set, else build/figures/ of the checkout, in either configuration. The
+// committed figures/ have one writer, `make figures` (the studies' own figure functions, with their
+// provenance stamps and learning-curve notes); a notebook shows them (Committed, ShowClaims) and
+// never rewrites them.
 func OutDir() string {
 	if d := os.Getenv("GEOALIGN_FIGURES"); d != "" {
 		return d
-	}
-	if Full() {
-		return Path("figures")
 	}
 	return Path("build", "figures")
 }

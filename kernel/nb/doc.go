@@ -24,9 +24,9 @@
 // # Where results go
 //
 // Notebooks run a small configuration by default and the full one with FULL=1 (Full). What they
-// save goes to OutDir: build/figures/ at the small scale, figures/ — the committed evidence —
-// only in the full configuration, so executing a notebook from Jupyter or headless never
-// overwrites the committed full-run results with small-scale ones.
+// save goes to OutDir, build/figures/, in either configuration: the committed evidence in figures/
+// is written by `make figures` only, so executing a notebook from Jupyter or headless never
+// overwrites it.
 //
 // # Errors
 //
