@@ -86,7 +86,9 @@ WORDNET := go run ./lib/cmd/geoalign wordnet --closure mammal --seeds 3 --out fi
 # hours of training on 2 cores (GRAM + HyperGRAM 20 min measured under load; GARE ≈ 2.4 h and
 # HLFormer ≈ 4 h estimated on an idle machine, see their Scale docs); every run is checkpointed under
 # build/, so an interrupted or repeated `make figures` only re-evaluates. FIGURES_FULL=false is the
-# CI-sized smoke run (written under figures/ci/, never over the full results).
+# CI-sized smoke run (written under figures/ci/, never over the full results). Some sections only:
+# `go run ./lib/cmd/geoalign figures --full --paper hlformer --sections table1,fig4` (the others are
+# named as pending in REPORT.md).
 FIGURES_FULL ?= true
 figures: reproduce-table1
 	$(WORDNET) --model lorentz,poincare,euclidean --dim 2,5,10
@@ -123,7 +125,8 @@ env:
 clean:
 	rm -rf build
 
-# Re-execute the notebooks and store their outputs in the committed .ipynb files; with FULL=1
-# (the committed outputs are the full run's) their figures and tables also go to figures/.
+# Re-execute the notebooks and store their outputs in the committed .ipynb files (the committed
+# outputs are FULL=1's, read from the run cache of `make figures`); their figures and tables go to
+# build/figures in either configuration — figures/ has one writer, `make figures`.
 notebooks-inplace:
 	bash kernel/run-notebooks.sh --inplace --timeout $(NOTEBOOK_TIMEOUT) notebooks/*.ipynb

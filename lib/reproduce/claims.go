@@ -161,9 +161,10 @@ func ReadClaims(path string) ([]Claim, error) {
 // <root>/REPORT.head.md, the claim rule stated once (RuleText), one table per paper, and the
 // "claims not testable here" (every Untestable claim, by paper, with its reason), and the "cannot be
 // tested" section <root>/REPORT.limits.md (both prose files: no numbers; optional). pending names
-// the experiments whose claims are not among these (their <root>/<paper>/claims.json is missing):
-// the report says so in a section of its own instead of leaving them out silently.
-func WriteReport(root string, claims []Claim, pending ...string) error {
+// the experiments whose claims are not all among these — no <root>/<paper>/claims.json at all
+// (Pending.Sections empty), or one written by a run of some sections only (SavePending): the report
+// says so in a section of its own instead of leaving them out silently.
+func WriteReport(root string, claims []Claim, pending ...Pending) error {
 	var b strings.Builder
 	if head, err := os.ReadFile(filepath.Join(root, "REPORT.head.md")); err == nil {
 		b.Write(head)
@@ -172,11 +173,18 @@ func WriteReport(root string, claims []Claim, pending ...string) error {
 	b.WriteString(RuleText())
 	b.WriteString("\n")
 	if len(pending) > 0 {
-		b.WriteString("## Not in this report\n\nThese experiments have no claims decided by the rule above under this directory " +
-			"(no `<paper>/claims.json`): their figures have not been regenerated with the current engine, so none of " +
-			"their results is reported here. `make figures` regenerates them.\n\n")
+		b.WriteString("## Not in this report\n\nThe results of these experiments are not (all) decided by the rule above under this " +
+			"directory. An experiment without `<paper>/claims.json` has not been regenerated with the current engine, so none of " +
+			"its results is reported here. An experiment with pending sections was rendered from the sections that have " +
+			"finished (`geoalign figures --sections`): its claims below form a Holm family of those sections' claims only, " +
+			"so their outcomes are provisional — the claims of the pending sections can only raise the adjusted p-values. " +
+			"`make figures` regenerates everything.\n\n")
 		for _, p := range pending {
-			fmt.Fprintf(&b, "- `%s`\n", p)
+			if len(p.Sections) == 0 {
+				fmt.Fprintf(&b, "- `%s`: no claims.json\n", p.Paper)
+				continue
+			}
+			fmt.Fprintf(&b, "- `%s`: sections not run yet: %s\n", p.Paper, strings.Join(p.Sections, ", "))
 		}
 		b.WriteString("\n")
 	}

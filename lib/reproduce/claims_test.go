@@ -91,13 +91,13 @@ func TestClaimsRoundTripIntoReport(t *testing.T) {
 		t.Errorf("a report with nothing pending has a pending section:\n%s", md)
 	}
 	// Experiments without claims are named in a section of their own, before the papers' tables.
-	if err := WriteReport(root, got, "gare", "hlformer"); err != nil {
+	if err := WriteReport(root, got, Pending{Paper: "gare"}, Pending{Paper: "hlformer", Sections: []string{"table2", "fig3"}}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(filepath.Join(root, "REPORT.md"))
 	md = string(b)
 	if i, j := strings.Index(md, "## Not in this report"), strings.Index(md, "## GRAM"); i < 0 || i > j ||
-		!strings.Contains(md, "- `gare`\n- `hlformer`\n") || !strings.Contains(md, row) {
+		!strings.Contains(md, "- `gare`: no claims.json\n- `hlformer`: sections not run yet: table2, fig3\n") || !strings.Contains(md, row) {
 		t.Errorf("pending experiments not named before the tables:\n%s", md)
 	}
 	// Atomic writes leave no temporary file behind.

@@ -39,6 +39,9 @@ type Options struct {
 	// (`--data synthetic`); the tables are saved as <paper>-table1-synthetic. Figures need the
 	// real tracks, except HLFormer's.
 	Synthetic bool
+	// Sections are the sections of each paper's figures to run (Experiment.Sections; nil: all of
+	// them). A figures function skips the others and records them with SavePending.
+	Sections []string
 }
 
 // NeedsRealData is the error of a Figures function that cannot run on synthetic data alone
@@ -57,6 +60,9 @@ type Experiment struct {
 	Table1 func(opts Options) ([]*report.Table, error)
 	// Figures regenerates the paper's committed figures and tables under opts.Out (optional).
 	Figures func(opts Options) error
+	// Sections name the parts of Figures, in the order it runs them, that Options.Sections can
+	// select (nil: Figures runs as a whole).
+	Sections []string
 	// Descriptive marks an experiment that declares no claims (the cross-paper grid): it writes no
 	// claims.json, and REPORT.md does not list it as pending.
 	Descriptive bool

@@ -149,6 +149,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"figures", "--data", "/nonexistent", "--out", out}, exitUsage, "/nonexistent"},
 		{[]string{"figures", "--paper", "gram", "--data", "synthetic", "--out", out}, exitUsage, "need the real tracks"},
 		{[]string{"figures", "--report-only", "--out", aFile}, exitFailure, "REPORT.md"},
+		{[]string{"figures", "--paper", "gare", "--data", cache, "--sections", "table1,table2", "--out", out}, exitUsage, `unknown section "table2"`},
+		{[]string{"figures", "--paper", "gram", "--data", cache, "--sections", "table1", "--out", out}, exitUsage, "gram: (no sections"},
 
 		{[]string{"train"}, exitUsage, "usage: geoalign train"},
 		{[]string{"train", "-h"}, exitOK, "xla:cuda"},

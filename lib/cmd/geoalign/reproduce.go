@@ -107,6 +107,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 func runFigures(args []string, stdout, stderr io.Writer) int {
 	fs, opts, check := reproduceFlags("figures", "figures")
 	reportOnly := fs.Bool("report-only", false, "only rebuild REPORT.md from the claims.json files already under --out")
+	sections := fs.String("sections", "", "comma-separated sections of the papers' figures to run (default: all; e.g. table1); "+
+		"the others are recorded as pending in <paper>/pending.json and named in REPORT.md")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -117,6 +119,15 @@ func runFigures(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(papers) == 1 && papers[0] == "all" {
 		papers = reproduce.Papers()
+	}
+	if *sections != "" {
+		for _, s := range strings.Split(*sections, ",") {
+			opts.Sections = append(opts.Sections, strings.TrimSpace(s))
+		}
+		if err := reproduce.CheckSections(papers, opts.Sections); err != nil {
+			fmt.Fprintln(stderr, "geoalign figures: --sections:", err)
+			return exitUsage
+		}
 	}
 	if *reportOnly {
 		papers = nil
@@ -143,16 +154,22 @@ func runFigures(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "figures", data.BadInput(err)) // a claims.json that cannot be read
 	}
-	// Experiments with figures but no claims.json under --out are named in the report, not skipped.
-	var pending []string
+	// Experiments with figures but no claims.json under --out, or with sections not run yet
+	// (pending.json), are named in the report, not skipped.
+	partial, err := reproduce.LoadPending(opts.Out)
+	if err != nil {
+		return fail(stderr, "figures", data.BadInput(err))
+	}
+	var pending []reproduce.Pending
 	for _, p := range reproduce.Papers() {
 		if e, _ := reproduce.Lookup(p); e.Figures == nil || e.Descriptive {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(opts.Out, p, "claims.json")); err != nil {
-			pending = append(pending, p)
+			pending = append(pending, reproduce.Pending{Paper: p})
 		}
 	}
+	pending = append(pending, partial...)
 	if err := reproduce.WriteReport(opts.Out, claims, pending...); err != nil {
 		return fail(stderr, "figures", err)
 	}

@@ -170,3 +170,14 @@ func TestTinyStudyClaimsFollowTheRule(t *testing.T) {
 		t.Fatalf("claims.json refuses the study's claims: %v", err)
 	}
 }
+
+// Sections, the names `geoalign figures --sections` accepts, are Suite.Named's, in its order.
+func TestSectionNames(t *testing.T) {
+	var names []string
+	for _, n := range (&garestudy.Suite{}).Named() {
+		names = append(names, n.Name)
+	}
+	if strings.Join(names, ",") != strings.Join(garestudy.Sections, ",") {
+		t.Errorf("Suite.Named = %v, Sections = %v", names, garestudy.Sections)
+	}
+}

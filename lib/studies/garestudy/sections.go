@@ -429,13 +429,8 @@ func (s *Suite) SyntheticSection() (*Section, error) {
 // All runs every section in the notebook's order.
 func (s *Suite) All() ([]*Section, error) {
 	var out []*Section
-	t3, _, err := s.Table3()
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, t3)
-	for _, f := range []func() (*Section, error){s.Gradients, s.Ablations, s.Geometry, s.Dynamics, s.TwoStageSection, s.SyntheticSection} {
-		sec, err := f()
+	for _, n := range s.Named()[1:] { // every section but Table 1
+		sec, err := n.Run()
 		if err != nil {
 			return out, err
 		}
@@ -443,3 +438,23 @@ func (s *Suite) All() ([]*Section, error) {
 	}
 	return out, nil
 }
+
+// NamedSection is one section of the study by the name `geoalign figures --sections` selects it.
+type NamedSection struct {
+	Name string
+	Run  func() (*Section, error)
+}
+
+// Named lists the study's sections in the order All runs them, Table 1 first (Sections are their
+// names).
+func (s *Suite) Named() []NamedSection {
+	table := func(f func() (*Section, *Runs, error)) func() (*Section, error) {
+		return func() (*Section, error) { sec, _, err := f(); return sec, err }
+	}
+	return []NamedSection{{"table1", table(s.Table1)}, {"table3", table(s.Table3)}, {"gradients", s.Gradients},
+		{"ablations", s.Ablations}, {"geometry", s.Geometry}, {"dynamics", s.Dynamics},
+		{"two-stage", s.TwoStageSection}, {"synthetic", s.SyntheticSection}}
+}
+
+// Sections are the names of Suite.Named, in order.
+var Sections = []string{"table1", "table3", "gradients", "ablations", "geometry", "dynamics", "two-stage", "synthetic"}
