@@ -51,6 +51,14 @@ func ShowClaims(paper string) {
 	}
 	Markdown(fmt.Sprintf("**The %d claims of `%s`**, as the claim rule decided them together in the full run "+
 		"(`make figures`; not recomputed here):", len(cs), file))
+	if p, err := reproduce.ReadPending(Path("figures", paper)); err != nil || p != nil {
+		what := "its record of pending sections cannot be read"
+		if p != nil {
+			what = "sections " + strings.Join(p.Sections, ", ") + " have not finished"
+		}
+		Markdown(fmt.Sprintf("*Partial run: %s. These claims are one Holm family of the finished sections only, so "+
+			"their outcomes are provisional (the pending claims can only raise the adjusted p-values).*", what))
+	}
 	Show(cs)
 }
 

@@ -100,8 +100,7 @@ func SavePending(dir, paper string, skipped []string) error {
 	return atomicfile.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// LoadPending reads every <root>/*/pending.json (SavePending), ordered by directory. A file that
-// cannot be read or names no section is an error naming it.
+// LoadPending reads every <root>/*/pending.json (ReadPending), ordered by directory.
 func LoadPending(root string) ([]Pending, error) {
 	files, err := filepath.Glob(filepath.Join(root, "*", pendingFile))
 	if err != nil {
@@ -110,18 +109,32 @@ func LoadPending(root string) ([]Pending, error) {
 	sort.Strings(files)
 	var out []Pending
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		p, err := ReadPending(filepath.Dir(f))
 		if err != nil {
 			return nil, err
 		}
-		var p Pending
-		if err := json.Unmarshal(b, &p); err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		if p.Paper == "" || len(p.Sections) == 0 {
-			return nil, fmt.Errorf("%s: field \"paper\" or \"sections\" is empty", f)
-		}
-		out = append(out, p)
+		out = append(out, *p)
 	}
 	return out, nil
+}
+
+// ReadPending reads <dir>/pending.json (SavePending): nil without error when there is none (the run
+// that wrote <dir> was complete). A file that cannot be read or names no section is an error naming it.
+func ReadPending(dir string) (*Pending, error) {
+	f := filepath.Join(dir, pendingFile)
+	b, err := os.ReadFile(f)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var p Pending
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("%s: %w", f, err)
+	}
+	if p.Paper == "" || len(p.Sections) == 0 {
+		return nil, fmt.Errorf("%s: field \"paper\" or \"sections\" is empty", f)
+	}
+	return &p, nil
 }
