@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/report"
@@ -81,4 +82,29 @@ func Committed(base string, figures ...string) {
 			Figure(report.Figure{PNG: png, SVG: svg}, "")
 		}
 	}
+}
+
+// Unfinished reports whether a notebook running its full configuration (Full) should skip section
+// of paper, and says so in the notebook: the committed full run has not finished it
+// (figures/<paper>/pending.json lists it, or figures/<paper>/claims.json is missing). At the full
+// configuration a section is read from the run cache that `make figures` filled; one it has not
+// finished would train for hours inside a cell. At the small configuration nothing is skipped.
+//
+//	if nb.Unfinished("hlformer", "table2") {
+//		return
+//	}
+func Unfinished(paper, section string) bool {
+	if !Full() {
+		return false
+	}
+	dir := Path("figures", paper)
+	p, err := reproduce.ReadPending(dir)
+	_, noClaims := os.Stat(filepath.Join(dir, "claims.json"))
+	if err == nil && noClaims == nil && (p == nil || !slices.Contains(p.Sections, section)) {
+		return false
+	}
+	Markdown(fmt.Sprintf("*The full run of `%s` (section `%s`) has not finished, so this notebook does not train it here: "+
+		"`make figures` does (checkpointed; `geoalign figures --full --paper %s --sections %s` for this section alone).*",
+		paper, section, paper, section))
+	return true
 }

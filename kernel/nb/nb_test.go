@@ -148,3 +148,28 @@ func TestClaims(t *testing.T) {
 	}
 	ShowClaims("hlformer") // says so instead of panicking
 }
+
+// At the full configuration a notebook skips the sections the committed full run has not finished.
+func TestUnfinished(t *testing.T) {
+	root := t.TempDir()
+	Must(os.WriteFile(filepath.Join(root, "go.mod"), []byte("module github.com/geoalign/geoalign\n"), 0o644))
+	t.Setenv("GEOALIGN_ROOT", root)
+	t.Setenv("FULL", "")
+	if Unfinished("hlformer", "table2") {
+		t.Error("the small configuration skipped a section")
+	}
+	t.Setenv("FULL", "1")
+	if !Unfinished("hlformer", "table1") {
+		t.Error("no claims.json: the section must count as unfinished")
+	}
+	dir := filepath.Join(root, "figures", "hlformer")
+	Must(reproduce.SaveClaims(dir, []reproduce.Claim{reproduce.Describe("HLFormer", "a", "Fig. 1", "synthetic", "1")}))
+	Must(reproduce.SavePending(dir, "hlformer", []string{"table2", "fig3"}))
+	if Unfinished("hlformer", "table1") || !Unfinished("hlformer", "table2") {
+		t.Errorf("pending [table2 fig3]: Unfinished(table1) = %v, Unfinished(table2) = %v", Unfinished("hlformer", "table1"), Unfinished("hlformer", "table2"))
+	}
+	Must(reproduce.SavePending(dir, "hlformer", nil)) // a complete run
+	if Unfinished("hlformer", "table2") {
+		t.Error("a complete run left table2 unfinished")
+	}
+}
