@@ -159,14 +159,35 @@ func hlformerFigures(opts reproduce.Options) error {
 		_, err := report.SavePlot(p, filepath.Join(out, name+suffix))
 		return err
 	}
+	// withCurves saves the learning curves of the runs s was asked for since s.Track beside table t
+	// (issue 19) and names them in t's notes; call it before saving t as name.
+	withCurves := func(s *Study, t *report.Table, name string) error {
+		runs := s.Tracked()
+		loss, val, err := LearningCurves(t.Title, runs)
+		if err != nil {
+			return err
+		}
+		if err := savePlot(loss, name+"-curves-loss"); err != nil {
+			return err
+		}
+		if err := savePlot(val, name+"-curves-val"); err != nil {
+			return err
+		}
+		t.Provenance.Notes = append(t.Provenance.Notes, CurvesNote(name+suffix, runs))
+		return nil
+	}
 	var evidence reproduce.Evidence
 
 	// table1 saves a study's Table 1 and declares its claims: hybrid beats Euclidean-only and the
 	// MS-SL-like baseline, and, where the split has a zero-training floor, both learned attentions
 	// beat it (issue 19).
 	table1 := func(s *Study, name, claimText, paperRef string) error {
+		s.Track()
 		t, err := s.Table1()
 		if err != nil {
+			return err
+		}
+		if err := withCurves(s, t, name); err != nil {
 			return err
 		}
 		cmp, err := s.Compare(claimText, paperRef, EuclideanOnlyVariant, HybridVariant)
@@ -217,8 +238,12 @@ func hlformerFigures(opts reproduce.Options) error {
 	}
 	if opts.Wants("fig5") {
 		// Fig. 5 needs the "w/o L_pop" model too: at the ablation scale, where Table 2 trains it anyway.
+		abl.Track()
 		p5a, p5b, t5, f5, err := abl.Figure5(200, 1000)
 		if err != nil {
+			return err
+		}
+		if err := withCurves(abl, t5, "fig5"); err != nil {
 			return err
 		}
 		evidence.Compare(f5...)
@@ -251,8 +276,12 @@ func hlformerFigures(opts reproduce.Options) error {
 		}
 	}
 	if opts.Wants("table2") {
+		abl.Track()
 		t2, cmps, err := abl.Table2()
 		if err != nil {
+			return err
+		}
+		if err := withCurves(abl, t2, "table2"); err != nil {
 			return err
 		}
 		evidence.Compare(cmps...)
@@ -261,8 +290,12 @@ func hlformerFigures(opts reproduce.Options) error {
 		}
 	}
 	if opts.Wants("fig3") {
+		abl.Track()
 		p3a, p3b, t3, f3, err := abl.Figure3()
 		if err != nil {
+			return err
+		}
+		if err := withCurves(abl, t3, "fig3"); err != nil {
 			return err
 		}
 		evidence.Compare(f3...)
@@ -277,8 +310,12 @@ func hlformerFigures(opts reproduce.Options) error {
 		}
 	}
 	if opts.Wants("fig6") {
+		abl.Track()
 		p6, t6, f6, err := abl.Figure6()
 		if err != nil {
+			return err
+		}
+		if err := withCurves(abl, t6, "fig6"); err != nil {
 			return err
 		}
 		evidence.Compare(f6...)

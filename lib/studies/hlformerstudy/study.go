@@ -34,6 +34,7 @@ type Study struct {
 	// an interrupted study resumes, and finished runs are only re-evaluated.
 	CacheDir string
 	runs     map[string]*Runs
+	asked    []string // the variants Run was asked for since Track, in order (nil: not tracking)
 }
 
 // NewStudy prepares a study; seeds nil means the scale's.
@@ -61,6 +62,9 @@ func (s *Study) SweepSeeds() []int64 {
 // Run trains variant v on every seed of Seeds when it is Claimed, else on SweepSeeds (once: results
 // are cached by variant name).
 func (s *Study) Run(v Variant) (*Runs, error) {
+	if s.asked != nil && !slices.Contains(s.asked, v.Name) {
+		s.asked = append(s.asked, v.Name)
+	}
 	if r, ok := s.runs[v.Name]; ok {
 		return r, nil
 	}

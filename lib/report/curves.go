@@ -1,0 +1,91 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+)
+
+// Curve is one line of a learning-curve figure: PerRun[r][e] is run r's value after epoch e+1 (one
+// run per seed; runs may have trained different numbers of epochs).
+type Curve struct {
+	Label  string
+	PerRun [][]float64
+}
+
+// LearningCurves draws curves against the epoch (1-based): at each epoch the mean over the runs that
+// reached it, with an error bar of ± one standard error (std/√n with the n − 1 std; none for a single
+// run), in the project's colours (Colors), one legend entry per curve (Render puts the legend below
+// the plot). yLabel should carry the unit. A curve without any value is an error naming it.
+func LearningCurves(title, yLabel string, curves ...Curve) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "epoch", yLabel
+	labels := make([]string, len(curves))
+	for i, c := range curves {
+		labels[i] = c.Label
+	}
+	colors := Colors(labels...)
+	for i, c := range curves {
+		mean, se := epochMeans(c.PerRun)
+		if len(mean) == 0 {
+			return nil, fmt.Errorf("report: learning curve %q has no value", c.Label)
+		}
+		pts := make(plotter.XYs, len(mean))
+		bars := make(plotter.YErrors, len(mean))
+		for e := range mean {
+			pts[e] = plotter.XY{X: float64(e + 1), Y: mean[e]}
+			bars[e].Low, bars[e].High = se[e], se[e]
+		}
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, fmt.Errorf("report: learning curve %q: %w", c.Label, err)
+		}
+		line.Color = colors[i]
+		line.Width *= 1.5
+		p.Add(line)
+		p.Legend.Add(c.Label, line)
+		if err := addErrorBars(p, pts, bars, colors[i]); err != nil {
+			return nil, fmt.Errorf("report: learning curve %q: %w", c.Label, err)
+		}
+	}
+	return p, nil
+}
+
+// epochMeans are the per-epoch mean and standard error over the runs that reached each epoch.
+func epochMeans(perRun [][]float64) (mean, se []float64) {
+	for e := 0; ; e++ {
+		var xs []float64
+		for _, r := range perRun {
+			if e < len(r) {
+				xs = append(xs, r[e])
+			}
+		}
+		if len(xs) == 0 {
+			return mean, se
+		}
+		s := Summarize(xs)
+		mean = append(mean, s.Mean)
+		if s.N > 1 {
+			se = append(se, s.Std/math.Sqrt(float64(s.N)))
+		} else {
+			se = append(se, 0)
+		}
+	}
+}
+
+// addErrorBars adds vertical bars of ± bars at pts in colour c.
+func addErrorBars(p *plot.Plot, pts plotter.XYs, bars plotter.YErrors, c color.Color) error {
+	eb, err := plotter.NewYErrorBars(struct {
+		plotter.XYer
+		plotter.YErrorer
+	}{pts, bars})
+	if err != nil {
+		return err
+	}
+	eb.Color = c
+	p.Add(eb)
+	return nil
+}

@@ -1,0 +1,77 @@
+package hlformerstudy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/geoalign/geoalign/lib/models/hlformer"
+	"github.com/geoalign/geoalign/lib/report"
+	"gonum.org/v1/plot"
+)
+
+// Track starts recording the variants that Run is asked for (trained or already cached), so that a
+// table's learning curves (Tracked) show exactly the runs the table reports.
+func (s *Study) Track() { s.asked = []string{} }
+
+// Tracked returns the runs of the variants Run was asked for since Track, in that order, and stops
+// recording.
+func (s *Study) Tracked() []*Runs {
+	var out []*Runs
+	for _, name := range s.asked {
+		out = append(out, s.runs[name])
+	}
+	s.asked = nil
+	return out
+}
+
+// LearningCurves are the learning-curve figures beside a table of runs (issue 19): per epoch, the
+// mean training loss (the weighted total of hlformer.LossTermNames) and the validation SumR that
+// selects the epoch (on the split carved from train, never test), one curve per variant, each the
+// mean ± standard error over the variant's seeds (report.LearningCurves). title names the table.
+func LearningCurves(title string, runs []*Runs) (loss, val *plot.Plot, err error) {
+	var lc, vc []report.Curve
+	for _, r := range runs {
+		l, v := report.Curve{Label: r.Variant.Name}, report.Curve{Label: r.Variant.Name}
+		for _, res := range r.Results {
+			var ls, vs []float64
+			for _, h := range res.History {
+				ls = append(ls, h.Loss[0]) // LossTermNames[0]: the total
+				vs = append(vs, h.Val.SumR)
+			}
+			l.PerRun, v.PerRun = append(l.PerRun, ls), append(v.PerRun, vs)
+		}
+		lc, vc = append(lc, l), append(vc, v)
+	}
+	if loss, err = report.LearningCurves(title+": training loss per epoch", "mean training loss of the epoch ("+hlformer.LossTermNames[0]+")", lc...); err != nil {
+		return nil, nil, err
+	}
+	if val, err = report.LearningCurves(title+": validation SumR per epoch", "validation SumR (R@1 + R@5 + R@10 + R@100, %)", vc...); err != nil {
+		return nil, nil, err
+	}
+	return loss, val, nil
+}
+
+// CurvesNote is the table note that names its learning-curve figures (<name>-curves-loss and
+// <name>-curves-val) and gives each variant's selected (best validation) epoch per seed, 1-based as
+// in the figures, naming the runs whose best epoch is their last one — still improving, or flat at
+// the end as warmup_linear decays the learning rate to 0: the figure shows which.
+func CurvesNote(name string, runs []*Runs) string {
+	var parts, last []string
+	for _, r := range runs {
+		var epochs []string
+		for i, res := range r.Results {
+			epochs = append(epochs, fmt.Sprint(res.BestEpoch+1))
+			if n := len(res.History); n > 0 && res.BestEpoch == n-1 {
+				last = append(last, fmt.Sprintf("%s seed %d", shortName(r.Variant.Name), r.Seeds[i]))
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", shortName(r.Variant.Name), strings.Join(epochs, ", ")))
+	}
+	note := fmt.Sprintf("Learning curves: %s-curves-loss and %s-curves-val (training loss and validation SumR per epoch, "+
+		"mean ± s.e. over seeds). Selected (best validation SumR) epoch per seed, 1-based: %s.", name, name, strings.Join(parts, "; "))
+	if len(last) > 0 {
+		note += fmt.Sprintf(" Best epoch = last epoch (still improving, or flat at the end as warmup_linear decays the "+
+			"learning rate to 0: see the validation curve) for %d of the runs: %s.", len(last), strings.Join(last, ", "))
+	}
+	return note
+}

@@ -1,0 +1,51 @@
+package hlformerstudy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/geoalign/geoalign/lib/models/hlformer"
+	"github.com/geoalign/geoalign/lib/retrieval"
+)
+
+// history is a run of len(sumR) epochs whose validation SumR are sumR, best at best (0-based).
+func history(best int, sumR ...float64) *hlformer.Result {
+	r := &hlformer.Result{BestEpoch: best}
+	for e, v := range sumR {
+		r.History = append(r.History, hlformer.EpochStats{Epoch: e, Loss: []float64{10 - float64(e)}, Val: retrieval.Metrics{SumR: v}})
+	}
+	return r
+}
+
+func TestLearningCurvesAndNote(t *testing.T) {
+	runs := []*Runs{
+		{Variant: HybridVariant, Seeds: []int64{0, 1}, Results: []*hlformer.Result{history(2, 100, 150, 160), history(1, 100, 170, 165)}},
+		{Variant: EuclideanOnlyVariant, Seeds: []int64{0}, Results: []*hlformer.Result{history(1, 90, 140)}},
+	}
+	loss, val, err := LearningCurves("Table 1", runs)
+	if err != nil || loss == nil || val == nil {
+		t.Fatalf("LearningCurves: %v", err)
+	}
+	note := CurvesNote("table1-full", runs)
+	for _, want := range []string{"table1-full-curves-loss", "table1-full-curves-val",
+		shortName(HybridVariant.Name) + " 3, 2", shortName(EuclideanOnlyVariant.Name) + " 2",
+		"for 2 of the runs: " + shortName(HybridVariant.Name) + " seed 0, " + shortName(EuclideanOnlyVariant.Name) + " seed 0."} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note lacks %q:\n%s", want, note)
+		}
+	}
+	// The study records the variants a table asks for, cached or not, once each and in order.
+	s := &Study{runs: map[string]*Runs{HybridVariant.Name: runs[0], EuclideanOnlyVariant.Name: runs[1]}}
+	s.Track()
+	for _, v := range []Variant{EuclideanOnlyVariant, HybridVariant, EuclideanOnlyVariant} {
+		if _, err := s.Run(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := s.Tracked(); len(got) != 2 || got[0] != runs[1] || got[1] != runs[0] {
+		t.Errorf("Tracked = %v", got)
+	}
+	if got := s.Tracked(); len(got) != 0 {
+		t.Errorf("Tracked after Tracked = %v, want none", got)
+	}
+}
