@@ -23,6 +23,7 @@ type Curve struct {
 func LearningCurves(title, yLabel string, curves ...Curve) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "epoch", yLabel
+	p.X.Tick.Marker = EpochTicks
 	labels := make([]string, len(curves))
 	for i, c := range curves {
 		labels[i] = c.Label
@@ -89,3 +90,23 @@ func addErrorBars(p *plot.Plot, pts plotter.XYs, bars plotter.YErrors, c color.C
 	p.Add(eb)
 	return nil
 }
+
+// EpochTicks label whole epochs on an epoch axis: every 1, 2, 5, 10, 20 or 50 epochs, the finest step
+// that gives at most maxEpochTicks ticks over the axis.
+var EpochTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	step := 50.0
+	for _, s := range []float64{1, 2, 5, 10, 20} {
+		if (hi-lo)/s <= maxEpochTicks {
+			step = s
+			break
+		}
+	}
+	var out []plot.Tick
+	for x := math.Ceil(lo/step) * step; x <= hi; x += step {
+		out = append(out, plot.Tick{Value: x, Label: fmt.Sprint(x)})
+	}
+	return out
+})
+
+// maxEpochTicks keeps an epoch axis's labels apart at the figure's width.
+const maxEpochTicks = 8

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/models/gare"
@@ -54,7 +53,7 @@ func (r *Runs) curveFigure(title string, v curveValue) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "epoch (stage 1, then stage 2)"
-	p.X.Tick.Marker = epochTicks{}
+	p.X.Tick.Marker = report.EpochTicks
 	p.Y.Label.Text = v.label
 	pre := 0
 	for i, name := range names {
@@ -132,23 +131,6 @@ func dodge(pts plotter.XYs, bars errorPoints, dx float64) {
 		pts[k].X += dx
 		bars.xy[k].X += dx
 	}
-}
-
-// epochTicks marks whole epochs, every 1, 2, 5, 10, … epochs so that there are at most about 10 ticks.
-type epochTicks struct{}
-
-func (epochTicks) Ticks(lo, hi float64) []plot.Tick {
-	step := 1.0
-	for _, s := range []float64{1, 2, 5, 10, 20, 50, 100} {
-		if step = s; (hi-lo)/s <= 10 {
-			break
-		}
-	}
-	var ts []plot.Tick
-	for x := math.Ceil(lo/step) * step; x <= hi; x += step {
-		ts = append(ts, plot.Tick{Value: x, Label: strconv.Itoa(int(x))})
-	}
-	return ts
 }
 
 // errorPoints are points with symmetric y errors, as plotter.NewYErrorBars reads them.

@@ -55,7 +55,7 @@ func TrainingCurves(title string, rows []CurveRow) (report.Grid, error) {
 		val.X.Label.Text, loss.X.Label.Text = "epoch", "epoch"
 		val.Y.Label.Text = "validation T→data SumR (%)"
 		loss.Y.Label.Text = "mean training loss of the epoch"
-		val.X.Tick.Marker, loss.X.Tick.Marker = epochTicks, epochTicks
+		val.X.Tick.Marker, loss.X.Tick.Marker = report.EpochTicks, report.EpochTicks
 		for i, label := range labels {
 			rs := row.Groups[label]
 			if len(rs) == 0 || len(stages(rs[0])) == 0 {
@@ -98,26 +98,6 @@ func TrainingCurves(title string, rows []CurveRow) (report.Grid, error) {
 	}
 	return grid, nil
 }
-
-// epochTicks label whole epochs: every 1, 2, 5, 10, 20 or 50 epochs, the finest step that gives
-// at most maxEpochTicks ticks over the axis.
-var epochTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
-	step := 50.0
-	for _, s := range []float64{1, 2, 5, 10, 20} {
-		if (hi-lo)/s <= maxEpochTicks {
-			step = s
-			break
-		}
-	}
-	var out []plot.Tick
-	for x := math.Ceil(lo/step) * step; x <= hi; x += step {
-		out = append(out, plot.Tick{Value: x, Label: fmt.Sprint(x)})
-	}
-	return out
-})
-
-// maxEpochTicks keeps an epoch axis's labels apart at the figure's width.
-const maxEpochTicks = 8
 
 // meanBand is the mean over runs of of(epoch) per epoch, as a line (colour c, dashes of index i),
 // and its ± one standard error as a translucent band; nil when no run has a value.

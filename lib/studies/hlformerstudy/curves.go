@@ -51,11 +51,10 @@ func LearningCurves(title string, runs []*Runs) (loss, val *plot.Plot, err error
 	return loss, val, nil
 }
 
-// CurvesNote is the table note that names its learning-curve figures (<name>-curves-loss and
-// <name>-curves-val) and gives each variant's selected (best validation) epoch per seed, 1-based as
+// CurvesNote is the table note that names its learning-curve figures (the files loss and val) and gives each variant's selected (best validation) epoch per seed, 1-based as
 // in the figures, naming the runs whose best epoch is their last one — still improving, or flat at
 // the end as warmup_linear decays the learning rate to 0: the figure shows which.
-func CurvesNote(name string, runs []*Runs) string {
+func CurvesNote(loss, val string, runs []*Runs) string {
 	var parts, last []string
 	for _, r := range runs {
 		var epochs []string
@@ -67,8 +66,8 @@ func CurvesNote(name string, runs []*Runs) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s %s", shortName(r.Variant.Name), strings.Join(epochs, ", ")))
 	}
-	note := fmt.Sprintf("Learning curves: %s-curves-loss and %s-curves-val (training loss and validation SumR per epoch, "+
-		"mean ± s.e. over seeds). Selected (best validation SumR) epoch per seed, 1-based: %s.", name, name, strings.Join(parts, "; "))
+	note := fmt.Sprintf("Learning curves: %s and %s (training loss and validation SumR per epoch, "+
+		"mean ± s.e. over seeds). Selected (best validation SumR) epoch per seed, 1-based: %s.", loss, val, strings.Join(parts, "; "))
 	if len(last) > 0 {
 		note += fmt.Sprintf(" Best epoch = last epoch (still improving, or flat at the end as warmup_linear decays the "+
 			"learning rate to 0: see the validation curve) for %d of the runs: %s.", len(last), strings.Join(last, ", "))

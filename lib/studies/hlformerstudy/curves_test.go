@@ -26,8 +26,8 @@ func TestLearningCurvesAndNote(t *testing.T) {
 	if err != nil || loss == nil || val == nil {
 		t.Fatalf("LearningCurves: %v", err)
 	}
-	note := CurvesNote("table1-full", runs)
-	for _, want := range []string{"table1-full-curves-loss", "table1-full-curves-val",
+	note := CurvesNote("table1-curves-loss-full", "table1-curves-val-full", runs)
+	for _, want := range []string{"table1-curves-loss-full and table1-curves-val-full",
 		shortName(HybridVariant.Name) + " 3, 2", shortName(EuclideanOnlyVariant.Name) + " 2",
 		"for 2 of the runs: " + shortName(HybridVariant.Name) + " seed 0, " + shortName(EuclideanOnlyVariant.Name) + " seed 0."} {
 		if !strings.Contains(note, want) {

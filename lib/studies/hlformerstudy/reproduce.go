@@ -173,7 +173,7 @@ func hlformerFigures(opts reproduce.Options) error {
 		if err := savePlot(val, name+"-curves-val"); err != nil {
 			return err
 		}
-		t.Provenance.Notes = append(t.Provenance.Notes, CurvesNote(name+suffix, runs))
+		t.Provenance.Notes = append(t.Provenance.Notes, CurvesNote(name+"-curves-loss"+suffix, name+"-curves-val"+suffix, runs))
 		return nil
 	}
 	var evidence reproduce.Evidence
