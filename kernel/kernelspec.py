@@ -25,10 +25,10 @@ with open(spec_file) as f:
     spec = json.load(f)
 
 wrapper = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gonb-env.sh")
-argv = spec["argv"]
-if argv[0] != wrapper:
-    argv = [wrapper] + argv
-spec["argv"] = argv
+# Drop any wrapper already there (this checkout's, or another checkout's that set the kernel up
+# before: that one may be gone), then put this checkout's first.
+argv = [a for a in spec["argv"] if os.path.basename(a) != "gonb-env.sh"]
+spec["argv"] = [wrapper] + argv
 spec["env"] = {
     "GOTOOLCHAIN": args.gotoolchain,
     "GOEXPERIMENT": args.goexperiment,
