@@ -60,7 +60,11 @@ func (c Claim) String() string {
 		test = append(test, "Δ = "+pm(c.Diff.Mean, c.Diff.StdErr, true))
 	}
 	if c.P != nil {
-		test = append(test, "Holm p = "+pval(c.P.Holm))
+		if p := pval(c.P.Holm); strings.HasPrefix(p, "<") {
+			test = append(test, "Holm p "+p) // "Holm p < 0.0001"
+		} else {
+			test = append(test, "Holm p = "+p)
+		}
 	}
 	if len(test) > 0 {
 		parts = append(parts, strings.Join(test, ", "))
