@@ -87,6 +87,7 @@ func (s *Study) Run(v Variant) (*Runs, error) {
 
 // Provenance is the provenance of every table of the study.
 func (s *Study) Provenance(notes ...string) report.Provenance {
+	notes = slices.DeleteFunc(notes, func(n string) bool { return n == "" }) // an absent note (floorNote without floors)
 	return report.Provenance{
 		Data: s.Setup.Data, Kind: s.Setup.Kind, Seeds: s.Seeds, Config: s.Scale,
 		Behavior: "official code (spec §3): the code's Gaussian mask, Lorentz logits (2 + 2⟨q,k⟩_L)/s + b, HyboNet Lorentz linear, " +
@@ -258,9 +259,29 @@ func (s *Study) Table2() (*report.Table, []reproduce.Comparison, error) {
 	if len(descriptive) > 0 {
 		notes = append(notes, "Descriptive rows (fewer seeds, no claim): "+strings.Join(descriptive, ", ")+".")
 	}
-	t := MetricsTable(fmt.Sprintf("HLFormer Table 2 analogue (ablations) — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(notes...), runs, nil,
+	if s.Setup.Floors == nil {
+		if err := s.Setup.ComputeFloors(); err != nil {
+			return nil, nil, err
+		}
+	}
+	t := MetricsTable(fmt.Sprintf("HLFormer Table 2 analogue (ablations) — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(notes...), runs, s.Setup.Floors,
 		PaperTable2SumR, PaperTable2Cite)
 	return t, cmps, nil
+}
+
+// floorNote is the note of a SumR-only table (Fig. 3, Fig. 6): the strongest zero-training floor of
+// the same test split (Floor), which every point must beat to be evidence; "" without floors.
+func (s *Study) floorNote() (string, error) {
+	if s.Setup.Floors == nil {
+		if err := s.Setup.ComputeFloors(); err != nil {
+			return "", err
+		}
+	}
+	f := s.Floor()
+	if f == nil {
+		return "", nil
+	}
+	return fmt.Sprintf("Zero-training floor of the same test split: %s, SumR %.2f.", f.Name, f.Values[0]), nil
 }
 
 // lorentzOnlyName names Fig. 3's N_L = 8, N_E = 0 point.
@@ -293,7 +314,11 @@ func branchVariant(nE, nL int) Variant {
 // and against the Lorentz/Euclidean split N_L : N_E at N_O = 8 (Scale.LorentzBranches). It returns the
 // two plots, a table of the points and the comparisons of the Claimed points with the full model.
 func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Comparison, error) {
-	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 3 analogue — SumR vs branches (%s scale)", s.Scale.Name), s.Provenance(), "sweep", "N_E", "N_L", "SumR")
+	fn, err := s.floorNote()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 3 analogue — SumR vs branches (%s scale)", s.Scale.Name), s.Provenance(fn), "sweep", "N_E", "N_L", "SumR")
 	point := func(nE, nL int) (report.MeanStd, error) {
 		r, err := s.Run(branchVariant(nE, nL))
 		if err != nil {
@@ -397,8 +422,12 @@ var SigmaSweep = []float64{0.5, 1, 2, 4, 8, 16}
 // the full model with the uniform width of the best validation SumR (selected on the validation split,
 // never on test), when that variant is Claimed; otherwise the sweep is descriptive (no comparison).
 func (s *Study) Figure6() (*plot.Plot, *report.Table, []reproduce.Comparison, error) {
+	fn, err := s.floorNote()
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 6 analogue — uniform Gaussian width sweep (%s scale)", s.Scale.Name), s.Provenance(
-		"Width in the code's units: σ = width/9 on positions normalised to [0, 1]."), "width", "SumR")
+		"Width in the code's units: σ = width/9 on positions normalised to [0, 1].", fn), "width", "SumR")
 	xys := plotter.XYs{}
 	errs := plotter.YErrors{}
 	var bestVal float64
