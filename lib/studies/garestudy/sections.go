@@ -456,5 +456,11 @@ func (s *Suite) Named() []NamedSection {
 		{"two-stage", s.TwoStageSection}, {"synthetic", s.SyntheticSection}}
 }
 
-// Sections are the names of Suite.Named, in order.
-var Sections = []string{"table1", "table3", "gradients", "ablations", "geometry", "dynamics", "two-stage", "synthetic"}
+// Sections are the names of Suite.Named, in order (derived from it: one list).
+var Sections = func() []string {
+	var names []string
+	for _, n := range (&Suite{}).Named() {
+		names = append(names, n.Name)
+	}
+	return names
+}()
