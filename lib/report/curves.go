@@ -23,7 +23,7 @@ type Curve struct {
 func LearningCurves(title, yLabel string, curves ...Curve) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "epoch", yLabel
-	p.X.Tick.Marker = EpochTicks
+	p.X.Tick.Marker = WholeTicks
 	labels := make([]string, len(curves))
 	for i, c := range curves {
 		labels[i] = c.Label
@@ -91,22 +91,20 @@ func addErrorBars(p *plot.Plot, pts plotter.XYs, bars plotter.YErrors, c color.C
 	return nil
 }
 
-// EpochTicks label whole epochs on an epoch axis: every 1, 2, 5, 10, 20 or 50 epochs, the finest step
-// that gives at most maxEpochTicks ticks over the axis.
-var EpochTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
-	step := 50.0
-	for _, s := range []float64{1, 2, 5, 10, 20} {
-		if (hi-lo)/s <= maxEpochTicks {
-			step = s
-			break
-		}
+// WholeTicks labels whole numbers on an axis of counts (epochs, optimizer steps, indices): every
+// 1, 2, 5, 10, 20, 50, 100, … units, the finest step of that 1–2–5 sequence that gives at most
+// maxWholeTicks ticks over the axis. gonum's default ticker would label 2.5, 7.5, … on such axes.
+var WholeTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	step := 1.0
+	for k := 0; (hi-lo)/step > maxWholeTicks; k++ {
+		step *= [3]float64{2, 2.5, 2}[k%3] // 1, 2, 5, 10, 20, 50, …
 	}
 	var out []plot.Tick
-	for x := math.Ceil(lo/step) * step; x <= hi; x += step {
+	for x := math.Ceil(lo/step)*step + 0; x <= hi; x += step { // + 0: −0 → 0
 		out = append(out, plot.Tick{Value: x, Label: fmt.Sprint(x)})
 	}
 	return out
 })
 
-// maxEpochTicks keeps an epoch axis's labels apart at the figure's width.
-const maxEpochTicks = 8
+// maxWholeTicks keeps an axis's labels apart at the figure's width.
+const maxWholeTicks = 8

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -29,5 +30,56 @@ func TestLearningCurves(t *testing.T) {
 	}
 	if _, err := LearningCurves("loss", "train loss", Curve{Label: "empty"}); err == nil || !strings.Contains(err.Error(), `"empty"`) {
 		t.Errorf("a curve without values: err = %v", err)
+	}
+}
+
+func TestWholeTicks(t *testing.T) {
+	// The finest step of 1, 2, 5, 10, 20, 50, 100, 200, … with at most 8 steps over the range (by hand).
+	for _, tc := range []struct {
+		lo, hi      float64
+		first, step float64
+		n           int
+	}{
+		{1, 5, 1, 1, 5},       // 4 units: every one
+		{1, 30, 5, 5, 6},      // 29 units: 5 → 5.8 steps; 2 → 14.5 too many
+		{0, 1000, 0, 200, 6},  // 1000 units: 200 → 5 steps; 100 → 10 too many
+		{0.5, 2.5, 1, 1, 2},   // only the whole numbers inside the range
+		{-37, 512, 0, 100, 6}, // 549 units: 100 → 5.49 steps
+	} {
+		ticks := WholeTicks.Ticks(tc.lo, tc.hi)
+		if len(ticks) != tc.n {
+			t.Errorf("[%g, %g]: %d ticks %v, want %d", tc.lo, tc.hi, len(ticks), ticks, tc.n)
+			continue
+		}
+		for i, tk := range ticks {
+			if want := tc.first + float64(i)*tc.step; tk.Value != want || tk.Label != strconv.FormatFloat(want, 'f', -1, 64) {
+				t.Errorf("[%g, %g] tick %d: %g %q, want %g", tc.lo, tc.hi, i, tk.Value, tk.Label, want)
+			}
+		}
+	}
+}
+
+func TestLinesWholeAxis(t *testing.T) {
+	y := []float64{3, 2, 1}
+	steps, err := Lines("t", "optimizer step", "loss", []float64{1, 2, 3}, Series{Name: "a", Y: y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range steps.X.Tick.Marker.Ticks(1, 3) {
+		if tk.Label != "" && tk.Value != math.Trunc(tk.Value) {
+			t.Errorf("step axis labels %q at %g", tk.Label, tk.Value)
+		}
+	}
+	// A fractional abscissa keeps gonum's default ticker, which labels 1.5 on [1, 2].
+	frac, err := Lines("t", "x", "y", []float64{1, 1.5, 2}, Series{Name: "a", Y: y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := false
+	for _, tk := range frac.X.Tick.Marker.Ticks(1, 2) {
+		half = half || (tk.Value == 1.5 && tk.Label != "")
+	}
+	if !half {
+		t.Errorf("fractional axis: no label at 1.5 in %v", frac.X.Tick.Marker.Ticks(1, 2))
 	}
 }

@@ -17,7 +17,8 @@ type Series struct {
 
 // Lines plots each series against x (their common abscissa, e.g. the training step) as a line in
 // the project's colours (Colors: a series named after a method gets the method's colour), with a
-// legend entry per series. Labels should carry units. Every series must have len(x) values.
+// legend entry per series. Labels should carry units. Every series must have len(x) values. When
+// every x is a whole number (steps, epochs, indices) the x axis is labelled with WholeTicks.
 func Lines(title, xLabel, yLabel string, x []float64, series ...Series) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xLabel, yLabel
@@ -42,7 +43,20 @@ func Lines(title, xLabel, yLabel string, x []float64, series ...Series) (*plot.P
 		p.Add(l)
 		p.Legend.Add(s.Name, l)
 	}
+	if whole(x) {
+		p.X.Tick.Marker = WholeTicks
+	}
 	return p, nil
+}
+
+// whole reports whether every value of x is a whole number.
+func whole(x []float64) bool {
+	for _, v := range x {
+		if v != math.Trunc(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // Histograms overlays the distributions of several samples (each Series' Y holds one sample) as

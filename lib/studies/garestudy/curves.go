@@ -53,7 +53,7 @@ func (r *Runs) curveFigure(title string, v curveValue) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "epoch (stage 1, then stage 2)"
-	p.X.Tick.Marker = report.EpochTicks
+	p.X.Tick.Marker = report.WholeTicks
 	p.Y.Label.Text = v.label
 	pre := 0
 	for i, name := range names {

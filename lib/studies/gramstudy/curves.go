@@ -55,7 +55,7 @@ func TrainingCurves(title string, rows []CurveRow) (report.Grid, error) {
 		val.X.Label.Text, loss.X.Label.Text = "epoch", "epoch"
 		val.Y.Label.Text = "validation T→data SumR (%)"
 		loss.Y.Label.Text = "mean training loss of the epoch"
-		val.X.Tick.Marker, loss.X.Tick.Marker = report.EpochTicks, report.EpochTicks
+		val.X.Tick.Marker, loss.X.Tick.Marker = report.WholeTicks, report.WholeTicks
 		for i, label := range labels {
 			rs := row.Groups[label]
 			if len(rs) == 0 || len(stages(rs[0])) == 0 {
