@@ -108,3 +108,53 @@ var WholeTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 
 // maxWholeTicks keeps an axis's labels apart at the figure's width.
 const maxWholeTicks = 8
+
+// EndOfCurves says whether the learning curves of the runs whose best epoch is their last are flat
+// there or still rising (issue 19: a best epoch at the last epoch is acceptable only on a flat
+// curve). curves[v][r] is run r of variant v, the validation metric per epoch; best[v][r] its
+// selected epoch, 0-based. For each run with best = last (and ≥ 2 epochs) the gain is its last
+// value minus the one before; the spread is the mean over variants (with ≥ 2 runs) of the sample
+// standard deviation of the runs' last values. The curves are called flat when the mean gain is
+// below the spread: one more epoch would move a run less than the seeds differ. It returns "" when
+// no run's best epoch is its last.
+func EndOfCurves(metric string, curves [][][]float64, best [][]int) string {
+	var gains, spreads []float64
+	for v, runs := range curves {
+		var ends []float64
+		for r, c := range runs {
+			n := len(c)
+			if n == 0 {
+				continue
+			}
+			ends = append(ends, c[n-1])
+			if n >= 2 && best[v][r] == n-1 {
+				gains = append(gains, c[n-1]-c[n-2])
+			}
+		}
+		if len(ends) >= 2 {
+			spreads = append(spreads, Summarize(ends).Std)
+		}
+	}
+	if len(gains) == 0 {
+		return ""
+	}
+	g := Summarize(gains)
+	largest := gains[0]
+	for _, x := range gains {
+		largest = max(largest, x)
+	}
+	spread := math.NaN()
+	if len(spreads) > 0 {
+		spread = Summarize(spreads).Mean
+	}
+	s := fmt.Sprintf("In its last epoch, each of these %d runs gained %+.2f %s on average (at most %+.2f); the seeds' s.d. of the last-epoch %s is %.2f",
+		len(gains), g.Mean, metric, largest, metric, spread)
+	switch {
+	case math.IsNaN(spread):
+		return s + " (one seed per variant: no spread to compare with)."
+	case g.Mean < spread:
+		return s + ": flat at the end (one more epoch moves a run less than the seeds differ)."
+	default:
+		return s + ": still rising at the end (more epochs could help)."
+	}
+}

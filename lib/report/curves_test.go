@@ -83,3 +83,25 @@ func TestLinesWholeAxis(t *testing.T) {
 		t.Errorf("fractional axis: no label at 1.5 in %v", frac.X.Tick.Marker.Ticks(1, 2))
 	}
 }
+
+func TestEndOfCurves(t *testing.T) {
+	// Variant A: runs {1, 2, 2.5} (best = last, gain 0.5) and {1, 3, 2} (best = epoch 1, not counted);
+	// last values 2.5 and 2 → s.d. √((0.25² + 0.25²)/1) = 0.35355. Variant B: {0, 1} (gain 1) and
+	// {0, 2} (gain 2); last values 1, 2 → s.d. 0.70711. Spread = (0.35355 + 0.70711)/2 = 0.53033;
+	// mean gain (0.5 + 1 + 2)/3 = 1.1667 > spread: still rising (by hand).
+	curves := [][][]float64{{{1, 2, 2.5}, {1, 3, 2}}, {{0, 1}, {0, 2}}}
+	best := [][]int{{2, 1}, {1, 1}}
+	got := EndOfCurves("SumR", curves, best)
+	for _, want := range []string{"3 runs", "+1.17 SumR", "at most +2.00", "is 0.53", "still rising"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("EndOfCurves = %q, missing %q", got, want)
+		}
+	}
+	// Only variant A's first run at its last epoch: gain 0.5 < spread 0.53 → flat.
+	if got := EndOfCurves("SumR", curves, [][]int{{2, 1}, {0, 0}}); !strings.Contains(got, "+0.50") || !strings.Contains(got, "flat") {
+		t.Errorf("EndOfCurves = %q, want a flat end with gain +0.50", got)
+	}
+	if got := EndOfCurves("SumR", curves, [][]int{{1, 1}, {0, 0}}); got != "" {
+		t.Errorf("no run at its last epoch: %q, want empty", got)
+	}
+}

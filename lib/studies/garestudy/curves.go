@@ -180,7 +180,40 @@ func (r *Runs) CurveNote(name string) string {
 	if len(atLast) == 0 {
 		b.WriteString(" no run's best epoch is its last.")
 	} else {
-		fmt.Fprintf(&b, " best epoch = last epoch (still improving or flat at the end, see the curves): %s.", strings.Join(atLast, "; "))
+		fmt.Fprintf(&b, " best epoch = last epoch: %s. %s", strings.Join(atLast, "; "), r.endOfCurves())
 	}
 	return b.String()
+}
+
+// endOfCurves is report.EndOfCurves over the validation curves of stage 1 (one group) and of every
+// variant's stage 2.
+func (r *Runs) endOfCurves() string {
+	groups := [][][]train.Record{nil}
+	for _, res := range r.Results[0] {
+		groups[0] = append(groups[0], res.PretrainCurve)
+	}
+	for _, results := range r.Results {
+		var g [][]train.Record
+		for _, res := range results {
+			g = append(g, res.Curve)
+		}
+		groups = append(groups, g)
+	}
+	curves, best := make([][][]float64, len(groups)), make([][]int, len(groups))
+	for v, g := range groups {
+		for _, c := range g {
+			var vals []float64
+			b := -1
+			for _, rec := range c {
+				if y, ok := valSumR.of(rec); ok {
+					if rec.Best {
+						b = len(vals)
+					}
+					vals = append(vals, y)
+				}
+			}
+			curves[v], best[v] = append(curves[v], vals), append(best[v], b)
+		}
+	}
+	return report.EndOfCurves("validation SumR", curves, best)
 }

@@ -52,13 +52,19 @@ func LearningCurves(title string, runs []*Runs) (loss, val *plot.Plot, err error
 }
 
 // CurvesNote is the table note that names its learning-curve figures (the files loss and val) and gives each variant's selected (best validation) epoch per seed, 1-based as
-// in the figures, naming the runs whose best epoch is their last one — still improving, or flat at
-// the end as warmup_linear decays the learning rate to 0: the figure shows which.
+// in the figures, naming the runs whose best epoch is their last one and saying whether their
+// validation curves are flat or still rising there (report.EndOfCurves).
 func CurvesNote(loss, val string, runs []*Runs) string {
 	var parts, last []string
-	for _, r := range runs {
+	curves, best := make([][][]float64, len(runs)), make([][]int, len(runs))
+	for v, r := range runs {
 		var epochs []string
 		for i, res := range r.Results {
+			var vals []float64
+			for _, h := range res.History {
+				vals = append(vals, h.Val.SumR)
+			}
+			curves[v], best[v] = append(curves[v], vals), append(best[v], res.BestEpoch)
 			epochs = append(epochs, fmt.Sprint(res.BestEpoch+1))
 			if n := len(res.History); n > 0 && res.BestEpoch == n-1 {
 				last = append(last, fmt.Sprintf("%s seed %d", shortName(r.Variant.Name), r.Seeds[i]))
@@ -69,8 +75,8 @@ func CurvesNote(loss, val string, runs []*Runs) string {
 	note := fmt.Sprintf("Learning curves: %s and %s (training loss and validation SumR per epoch, "+
 		"mean ± s.e. over seeds). Selected (best validation SumR) epoch per seed, 1-based: %s.", loss, val, strings.Join(parts, "; "))
 	if len(last) > 0 {
-		note += fmt.Sprintf(" Best epoch = last epoch (still improving, or flat at the end as warmup_linear decays the "+
-			"learning rate to 0: see the validation curve) for %d of the runs: %s.", len(last), strings.Join(last, ", "))
+		note += fmt.Sprintf(" Best epoch = last epoch (warmup_linear decays the learning rate to 0 there) for %d of the runs: %s. %s",
+			len(last), strings.Join(last, ", "), report.EndOfCurves("validation SumR", curves, best))
 	}
 	return note
 }
