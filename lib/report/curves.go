@@ -147,8 +147,8 @@ func EndOfCurves(metric string, curves [][][]float64, best [][]int) string {
 	if len(spreads) > 0 {
 		spread = Summarize(spreads).Mean
 	}
-	s := fmt.Sprintf("In its last epoch, each of these %d runs gained %+.2f %s on average (at most %+.2f); the seeds' s.d. of the last-epoch %s is %.2f",
-		len(gains), g.Mean, metric, largest, metric, spread)
+	s := fmt.Sprintf("In their last epoch, the %s of these runs changed by %+.2f on average (n = %d, largest %+.2f); the seeds' s.d. of the last-epoch %s is %.2f",
+		metric, g.Mean, len(gains), largest, metric, spread)
 	switch {
 	case math.IsNaN(spread):
 		return s + " (one seed per variant: no spread to compare with)."

@@ -92,7 +92,7 @@ func TestEndOfCurves(t *testing.T) {
 	curves := [][][]float64{{{1, 2, 2.5}, {1, 3, 2}}, {{0, 1}, {0, 2}}}
 	best := [][]int{{2, 1}, {1, 1}}
 	got := EndOfCurves("SumR", curves, best)
-	for _, want := range []string{"3 runs", "+1.17 SumR", "at most +2.00", "is 0.53", "still rising"} {
+	for _, want := range []string{"n = 3", "by +1.17", "largest +2.00", "is 0.53", "still rising"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("EndOfCurves = %q, missing %q", got, want)
 		}
