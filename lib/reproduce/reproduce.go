@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/backend"
@@ -117,8 +118,12 @@ func Stamp(t *report.Table) {
 }
 
 // GitCommit is the checkout's HEAD commit (with "+dirty" when there are uncommitted changes),
-// or "unknown" outside a git checkout.
-func GitCommit() string {
+// or "unknown" outside a git checkout, as it was when the process first asked: a command calls it
+// when it starts, so that results written hours later name the code that ran, not a checkout that
+// has moved on meanwhile.
+func GitCommit() string { return gitCommit() }
+
+var gitCommit = sync.OnceValue(func() string {
 	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
 	if err != nil {
 		return "unknown"
@@ -128,7 +133,7 @@ func GitCommit() string {
 		c += "+dirty"
 	}
 	return c
-}
+})
 
 // RunTable1 runs Table1 of the given papers ("all" for every registered one) and saves each
 // table as <out>/<paper>-table1[-k].{md,csv,json}. It returns the saved base paths.

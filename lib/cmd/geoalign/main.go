@@ -28,6 +28,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/reproduce"
 )
 
 // Exit codes (see the package documentation).
@@ -66,7 +67,10 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nexit codes: 0 success or help, 1 failure while running, 2 bad usage or bad input")
 }
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	reproduce.GitCommit() // the commit of the code that runs, before a long run's checkout moves on
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 // run is the whole program: it dispatches args to a command and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
