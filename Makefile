@@ -83,8 +83,8 @@ reproduce-table1:
 # the noun-closure run (27 min) is listed in figures/wordnet/README.md and not part of this target.
 WORDNET := go run ./lib/cmd/geoalign wordnet --closure mammal --seeds 3 --out figures/wordnet --quiet
 # Every paper's figures are the full configuration (FIGURES_FULL=true): from a clean clone that is
-# many hours of training on 2 cores, measured under load 4–9: GRAM + HyperGRAM 20 min; GARE ≈ 6.5 min
-# per stage-2 run × ≈ 100 runs + 40 synthetic runs of ≈ 2.5 min; HLFormer 15 main runs of 6.5–11 min,
+# many hours of training on 2 cores: GRAM + HyperGRAM 20 min; GARE ≈ 1.2 min idle (6.5 min under
+# load 4–9) per stage-2 run × ≈ 100 runs + 40 synthetic runs of ≈ 0.6 min; HLFormer 15 main runs of 6.5–11 min,
 # ≈ 20 ablation runs, the synthetic study and the WordNet cone (14 min); the WORDNET lines 43 min.
 # Every run is checkpointed under
 # build/, so an interrupted or repeated `make figures` only re-evaluates. FIGURES_FULL=false is the
