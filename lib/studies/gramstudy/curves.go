@@ -152,33 +152,6 @@ func meanBand(runs []*Run, of func(gram.EpochStats) (float64, bool), c color.Col
 // through them stay readable.
 const bandAlpha = 60
 
-// flatQueries is how many validation queries (in each of R@1, R@5 and R@10) the last quarter of a
-// run may gain and still count as flat: one query answered differently moves each R@K by 100/n_val
-// points, the resolution of the validation split, so a smaller gain is no trend.
-const flatQueries = 1
-
-// StillRising reports whether a run's validation curve (h, one stage) ends rising: its best epoch
-// is the last one and the last epoch's SumR exceeds the best of the first three quarters of the
-// epochs by more than flatQueries validation queries in each of R@1, R@5 and R@10 (3 · 100/nVal
-// points), nVal being the validation split's size. A run that stopped while improving is
-// undertrained; one whose best epoch is the last on a flat curve is not.
-func StillRising(h []gram.EpochStats, nVal int) bool {
-	if len(h) == 0 || nVal <= 0 || !h[len(h)-1].Best || h[len(h)-1].Validation == nil {
-		return false
-	}
-	early := max(1, len(h)*3/4)
-	if early >= len(h) {
-		return false
-	}
-	best := math.Inf(-1)
-	for _, s := range h[:early] {
-		if s.Validation != nil {
-			best = max(best, s.Validation.T2V.SumR)
-		}
-	}
-	return h[len(h)-1].Validation.T2V.SumR-best > 3*flatQueries*100/float64(nVal)
-}
-
 // bestEpoch is the 1-based epoch of a history's last Best record (0 if none).
 func bestEpoch(h []gram.EpochStats) int {
 	for i := len(h) - 1; i >= 0; i-- {
@@ -189,43 +162,67 @@ func bestEpoch(h []gram.EpochStats) int {
 	return 0
 }
 
-// ConvergenceNotes are a table's notes on how its runs ended on the validation split, one per
-// group of each row (sorted by label): the selected (best-validation) epoch of the final stage over
-// the runs, out of how many, and how many runs were still rising at their last epoch (StillRising)
-// — the evidence that the epochs suffice. Groups without a history (the ensemble) are skipped.
+// ConvergenceNotes are a table's notes on how its runs ended on the validation split: one per
+// group of each row (sorted by label) with the selected (best-validation) epoch of the final stage
+// over the runs, out of how many; then one per row saying whether the runs whose best epoch is
+// their last are flat there or still rising (report.EndOfCurves, the project's one rule) — the
+// evidence that the epochs suffice. Groups without a history (the ensemble) are skipped.
 func ConvergenceNotes(rows []CurveRow) []string {
 	var notes []string
 	for _, row := range rows {
+		var curves [][][]float64
+		var selected [][]int
 		for _, label := range sortedKeys(row.Groups) {
 			var best []float64
-			epochs, rising, n := 0, 0, 0
+			var vals [][]float64
+			var idx []int
+			epochs := 0
 			for _, r := range row.Groups[label] {
 				if r.Trainer == nil || r.Trainer.ValSplit == nil || len(r.History) == 0 {
 					continue
 				}
-				n++
 				best = append(best, float64(bestEpoch(r.History)))
 				epochs = max(epochs, len(r.History))
-				if StillRising(r.History, r.Trainer.ValSplit.N) {
-					rising++
-				}
+				v, i := validationCurve(r.History)
+				vals, idx = append(vals, v), append(idx, i)
 			}
-			if n == 0 {
+			if len(best) == 0 {
 				continue
 			}
-			end := "flat or falling at the last epoch in every run"
-			if rising > 0 {
-				end = fmt.Sprintf("STILL RISING at the last epoch in %d of %d runs (more epochs would help)", rising, n)
-			}
+			curves, selected = append(curves, vals), append(selected, idx)
 			stage := ""
 			if row.Groups[label][0].WarmHistory != nil {
 				stage = " (volume stage)"
 			}
-			notes = append(notes, fmt.Sprintf("validation curve of %s%s on %s: best epoch %s of %d (%d runs); %s",
-				label, stage, ShortName(row.Data), epochRange(best), epochs, n, end))
+			notes = append(notes, fmt.Sprintf("validation curve of %s%s on %s: best epoch %s of %d (%d runs)",
+				label, stage, ShortName(row.Data), epochRange(best), epochs, len(best)))
 		}
+		if len(curves) == 0 {
+			continue
+		}
+		end := report.EndOfCurves("validation SumR", curves, selected)
+		if end == "" {
+			end = "no run's best epoch is its last."
+		}
+		notes = append(notes, fmt.Sprintf("%s, end of the validation curves: %s", ShortName(row.Data), end))
 	}
 	return notes
+}
+
+// validationCurve is a history's validation T→data SumR per evaluated epoch and the index, in it,
+// of the selected (last Best) epoch (−1 if none).
+func validationCurve(h []gram.EpochStats) (sumR []float64, best int) {
+	best = -1
+	for _, s := range h {
+		if s.Validation == nil {
+			continue
+		}
+		if s.Best {
+			best = len(sumR)
+		}
+		sumR = append(sumR, s.Validation.T2V.SumR)
+	}
+	return sumR, best
 }
 
 // epochRange is "m" or "median m, a–b" of the best epochs.

@@ -26,28 +26,6 @@ func history(sumR, loss []float64, alpha ...float64) []gram.EpochStats {
 	return h
 }
 
-// A run is still rising only when its best epoch is the last and the last quarter gained more than
-// one validation query in each of R@1, R@5, R@10 (3·100/nVal points) over the first three quarters.
-func TestStillRising(t *testing.T) {
-	loss := []float64{4, 3, 2, 1}
-	for _, c := range []struct {
-		sumR []float64
-		nVal int
-		want bool
-	}{
-		{[]float64{100, 150, 160, 170}, 100, true},  // +10 > 3
-		{[]float64{100, 150, 160, 162}, 100, false}, // best last, +2 ≤ 3: flat
-		{[]float64{100, 170, 160, 165}, 100, false}, // best epoch 2
-		{[]float64{100, 150, 160, 170}, 10, false},  // +10 ≤ 30: one query of a 10-tuple split moves R@K by 10
-		{[]float64{100, 150, 160, 164}, 75, false},  // +4 is not more than 3 · 100/75 = 4
-		{[]float64{100, 150, 160, 165}, 75, true},   // +5 is
-	} {
-		if got := StillRising(history(c.sumR, loss), c.nVal); got != c.want {
-			t.Errorf("StillRising(%v, nVal %d) = %t, want %t", c.sumR, c.nVal, got, c.want)
-		}
-	}
-}
-
 // meanBand's line is the per-epoch mean over the runs and its band mean ∓ std/√n, hand-computed:
 // epoch 1 holds 10 and 14 (mean 12, sample std 2√2, s.e. 2), epoch 2 holds 20 twice (s.e. 0). A
 // warm-started run's curve runs through both stages.
@@ -84,7 +62,8 @@ func TestMeanBand(t *testing.T) {
 	}
 }
 
-// ConvergenceNotes name the best epoch range and flag runs still rising; TrainingCurves draws one
+// ConvergenceNotes name the best epoch range and say whether the runs ending at their best epoch are
+// flat there (report.EndOfCurves); TrainingCurves draws one
 // row of two panels per data set with one legend entry per group.
 func TestConvergenceNotesAndCurves(t *testing.T) {
 	d := &gram.Dataset{Name: "toy set (test)"}
@@ -99,14 +78,25 @@ func TestConvergenceNotesAndCurves(t *testing.T) {
 		"ensemble": {{Data: d}}, // no trainer, no history: skipped
 	}}}
 	notes := ConvergenceNotes(rows)
-	if len(notes) != 2 {
-		t.Fatalf("notes %q, want one per trained group", notes)
+	if len(notes) != 3 {
+		t.Fatalf("notes %q, want one per trained group and one for the row", notes)
 	}
-	if !strings.Contains(notes[0], "flat on toy set: best epoch median 3, range 2–3 of 4 (2 runs); flat or falling") {
+	if !strings.Contains(notes[0], "flat on toy set: best epoch median 3, range 2–3 of 4 (2 runs)") {
 		t.Errorf("flat group's note %q", notes[0])
 	}
-	if !strings.Contains(notes[1], "rising on toy set: best epoch 4 of 4 (1 runs); STILL RISING at the last epoch in 1 of 1 runs") {
+	if !strings.Contains(notes[1], "rising on toy set: best epoch 4 of 4 (1 runs)") {
 		t.Errorf("rising group's note %q", notes[1])
+	}
+	// Only the "rising" run ends at its best epoch: gain 170 − 160 = +10 against the spread of the
+	// "flat" group's last values {140, 149}, s.d. 9/√2 = 6.36 (the one-run group has none): rising.
+	for _, want := range []string{"toy set, end of the validation curves", "by +10.00", "n = 1", "is 6.36", "still rising"} {
+		if !strings.Contains(notes[2], want) {
+			t.Errorf("row note %q, missing %q", notes[2], want)
+		}
+	}
+	flatOnly := []CurveRow{{Data: d, Groups: map[string][]*Run{"flat": rows[0].Groups["flat"]}}}
+	if got := ConvergenceNotes(flatOnly); len(got) != 2 || !strings.HasSuffix(got[1], "no run's best epoch is its last.") {
+		t.Errorf("flat-only notes %q, want the row to say no run ends at its best epoch", got)
 	}
 	g, err := TrainingCurves("toy", append(rows, rows[0]))
 	if err != nil {

@@ -152,7 +152,7 @@ func (o Options) Sets(syntheticOnly bool) ([]*gram.Dataset, error) {
 //     epochs (the earlier full budget) trained on a flat curve. In the full figures with seed 1
 //     the latest best epoch is 18 of 20 (Table 6's anchor→data-only loss, whose one-sided
 //     gradient learns slowest: its training loss is still falling, its validation flat from
-//     epoch 11) and no run ends rising (StillRising).
+//     epoch 11) and no run ends rising (report.EndOfCurves in the notes).
 //   - FSDD digits: 3 epochs. The validation SumR is at its ceiling (300) from the first epoch for
 //     every variant: more epochs cannot be selected on (NoClaimReason keeps the set as a sanity
 //     check).
