@@ -107,7 +107,7 @@ func hlformerTable1(opts reproduce.Options) ([]*report.Table, error) {
 		return nil, err
 	}
 	st := NewStudy(backend.MustNew(), setup, sc, opts.Seeds, os.Stderr)
-	st.CacheDir = hlformerCacheDir(opts)
+	st.CacheDir = RunCacheDir(opts)
 	t, err := st.Table1()
 	if err != nil {
 		return nil, err
@@ -115,10 +115,10 @@ func hlformerTable1(opts reproduce.Options) ([]*report.Table, error) {
 	return []*report.Table{t}, nil
 }
 
-// hlformerCacheDir is where the studies checkpoint every run, so that an interrupted full run resumes:
+// RunCacheDir is where the studies (and the cross-paper grid) checkpoint every run, so that an interrupted full run resumes:
 // $GEOALIGN_RUN_CACHE/hlformer if set, else build/runs/hlformer for the full configuration (none for
 // CI) — the directory notebook 13 uses (kernel/nb.RunCache), so either reuses the other's runs.
-func hlformerCacheDir(opts reproduce.Options) string {
+func RunCacheDir(opts reproduce.Options) string {
 	if d := os.Getenv("GEOALIGN_RUN_CACHE"); d != "" {
 		return filepath.Join(d, "hlformer")
 	}
@@ -141,7 +141,7 @@ func hlformerFigures(opts reproduce.Options) error {
 		return err
 	}
 	st := NewStudy(be, setup, mainScale, opts.Seeds, os.Stderr)
-	st.CacheDir = hlformerCacheDir(opts)
+	st.CacheDir = RunCacheDir(opts)
 	abl := st
 	if ablScale.Name != mainScale.Name {
 		as, err := LoadSetup(opts, ablScale)
