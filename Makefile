@@ -80,7 +80,7 @@ reproduce-table1:
 
 # WordNet (issue 10): run directories in build/wordnet/checkpoints (lib/train) make a re-run only
 # re-evaluate and redraw, and an interrupted one continue where it stopped;
-# the noun-closure run (27 min) is listed in figures/wordnet/README.md and not part of this target.
+# the noun-closure run (21 min) is listed in figures/wordnet/README.md and not part of this target.
 WORDNET := go run ./lib/cmd/geoalign wordnet --closure mammal --seeds 3 --out figures/wordnet --quiet
 # Every paper's figures are the full configuration (FIGURES_FULL=true): from a clean clone that is
 # many hours of training on 2 cores: GRAM + HyperGRAM 20 min; GARE ≈ 1.2 min idle (6.5 min under
