@@ -141,14 +141,37 @@ func gridFigures(opts reproduce.Options) error {
 		return err
 	}
 	start := time.Now()
-	t, err := RunGrid(backend.MustNew(), DefaultGridSize(opts))
+	res, err := RunGrid(backend.MustNew(), DefaultGridSize(opts))
 	if err != nil {
 		return fmt.Errorf("grid: %w", err)
 	}
+	for name, g := range res.Curves {
+		if _, err := g.Save(filepath.Join(opts.Out, "grid", name)); err != nil {
+			return fmt.Errorf("grid: %s: %w", name, err)
+		}
+	}
+	t := res.Table
 	reproduce.Stamp(t)
 	t.Provenance.Notes = append(t.Provenance.Notes, fmt.Sprintf("Wall time of this run: %s.", time.Since(start).Round(time.Second)))
 	return t.Save(filepath.Join(opts.Out, "grid", "grid"))
 }
+
+// Result is the grid's table and the learning-curve figures of the runs behind its cells, by file
+// name (without extension): GridCurvesGRAM (the GRAM-family rows of the tri-modal and text–video
+// tasks, one row of panels per task), GridCurvesGARE+"-curves-loss"/"-curves-val" and
+// GridCurvesHLFormer+"-curves-loss"/"-curves-val" (issue 19: every full-scale table has its
+// learning curves beside it).
+type Result struct {
+	Table  *report.Table
+	Curves map[string]report.Grid
+}
+
+// The base names of the grid's learning-curve figures (files beside grid.{md,csv,json}).
+const (
+	GridCurvesGRAM     = "grid-gram-learning-curves"
+	GridCurvesGARE     = "grid-gare"
+	GridCurvesHLFormer = "grid-hlformer"
+)
 
 // gridCell holds one (similarity, task) cell's per-seed R@1 and SumR.
 type gridCell struct{ r1, sumR []float64 }
@@ -161,8 +184,9 @@ func (c *gridCell) add(m retrieval.Metrics) {
 // RunGrid trains and evaluates every admissible (similarity, task) cell at size and returns the grid:
 // one row per similarity (GridRows), R@1 and SumR per task (GridTasks), mean ± std over the seeds,
 // "—" where the task does not admit the similarity, with the reasons and the per-task data, models
-// and SumR conventions in the provenance notes.
-func RunGrid(b compute.Backend, size GridSize) (*report.Table, error) {
+// and SumR conventions in the provenance notes, and the learning curves of every trained run behind
+// its cells (Result.Curves, named in the notes).
+func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	if len(size.Seeds) < 1 {
 		return nil, fmt.Errorf("grid: no seeds")
 	}
@@ -192,11 +216,14 @@ func RunGrid(b compute.Backend, size GridSize) (*report.Table, error) {
 		{GridHyperbolic, gramstudy.PureHyperbolic},
 		{GridHybrid, gramstudy.HyperGRAM},
 	}
+	var gramRows []gramstudy.CurveRow // the GRAM-family runs per task, for their learning curves
 	trainGram := func(task string, d *gram.Dataset) (string, error) {
 		epochs := size.GramEpochs
 		if epochs == 0 {
 			epochs = o.Epochs(d)
 		}
+		row := gramstudy.CurveRow{Data: d, Groups: map[string][]*gramstudy.Run{}}
+		gramRows = append(gramRows, row)
 		for _, gv := range gramVariants {
 			for _, seed := range size.Seeds {
 				cfg := gv.variant.Config
@@ -217,6 +244,7 @@ func RunGrid(b compute.Backend, size GridSize) (*report.Table, error) {
 					return "", err
 				}
 				cell(gv.row, task).add(ev.T2V)
+				row.Groups[gv.row] = append(row.Groups[gv.row], &gramstudy.Run{Variant: gv.variant, Data: d, Seed: seed, Trainer: t, History: t.History})
 				logf("%s, %s, seed %d: %s", task, gv.variant.Label, seed, ev.T2V)
 			}
 		}
@@ -307,6 +335,27 @@ func RunGrid(b compute.Backend, size GridSize) (*report.Table, error) {
 	notes = append(notes, fmt.Sprintf("[PRVR] data: %s (%s; %d train / %d test videos, %d / %d queries). Model: lib/models/hlformer %q at the %q scale (%s), trained once per seed with its own similarity: S = %.1f·max_clips cos + %.1f·max_frames cos, the cosine row; metrics on the test split of the epoch with the best validation SumR (validation carved from train). The test-time cosine recomputed from the stored embeddings reproduces the model's SumR to within %.2g.",
 		setup.Name, setup.Kind, setup.Train.NumVideos(), setup.Test.NumVideos(), setup.Train.NumQueries(), setup.Test.NumQueries(), hlformerstudy.HybridVariant.Name, hs.Name, hs.Describe(), base.ClipScoreWeight, base.FrameScoreWeight, maxCosineGap))
 
+	res := &Result{Curves: map[string]report.Grid{}}
+	gramCurves, err := gramstudy.TrainingCurves("Grid, GRAM-family rows", gramRows)
+	if err != nil {
+		return nil, err
+	}
+	res.Curves[GridCurvesGRAM] = gramCurves
+	notes = append(notes, "Learning curves of the GRAM-family rows (validation T→data SumR and training loss per epoch, mean ± s.e. over seeds): "+GridCurvesGRAM+".png.")
+	notes = append(notes, gramstudy.ConvergenceNotes(gramRows)...)
+	gLoss, gVal, err := gruns.LearningCurves("Grid, GARE rows")
+	if err != nil {
+		return nil, err
+	}
+	res.Curves[GridCurvesGARE+"-curves-loss"], res.Curves[GridCurvesGARE+"-curves-val"] = report.Grid{{gLoss}}, report.Grid{{gVal}}
+	notes = append(notes, "GARE rows: "+gruns.CurveNote(GridCurvesGARE))
+	hLoss, hVal, err := hlformerstudy.LearningCurves("Grid, PRVR rows", []*hlformerstudy.Runs{hruns})
+	if err != nil {
+		return nil, err
+	}
+	res.Curves[GridCurvesHLFormer+"-curves-loss"], res.Curves[GridCurvesHLFormer+"-curves-val"] = report.Grid{{hLoss}}, report.Grid{{hVal}}
+	notes = append(notes, "PRVR rows: "+hlformerstudy.CurvesNote(GridCurvesHLFormer+"-curves-loss", GridCurvesHLFormer+"-curves-val", []*hlformerstudy.Runs{hruns}))
+
 	t := report.NewTable("Cross-paper similarity grid: every similarity × every task that admits it", report.Provenance{
 		Data:     fmt.Sprintf("tri-modal: %s [%s]; text–video: %s [%s]; PRVR: %s [%s]", tri.Name, tri.Kind, tvTest.Name, tvTest.Kind, setup.Name, setup.Kind),
 		Kind:     gridKind(tri.Kind, report.DataKind(tvTest.Kind), setup.Kind),
@@ -338,7 +387,8 @@ func RunGrid(b compute.Backend, size GridSize) (*report.Table, error) {
 		"Footnote [volumes, text–video]: trained, not swapped: lib/models/gram with two modalities (text, frame-mean video); the volume-contrastive loss with τ trains differently even though at k = 2 the volume is a function of the cosine (see the PRVR footnote).",
 	)
 	t.Provenance.Notes = append(t.Provenance.Notes, notes...)
-	return t, nil
+	res.Table = t
+	return res, nil
 }
 
 // gridKind is the table's data kind: the tasks' common kind, or label-derived when they differ

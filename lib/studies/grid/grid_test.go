@@ -15,9 +15,28 @@ func TestGridTiny(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains every model of the grid")
 	}
-	tab, err := RunGrid(backend.MustNew(), TinyGridSize([]int64{1, 2}))
+	res, err := RunGrid(backend.MustNew(), TinyGridSize([]int64{1, 2}))
 	if err != nil {
 		t.Fatal(err)
+	}
+	tab := res.Table
+	// Every trained row has its learning curves: the GRAM family (one row of panels per task) and
+	// GARE's and HLFormer's loss and validation figures, each named in the notes.
+	for _, name := range []string{GridCurvesGRAM, GridCurvesGARE + "-curves-loss", GridCurvesGARE + "-curves-val", GridCurvesHLFormer + "-curves-loss", GridCurvesHLFormer + "-curves-val"} {
+		g, ok := res.Curves[name]
+		if !ok {
+			t.Errorf("no learning curves %q", name)
+			continue
+		}
+		if _, err := g.Render(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if !strings.Contains(strings.Join(tab.Provenance.Notes, "\n"), name) {
+			t.Errorf("the notes do not name %q", name)
+		}
+	}
+	if rows := len(res.Curves[GridCurvesGRAM]); rows != 2 {
+		t.Errorf("GRAM-family curves: %d rows of panels, want 2 (tri-modal, text–video)", rows)
 	}
 	if md, err := tab.Markdown(); err == nil {
 		t.Log(md)
