@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -449,7 +450,8 @@ func gramPairs(train, test *gare.Dataset) (*gram.Dataset, error) {
 		return nil, err
 	}
 	kind := report.DataKind(test.Kind)
-	d := &gram.Dataset{Name: test.Name + " (frame-mean video)", Kind: kind, Modalities: []string{"text", "video"}, Train: tr, Test: te,
+	// Named after the pairs, not their test split: the curves and notes of this set are validation ones.
+	d := &gram.Dataset{Name: strings.TrimSuffix(test.Name, ", test") + " (frame-mean video)", Kind: kind, Modalities: []string{"text", "video"}, Train: tr, Test: te,
 		Notes: []string{"video = mean of the frame features"}}
 	if err := d.Validate(); err != nil {
 		return nil, err
