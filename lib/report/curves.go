@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -138,11 +139,7 @@ func EndOfCurves(metric string, curves [][][]float64, best [][]int) string {
 	if len(gains) == 0 {
 		return ""
 	}
-	g := Summarize(gains)
-	largest := gains[0]
-	for _, x := range gains {
-		largest = max(largest, x)
-	}
+	g, largest := Summarize(gains), slices.Max(gains)
 	spread := math.NaN()
 	if len(spreads) > 0 {
 		spread = Summarize(spreads).Mean

@@ -252,6 +252,17 @@ func (o Options) ValidationNote(d *gram.Dataset, cfg gram.Config) string {
 		ShortName(d), nVal, how, o.Epochs(d), cfg.LearningRate, cfg.Warmup, cfg.BatchSize)
 }
 
+// CurvesWithNotes is the learning-curve figure of rows (TrainingCurves, titled title) that a table
+// shows beside it as file name (without extension), and the table's notes on it: the note naming
+// the figure, then how the runs ended on the validation split (ConvergenceNotes).
+func CurvesWithNotes(name, title string, rows []CurveRow) (report.Grid, []string, error) {
+	g, err := TrainingCurves(title, rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, append([]string{curvesNote(name)}, ConvergenceNotes(rows)...), nil
+}
+
 // curvesNote names the learning-curve figure beside a table.
 func curvesNote(name string) string {
 	return "learning curves (validation T→data SumR and training loss per epoch, mean ± s.e. over seeds): " + name + ".png"

@@ -68,15 +68,14 @@ func (s figureSaver) claims(e *reproduce.Evidence) error {
 // <name>-learning-curves beside it (TrainingCurves of rows, titled title) and, in its notes, how
 // each group of runs ended on the validation split (ConvergenceNotes).
 func (s figureSaver) tableWithCurves(name, title string, t *report.Table, rows ...CurveRow) error {
-	g, err := TrainingCurves(title, rows)
+	g, notes, err := CurvesWithNotes(name+"-learning-curves", title, rows)
 	if err != nil {
 		return err
 	}
 	if _, err := g.Save(filepath.Join(s.dir, name+"-learning-curves")); err != nil {
 		return err
 	}
-	t.Provenance.Notes = append(t.Provenance.Notes, curvesNote(name+"-learning-curves"))
-	t.Provenance.Notes = append(t.Provenance.Notes, ConvergenceNotes(rows)...)
+	t.Provenance.Notes = append(t.Provenance.Notes, notes...)
 	return s.table(name, t)
 }
 

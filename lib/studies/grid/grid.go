@@ -337,13 +337,12 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 		setup.Name, setup.Kind, setup.Train.NumVideos(), setup.Test.NumVideos(), setup.Train.NumQueries(), setup.Test.NumQueries(), hlformerstudy.HybridVariant.Name, hs.Name, hs.Describe(), base.ClipScoreWeight, base.FrameScoreWeight, maxCosineGap))
 
 	res := &Result{Curves: map[string]report.Grid{}}
-	gramCurves, err := gramstudy.TrainingCurves("Grid, GRAM-family rows", gramRows)
+	gramCurves, gramNotes, err := gramstudy.CurvesWithNotes(GridCurvesGRAM, "Grid, GRAM-family rows", gramRows)
 	if err != nil {
 		return nil, err
 	}
 	res.Curves[GridCurvesGRAM] = gramCurves
-	notes = append(notes, "Learning curves of the GRAM-family rows (validation T→data SumR and training loss per epoch, mean ± s.e. over seeds): "+GridCurvesGRAM+".png.")
-	notes = append(notes, gramstudy.ConvergenceNotes(gramRows)...)
+	notes = append(notes, gramNotes...)
 	gLoss, gVal, err := gruns.LearningCurves("Grid, GARE rows")
 	if err != nil {
 		return nil, err

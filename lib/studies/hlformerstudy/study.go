@@ -119,10 +119,8 @@ func (s *Study) Table1() (*report.Table, error) {
 		}
 		runs = append(runs, r)
 	}
-	if s.Setup.Floors == nil {
-		if err := s.Setup.ComputeFloors(); err != nil {
-			return nil, err
-		}
+	if err := s.ensureFloors(); err != nil {
+		return nil, err
 	}
 	paper := PaperTable1SumR // the paper's Charades numbers, shown only next to our Charades results
 	if s.Setup.Kind != report.LabelDerived {
@@ -169,6 +167,15 @@ func (s *Study) Floor() *reproduce.Sample {
 		}
 	}
 	return best
+}
+
+// ensureFloors computes the setup's zero-training floors on first use (Setup.ComputeFloors; a no-op
+// for synthetic data, which has none).
+func (s *Study) ensureFloors() error {
+	if s.Setup.Floors != nil {
+		return nil
+	}
+	return s.Setup.ComputeFloors()
 }
 
 // Data describes the study's data for its claims.
@@ -259,10 +266,8 @@ func (s *Study) Table2() (*report.Table, []reproduce.Comparison, error) {
 	if len(descriptive) > 0 {
 		notes = append(notes, "Descriptive rows (fewer seeds, no claim): "+strings.Join(descriptive, ", ")+".")
 	}
-	if s.Setup.Floors == nil {
-		if err := s.Setup.ComputeFloors(); err != nil {
-			return nil, nil, err
-		}
+	if err := s.ensureFloors(); err != nil {
+		return nil, nil, err
 	}
 	t := MetricsTable(fmt.Sprintf("HLFormer Table 2 analogue (ablations) — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(notes...), runs, s.Setup.Floors,
 		PaperTable2SumR, PaperTable2Cite)
@@ -272,10 +277,8 @@ func (s *Study) Table2() (*report.Table, []reproduce.Comparison, error) {
 // floorNote is the note of a SumR-only table (Fig. 3, Fig. 6): the strongest zero-training floor of
 // the same test split (Floor), which every point must beat to be evidence; "" without floors.
 func (s *Study) floorNote() (string, error) {
-	if s.Setup.Floors == nil {
-		if err := s.Setup.ComputeFloors(); err != nil {
-			return "", err
-		}
+	if err := s.ensureFloors(); err != nil {
+		return "", err
 	}
 	f := s.Floor()
 	if f == nil {
