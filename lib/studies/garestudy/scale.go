@@ -18,7 +18,10 @@ type Scale struct {
 	// Model and protocol.
 	Dim, TemporalLayers, TemporalHeads, Batch int
 	PretrainEpochs, Epochs                    int
-	PretrainLR, LR, ProjectionLR              float64
+	// ExtraEpochs: the longer-training check (Suite.LongerTraining) trains Table 1's variants for
+	// Epochs + ExtraEpochs stage-2 epochs.
+	ExtraEpochs                  int
+	PretrainLR, LR, ProjectionLR float64
 
 	// Synthetic false-negative benchmark: pairs generated, of which the first SynthTrain train.
 	SynthPairs, SynthTrain int
@@ -47,7 +50,7 @@ func SmallScale() Scale {
 		Name: "small", Seeds: []uint64{1, 2, 3},
 		CharadesTrain: 1024, CharadesTest: 500,
 		Dim: 32, TemporalLayers: 1, TemporalHeads: 2, Batch: 64,
-		PretrainEpochs: 15, Epochs: 2, PretrainLR: 1e-3, LR: 1e-3, ProjectionLR: 1e-6,
+		PretrainEpochs: 15, Epochs: 2, ExtraEpochs: 2, PretrainLR: 1e-3, LR: 1e-3, ProjectionLR: 1e-6,
 		SynthPairs: 1400, SynthTrain: 1024, FalseNegativeRates: []float64{0, 0.5},
 		ProbePairs: 64, DynamicsEvery: 4,
 	}
@@ -88,12 +91,14 @@ func CIScale() Scale {
 // per test evaluation): 90 Charades stage-2 runs (18 configurations × 5 seeds, 17 of them with Δ)
 // of 6 epochs ≈ 5,800 s, 5 stage-1 runs of 20 epochs ≈ 450 s, test evaluations ≈ 400 s, the
 // synthetic benchmark (3 rates × 2 variants × 5 seeds on 4,000 pairs, with its own stage 1)
-// ≈ 1,400 s, the probes and compilation ≈ 550 s: about 8,600 s ≈ 2.4 h on an idle 2-core machine.
+// ≈ 1,400 s, the probes and compilation ≈ 550 s: about 8,600 s ≈ 2.4 h on an idle 2-core machine;
+// the longer-training check (Table 1's 2 variants × 5 seeds for 8 stage-2 epochs, ExtraEpochs = 2,
+// Suite.LongerTraining) adds 11 min (measured: 40 s per baseline run, 1.6 min per GARE run).
 func FullScale() Scale {
 	return Scale{
 		Name: "full", Seeds: []uint64{1, 2, 3, 4, 5},
 		Dim: 128, TemporalLayers: 1, TemporalHeads: 4, Batch: 128,
-		PretrainEpochs: 20, Epochs: 6, PretrainLR: 1e-3, LR: 1e-3, ProjectionLR: 1e-6,
+		PretrainEpochs: 20, Epochs: 6, ExtraEpochs: 2, PretrainLR: 1e-3, LR: 1e-3, ProjectionLR: 1e-6,
 		SynthPairs: 5000, SynthTrain: 4000, FalseNegativeRates: []float64{0, 0.3, 0.6},
 		ProbePairs: 128, DynamicsEvery: 10,
 		Tuning: "one-seed sweep of stage-1/stage-2 epochs and stage-2 learning rate (lib/studies/garestudy/cmd/garetune; figures/gare/tuning/sweep.md)",

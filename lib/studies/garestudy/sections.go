@@ -454,7 +454,7 @@ func (s *Suite) Named() []NamedSection {
 	}
 	return []NamedSection{{"table1", table(s.Table1)}, {"table3", table(s.Table3)}, {"gradients", s.Gradients},
 		{"ablations", s.Ablations}, {"geometry", s.Geometry}, {"dynamics", s.Dynamics},
-		{"two-stage", s.TwoStageSection}, {"synthetic", s.SyntheticSection}}
+		{"two-stage", s.TwoStageSection}, {"synthetic", s.SyntheticSection}, {"longer-training", s.LongerTraining}}
 }
 
 // Sections are the names of Suite.Named, in order (derived from it: one list).

@@ -8,6 +8,7 @@ import (
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 )
 
 func fakeRuns(r1 [][]float64) *Runs {
@@ -92,5 +93,31 @@ func TestSyntheticSplitHasOneTestPairPerConcept(t *testing.T) {
 	}
 	if train.NumTexts != 400 || dup == 0 {
 		t.Fatalf("train has %d pairs and %d false-negative pairs; want 400 and > 0 at rate 0.5", train.NumTexts, dup)
+	}
+}
+
+// TestLongerTrainingValues: the kept model's validation SumR is the one of the last record marked
+// Best (not the largest value, not the last record), and the random SumR of n paired videos is the
+// closed form (1 + 5 + 10)·100/n (one relevant video: P(rank ≤ k) = k/n).
+func TestLongerTrainingValues(t *testing.T) {
+	rec := func(best bool, sumr float64) train.Record {
+		return train.Record{Val: map[string]float64{gare.ValMetric: sumr}, Best: best}
+	}
+	curve := []train.Record{rec(true, 100), rec(true, 150), {Loss: 1}, rec(false, 149), rec(true, 151), rec(false, 140)}
+	if got := keptValidation(curve); got != 151 {
+		t.Errorf("kept validation SumR %g, want 151 (the last Best record)", got)
+	}
+	if got := keptValidation([]train.Record{rec(false, 10)}); got != 0 {
+		t.Errorf("no Best record: %g, want 0", got)
+	}
+	for _, n := range []int{10, 100, 1237} {
+		if got, want := RandomSumR(n), 1600/float64(n); math.Abs(got-want) > 1e-9 {
+			t.Errorf("RandomSumR(%d) = %g, want %g", n, got, want)
+		}
+	}
+	cfg := gare.DefaultConfig()
+	cfg.ValFraction = 0.1
+	if got := valPairs(cfg, 1235); got != 124 {
+		t.Errorf("validation pairs of 1235 at 10 %%: %d, want 124", got)
 	}
 }

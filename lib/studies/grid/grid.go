@@ -348,7 +348,8 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 		return nil, err
 	}
 	res.Curves[GridCurvesGARE+"-curves-loss"], res.Curves[GridCurvesGARE+"-curves-val"] = report.Grid{{gLoss}}, report.Grid{{gVal}}
-	notes = append(notes, "GARE rows: "+gruns.CurveNote(GridCurvesGARE))
+	notes = append(notes, "GARE rows: "+gruns.CurveNote(GridCurvesGARE)+
+		" Whether more stage-2 epochs help is not judged from the last epoch but tested: figures/gare/"+garestudy.LongerName+".md trains these variants longer over all the full scale's seeds (garestudy.Suite.LongerTraining), and REPORT.md gives the rule's verdict.")
 	hLoss, hVal, err := hlformerstudy.LearningCurves("Grid, PRVR rows", []*hlformerstudy.Runs{hruns})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,143 @@
+package garestudy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/models/gare"
+	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
+)
+
+// LongerName is the file name (under figures/gare/) of the longer-training check's table; its
+// learning curves are LongerName-curves-{loss,val}.
+const LongerName = "longer-training"
+
+// LongerTraining is issue 19's convergence check of stage 2 ("the best epoch is not the last, or
+// more epochs are run"). The code's warmup-cosine schedule anneals the learning rate to 0 at the
+// last step, so stage 2's best validation epoch is usually its last, and whether the curve is flat
+// there is a judgement on one epoch (report.EndOfCurves). This section runs the more epochs instead:
+// Table 1's variants are trained again for Scale.Epochs + Scale.ExtraEpochs stage-2 epochs — same
+// learning rate and seeds, same stage-1 encoders, the schedule stretched over the longer run — and
+// each kept (best-validation) model is compared, seed by seed, with Table 1's on the validation split
+// (the split that selects epochs; the test split is only reported, beside its floor). The claims
+// "longer training raises the validation SumR" go through the one rule with the paper's others.
+func (s *Suite) LongerTraining() (*Section, error) {
+	short, err := s.RunTable("Table 1", Table1Variants())
+	if err != nil {
+		return nil, err
+	}
+	longer := make([]Variant, len(short.Variants))
+	for i, v := range short.Variants {
+		apply := v.Apply
+		longer[i] = Variant{Name: v.Name, Paper: v.Paper, Apply: func(c *gare.Config) {
+			if apply != nil {
+				apply(c)
+			}
+			c.Epochs += s.Scale.ExtraEpochs
+		}}
+	}
+	n, m := s.Scale.Epochs, s.Scale.Epochs+s.Scale.ExtraEpochs
+	long, err := s.RunTable(fmt.Sprintf("%d stage-2 epochs", m), longer)
+	if err != nil {
+		return nil, err
+	}
+	t := report.NewTable(fmt.Sprintf("GARE stage 2 trained longer: %d vs %d epochs (Table 1's variants, validation split)", n, m),
+		s.Provenance(
+			fmt.Sprintf("Each variant of Table 1 trained for %d stage-2 epochs (the scale's recipe, the runs of Table 1) and for %d (same lr %g and seeds, the warmup-cosine schedule stretched to the longer run); everything else as Table 1.", n, m, s.Scale.LR),
+			"validation SumR: text→video R@1 + R@5 + R@10 of the kept model (the best validation epoch) on the validation split; Δ is the seed-paired difference, longer − recipe (mean ± s.d.). The claim rule decides whether the longer run is better (REPORT.md); the test R@1 is only reported.",
+			long.CurveNote(LongerName)),
+		"variant", "stage-2 epochs", "kept epoch per seed", "validation SumR", "Δ validation SumR", "test t2v R@1")
+	for v, variant := range short.Variants {
+		for _, r := range []*Runs{short, long} {
+			var kept []string
+			for _, res := range r.Results[v] {
+				kept = append(kept, fmt.Sprint(res.BestEpoch()))
+			}
+			delta := "—"
+			if r == long {
+				delta = report.Summarize(paired(short.validation(v), long.validation(v))).Format(2)
+			}
+			t.AddRow(variant.Name, r.Config(v).Epochs, strings.Join(kept, ", "), report.Summarize(r.validation(v)).Format(1), delta, r.Summary(v, R1).Format(1))
+		}
+	}
+	if s.Floor != nil {
+		t.AddRow(s.Floor.Name, "—", "—", "—", "—", fmt.Sprintf("%.1f", R1.Of(s.Floor.Report)))
+	}
+	arts, err := tableArtifacts(LongerName, t, long)
+	if err != nil {
+		return nil, err
+	}
+	sec := &Section{Title: fmt.Sprintf("Longer training: stage 2 for %d vs %d epochs", n, m), Artifacts: arts}
+	for v, variant := range short.Variants {
+		c := reproduce.Comparison{Paper: Paper, Claim: fmt.Sprintf("training %s's stage 2 for %d epochs instead of %d raises its validation SumR", variant.Name, m, n),
+			PaperFigure: "— (not a claim of the paper: issue 19's check that stage 2 has converged)",
+			Data:        fmt.Sprintf("%s: validation split of %s (%s)", s.Train.Kind, s.Train.Name, validationSize(s.Base, s.Train.NumTexts)),
+			Metric:      "validation t2v SumR", Higher: true, Best: 300,
+			A: short.validationSample(v, fmt.Sprintf("%s, %d epochs", variant.Name, n)), B: long.validationSample(v, fmt.Sprintf("%s, %d epochs", variant.Name, m)),
+			Random: RandomSumR(valPairs(s.Base, s.Train.NumTexts))}
+		sec.Comparisons = append(sec.Comparisons, c)
+	}
+	return sec, nil
+}
+
+// validation is, per seed of variant v, the validation SumR of stage 2's kept model (its last Best
+// record: the best so far, so the largest).
+func (r *Runs) validation(v int) []float64 {
+	out := make([]float64, len(r.Results[v]))
+	for i, res := range r.Results[v] {
+		out[i] = keptValidation(res.Curve)
+	}
+	return out
+}
+
+// keptValidation is the validation SumR of the last record marked Best (0 without one).
+func keptValidation(curve []train.Record) float64 {
+	best := 0.0
+	for _, rec := range curve {
+		if y, ok := valSumR.of(rec); ok && rec.Best {
+			best = y
+		}
+	}
+	return best
+}
+
+// validationSample is validation (v) as a sample of the rule, named name, with the epochs behind
+// each kept model (Sample).
+func (r *Runs) validationSample(v int, name string) reproduce.Sample {
+	s := r.Sample(v, R1)
+	s.Name, s.Values = name, r.validation(v)
+	return s
+}
+
+// paired is b − a, element by element.
+func paired(a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = b[i] - a[i]
+	}
+	return out
+}
+
+// valPairs is the number of validation pairs gare.Model.Train carves from n training pairs
+// (data.CarveValidation; 0 when it cannot carve any).
+func valPairs(cfg gare.Config, n int) int {
+	_, val, err := data.CarveValidation(n, cfg.ValFraction)
+	if err != nil {
+		return 0
+	}
+	return len(val)
+}
+
+// validationSize says how large the validation split of n training pairs is under cfg.
+func validationSize(cfg gare.Config, n int) string {
+	return fmt.Sprintf("%d pairs, %g %% of the %d training pairs, carved by data.CarveValidation", valPairs(cfg, n), 100*cfg.ValFraction, n)
+}
+
+// RandomSumR is R@1 + R@5 + R@10 under random ranking of n paired videos (the rule's collapse gate).
+func RandomSumR(n int) float64 {
+	return retrieval.RandomRecall(1, n, 1) + retrieval.RandomRecall(5, n, 1) + retrieval.RandomRecall(10, n, 1)
+}
