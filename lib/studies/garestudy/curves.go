@@ -2,6 +2,7 @@ package garestudy
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"slices"
 	"strings"
@@ -80,8 +81,12 @@ func (r *Runs) curveFigure(title string, v curveValue) (*plot.Plot, error) {
 			return nil, err
 		}
 		l.Color, l.Width = colors[i], vg.Points(1.2)
-		if i == 0 {
+		switch {
+		case i == 0:
 			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		case slices.ContainsFunc(colors[1:i], func(c color.Color) bool { return c == colors[i] }):
+			// a variant of the same method as an earlier line (e.g. a longer run, LongerTraining): dotted
+			l.Dashes = []vg.Length{vg.Points(1.5), vg.Points(1.5)}
 		}
 		bars, err := plotter.NewYErrorBars(errs)
 		if err != nil {
