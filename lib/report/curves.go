@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -116,8 +117,10 @@ const maxWholeTicks = 8
 // selected epoch, 0-based. For each run with best = last (and ≥ 2 epochs) the gain is its last
 // value minus the one before; the spread is the mean over variants (with ≥ 2 runs) of the sample
 // standard deviation of the runs' last values. The curves are called flat when the mean gain is
-// below the spread: one more epoch would move a run less than the seeds differ. It returns "" when
-// no run's best epoch is its last.
+// below the spread: one more epoch would move a run less than the seeds differ. A curve where lower
+// is better (a training loss, every run keeping its last epoch) has negative changes: their mean's
+// magnitude is compared, and "largest" is the change of largest magnitude. It returns "" when no
+// run's best epoch is its last.
 func EndOfCurves(metric string, curves [][][]float64, best [][]int) string {
 	var gains, spreads []float64
 	for v, runs := range curves {
@@ -139,18 +142,24 @@ func EndOfCurves(metric string, curves [][][]float64, best [][]int) string {
 	if len(gains) == 0 {
 		return ""
 	}
-	g, largest := Summarize(gains), slices.Max(gains)
+	g, largest := Summarize(gains), slices.MaxFunc(gains, func(a, b float64) int { return cmp.Compare(math.Abs(a), math.Abs(b)) })
 	spread := math.NaN()
 	if len(spreads) > 0 {
 		spread = Summarize(spreads).Mean
 	}
-	s := fmt.Sprintf("In their last epoch, the %s of these runs changed by %+.2f on average (n = %d, largest %+.2f); the seeds' s.d. of the last-epoch %s is %.2f",
-		metric, g.Mean, len(gains), largest, metric, spread)
+	d := 2 // decimals: two, or enough to show two significant digits of a spread below 0.1 (a loss)
+	if spread > 0 && spread < 0.1 {
+		d = 1 - int(math.Floor(math.Log10(spread)))
+	}
+	s := fmt.Sprintf("In their last epoch, the %s of these runs changed by %+.*f on average (n = %d, largest %+.*f); the seeds' s.d. of the last-epoch %s is %.*f",
+		metric, d, g.Mean, len(gains), d, largest, metric, d, spread)
 	switch {
 	case math.IsNaN(spread):
 		return s + " (one seed per variant: no spread to compare with)."
-	case g.Mean < spread:
+	case math.Abs(g.Mean) < spread:
 		return s + ": flat at the end (one more epoch moves a run less than the seeds differ)."
+	case g.Mean < 0:
+		return s + ": still falling at the end (more epochs could help)."
 	default:
 		return s + ": still rising at the end (more epochs could help)."
 	}

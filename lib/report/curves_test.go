@@ -101,6 +101,22 @@ func TestEndOfCurves(t *testing.T) {
 	if got := EndOfCurves("SumR", curves, [][]int{{2, 1}, {0, 0}}); !strings.Contains(got, "+0.50") || !strings.Contains(got, "flat") {
 		t.Errorf("EndOfCurves = %q, want a flat end with gain +0.50", got)
 	}
+	// A loss, every run keeping its last epoch: changes −0.1 and −0.3 (mean −0.2, largest −0.3);
+	// last values 0.9 and 1.2 → s.d. 0.21213 > 0.2: flat. Changes −0.1 and −0.7 (mean −0.4) with
+	// last values 0.9 and 1.0 (s.d. 0.07071): still falling (by hand).
+	loss := [][][]float64{{{1.5, 1, 0.9}, {2, 1.5, 1.2}}}
+	if got := EndOfCurves("loss", loss, [][]int{{2, 2}}); !strings.Contains(got, "by -0.20") || !strings.Contains(got, "largest -0.30") || !strings.Contains(got, "flat") {
+		t.Errorf("EndOfCurves(loss) = %q, want mean change −0.20, largest −0.30, flat", got)
+	}
+	loss = [][][]float64{{{1.5, 1, 0.9}, {2, 1.7, 1.0}}}
+	if got := EndOfCurves("loss", loss, [][]int{{2, 2}}); !strings.Contains(got, "by -0.40") || !strings.Contains(got, "still falling") {
+		t.Errorf("EndOfCurves(loss) = %q, want mean change −0.40, still falling", got)
+	}
+	// A spread below 0.1 gets the decimals for two significant digits: s.d. of 0.901, 0.904 = 0.0021.
+	loss = [][][]float64{{{1.5, 0.91, 0.901}, {2, 0.905, 0.904}}}
+	if got := EndOfCurves("loss", loss, [][]int{{2, 2}}); !strings.Contains(got, "by -0.0050") || !strings.Contains(got, "is 0.0021") {
+		t.Errorf("EndOfCurves(loss) = %q, want 4 decimals (mean change −0.0050, s.d. 0.0021)", got)
+	}
 	if got := EndOfCurves("SumR", curves, [][]int{{1, 1}, {0, 0}}); got != "" {
 		t.Errorf("no run at its last epoch: %q, want empty", got)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
+	"gonum.org/v1/plot"
 )
 
 // HLFormer's partial-order-preservation loss L_pop (ICCV 2025, Eq. 18–21) claims to make an
@@ -50,6 +51,7 @@ type ConeRun struct {
 	Train        hierarchy.Entailment     // on the training pairs
 	Full         hierarchy.Reconstruction // reconstruction of the full closure (held-out pairs among the parents)
 	TrainSeconds float64
+	Loss         []float64 // mean training loss per epoch (Run.Loss)
 }
 
 // ConeResults are both arms over the seeds, and the untrained embeddings.
@@ -102,7 +104,7 @@ func RunCone(backend compute.Backend, closureName string, c *wordnet.Closure, de
 			if err != nil {
 				return nil, err
 			}
-			cr := ConeRun{Seed: seed, ConeWeight: weight, TrainSeconds: run.TrainSeconds}
+			cr := ConeRun{Seed: seed, ConeWeight: weight, TrainSeconds: run.TrainSeconds, Loss: run.Loss}
 			if cr.HeldOut, err = hierarchy.EvaluateEntailment(backend, run.Emb, held); err != nil {
 				return nil, err
 			}
@@ -169,4 +171,42 @@ func (r *ConeResults) Table(prov report.Provenance) *report.Table {
 	}
 	t.AddRow("untrained (initial)", report.Summarize(inside).Format(4), report.Summarize(violation).Format(4), "—", "—", "—", "—")
 	return t
+}
+
+// LearningCurve is the experiment's learning-curve figure: the mean training loss per epoch of each
+// arm, mean ± s.e. over the seeds (report.LearningCurves). The arm with L_pop minimises
+// Nickel & Kiela's loss + λ·L_pop, so its level is not comparable with the other's; its shape is.
+func (r *ConeResults) LearningCurve() (*plot.Plot, error) {
+	return report.LearningCurves(fmt.Sprintf("WordNet %s closure, with and without L_pop: training loss per epoch", r.ClosureName),
+		"training loss (mean over the epoch's batches)",
+		report.Curve{Label: "without L_pop", PerRun: coneLosses(r.Without)},
+		report.Curve{Label: fmt.Sprintf("with L_pop (λ = %g)", r.Options.ConeWeight), PerRun: coneLosses(r.With)})
+}
+
+// CurveNote is the table note on the learning curves (figure name beside the table): no model
+// selection — every run keeps its last epoch, as Nickel & Kiela's protocol does, and the held-out
+// pairs are the test, never used to choose anything — and whether the loss is flat at the end
+// (report.EndOfCurves with every run's kept epoch its last).
+func (r *ConeResults) CurveNote(name string) string {
+	var curves [][][]float64
+	var kept [][]int
+	for _, arm := range [][]ConeRun{r.Without, r.With} {
+		losses := coneLosses(arm)
+		last := make([]int, len(losses))
+		for i, l := range losses {
+			last[i] = len(l) - 1
+		}
+		curves, kept = append(curves, losses), append(kept, last)
+	}
+	return fmt.Sprintf("Learning curve: %s (training loss per epoch, mean ± s.e. over seeds; the burn-in's %d epochs at lr/10 first). "+
+		"No validation split and no model selection: every run keeps its last epoch (%d), as Nickel & Kiela's protocol does; the held-out pairs are the test and choose nothing. %s",
+		name, r.Options.Base.BurnInEpochs, r.Options.Base.Epochs, report.EndOfCurves("training loss", curves, kept))
+}
+
+func coneLosses(runs []ConeRun) [][]float64 {
+	out := make([][]float64, len(runs))
+	for i, run := range runs {
+		out[i] = run.Loss
+	}
+	return out
 }

@@ -77,7 +77,8 @@ type Run struct {
 	TrainSeconds float64 // training wall time, the sum of the epochs' times (across resumptions)
 	EvalSeconds  float64
 	FinalLoss    float64
-	MaxDeviation float64 // largest |c⟨x,x⟩_L + 1| after any exponential-map step (Lorentz)
+	Loss         []float64 // mean training loss per epoch (hierarchy.EpochStats.Loss), epoch 1 first
+	MaxDeviation float64   // largest |c⟨x,x⟩_L + 1| after any exponential-map step (Lorentz)
 	Emb          *hierarchy.Embedding
 }
 
@@ -181,6 +182,7 @@ func trainOne(backend compute.Backend, closureName string, c *wordnet.Closure, c
 	for _, s := range tr.History {
 		run.MaxDeviation = max(run.MaxDeviation, s.MaxDeviation)
 		run.TrainSeconds += s.Seconds
+		run.Loss = append(run.Loss, s.Loss)
 	}
 	if n := len(tr.History); n > 0 {
 		run.FinalLoss = tr.History[n-1].Loss

@@ -156,3 +156,35 @@ func TestRunConePairsTheArmsBySeed(t *testing.T) {
 		t.Errorf("table (%v):\n%s", err, md)
 	}
 }
+
+// TestConeCurveNote: the cone experiment's curve note reads every run's last epoch as kept and
+// calls a loss that still drops by more than the seeds differ "still falling", one that moves less
+// "flat"; its figure draws.
+func TestConeCurveNote(t *testing.T) {
+	r := &ConeResults{ClosureName: "toy", Options: ConeOptions{ConeWeight: 0.1}}
+	r.Options.Base.Epochs, r.Options.Base.BurnInEpochs = 3, 1
+	arm := func(losses ...[]float64) []ConeRun {
+		var out []ConeRun
+		for _, l := range losses {
+			out = append(out, ConeRun{Loss: l})
+		}
+		return out
+	}
+	// Changes −0.5 in every run; last values 1.0, 1.1 in each arm → s.d. 0.0707: still falling.
+	r.Without, r.With = arm([]float64{3, 1.5, 1.0}, []float64{3, 1.6, 1.1}), arm([]float64{3, 1.5, 1.0}, []float64{3, 1.6, 1.1})
+	if got := r.CurveNote("c"); !strings.Contains(got, "keeps its last epoch (3)") || !strings.Contains(got, "still falling") {
+		t.Errorf("CurveNote = %q, want the last epoch kept and a loss still falling", got)
+	}
+	// Changes −0.01; last values 1.0 and 2.0 → s.d. 0.707: flat.
+	r.Without, r.With = arm([]float64{3, 1.01, 1.0}, []float64{3, 2.01, 2.0}), arm([]float64{3, 1.01, 1.0}, []float64{3, 2.01, 2.0})
+	if got := r.CurveNote("c"); !strings.Contains(got, "flat at the end") {
+		t.Errorf("CurveNote = %q, want flat", got)
+	}
+	if _, err := r.LearningCurve(); err != nil {
+		t.Fatal(err)
+	}
+	r.With = arm(nil, nil) // an arm without any loss recorded is an error, not an empty figure
+	if _, err := r.LearningCurve(); err == nil {
+		t.Error("learning curve of an arm without losses: no error")
+	}
+}

@@ -72,8 +72,9 @@ func WordNetCone(be compute.Backend, sc ConeScale, seeds []uint64, checkpointDir
 		Base: base, CheckpointDir: checkpointDir, Quiet: quiet})
 }
 
-// ConeTable is the experiment's table with the scale in its provenance.
-func ConeTable(r *wordnetbench.ConeResults, sc ConeScale) *report.Table {
+// ConeTable is the experiment's table with the scale in its provenance and the note on its
+// learning-curve figure, saved beside it as curves (ConeResults.LearningCurve).
+func ConeTable(r *wordnetbench.ConeResults, sc ConeScale, curves string) *report.Table {
 	seeds := make([]int64, len(r.Options.Seeds))
 	for i, s := range r.Options.Seeds {
 		seeds[i] = int64(s)
@@ -81,7 +82,8 @@ func ConeTable(r *wordnetbench.ConeResults, sc ConeScale) *report.Table {
 	return r.Table(report.Provenance{Data: r.Description, Kind: report.Real, Seeds: seeds, Config: r.Options.Base,
 		Behavior: fmt.Sprintf("%s scale: Lorentz d = %d, %d epochs (burn-in %d); Nickel & Kiela 2017 §4 otherwise (lib/hierarchy.PaperConfig)",
 			sc.Name, sc.Dim, sc.Epochs, sc.BurnIn),
-		Notes: []string{"λ was chosen among 1, 0.1 and 0.01 (100 epochs, seed 1) by the fraction of training pairs inside their cone (hlformerstudy.ConeFullScale)."}})
+		Notes: []string{"λ was chosen among 1, 0.1 and 0.01 (100 epochs, seed 1) by the fraction of training pairs inside their cone (hlformerstudy.ConeFullScale).",
+			r.CurveNote(curves)}})
 }
 
 // ConeComparisons declares the experiment's two claims for the rule: with L_pop, held-out pairs lie
@@ -141,9 +143,17 @@ func wordnetConeEvidence(be compute.Backend, opts reproduce.Options, out, suffix
 	if err != nil {
 		return nil, err
 	}
-	t := ConeTable(r, sc)
+	curves := "wordnet-cone-curves" + suffix
+	t := ConeTable(r, sc, curves)
 	reproduce.Stamp(t)
 	if err := t.Save(filepath.Join(out, "wordnet-cone"+suffix)); err != nil {
+		return nil, err
+	}
+	p, err := r.LearningCurve()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := report.SavePlot(p, filepath.Join(out, curves)); err != nil {
 		return nil, err
 	}
 	return ConeComparisons(r, sc), nil
