@@ -124,22 +124,31 @@ func wordnetMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return die(exitFailure, "%v", err)
 	}
+	name, curves := *closure+"_reconstruction", *closure+"_learning_curves"
+	if *tag != "" {
+		name, curves = name+"_"+*tag, curves+"_"+*tag
+	}
 	t := res.Table()
+	t.Provenance.Notes = append(t.Provenance.Notes, res.CurveNote(curves))
 	reproduce.Stamp(t)
 	md, err := t.Markdown()
 	if err != nil {
 		return die(exitFailure, "%v", err)
 	}
 	fmt.Fprintln(stdout, "\n"+md)
-	name := *closure + "_reconstruction"
-	if *tag != "" {
-		name += "_" + *tag
-	}
 	base := filepath.Join(*out, name)
 	if err := t.Save(base); err != nil {
 		return die(exitFailure, "%v", err)
 	}
 	fmt.Fprintln(stdout, "wrote", base+".{md,csv,json}")
+	fig, err := res.LearningCurves()
+	if err != nil {
+		return die(exitFailure, "%v", err)
+	}
+	if _, err := fig.Save(filepath.Join(*out, curves)); err != nil {
+		return die(exitFailure, "%v", err)
+	}
+	fmt.Fprintln(stdout, "wrote", filepath.Join(*out, curves)+".{png,svg}")
 
 	if *disk {
 		if err := wordnetFigures(b, res, opts, *closure, *out, stdout); err != nil {

@@ -186,21 +186,9 @@ func (r *ConeResults) LearningCurve() (*plot.Plot, error) {
 // CurveNote is the table note on the learning curves (figure name beside the table): no model
 // selection — every run keeps its last epoch, as Nickel & Kiela's protocol does, and the held-out
 // pairs are the test, never used to choose anything — and whether the loss is flat at the end
-// (report.EndOfCurves with every run's kept epoch its last).
+// (keptLastNote).
 func (r *ConeResults) CurveNote(name string) string {
-	var curves [][][]float64
-	var kept [][]int
-	for _, arm := range [][]ConeRun{r.Without, r.With} {
-		losses := coneLosses(arm)
-		last := make([]int, len(losses))
-		for i, l := range losses {
-			last[i] = len(l) - 1
-		}
-		curves, kept = append(curves, losses), append(kept, last)
-	}
-	return fmt.Sprintf("Learning curve: %s (training loss per epoch, mean ± s.e. over seeds; the burn-in's %d epochs at lr/10 first). "+
-		"No validation split and no model selection: every run keeps its last epoch (%d), as Nickel & Kiela's protocol does; the held-out pairs are the test and choose nothing. %s",
-		name, r.Options.Base.BurnInEpochs, r.Options.Base.Epochs, report.EndOfCurves("training loss", curves, kept))
+	return keptLastNote(name, r.Options.Base, "; the held-out pairs are the test and choose nothing", coneLosses(r.Without), coneLosses(r.With))
 }
 
 func coneLosses(runs []ConeRun) [][]float64 {
