@@ -147,9 +147,14 @@ func EndOfCurves(metric string, curves [][][]float64, best [][]int) string {
 	if len(spreads) > 0 {
 		spread = Summarize(spreads).Mean
 	}
-	d := 2 // decimals: two, or enough to show two significant digits of a spread below 0.1 (a loss)
-	if spread > 0 && spread < 0.1 {
-		d = 1 - int(math.Floor(math.Log10(spread)))
+	// Decimals: two, or enough for two significant digits of a spread below 0.1 (a loss) — of the
+	// mean change when there is no spread (one seed).
+	d, scale := 2, spread
+	if math.IsNaN(spread) {
+		scale = math.Abs(g.Mean)
+	}
+	if scale > 0 && scale < 0.1 {
+		d = 1 - int(math.Floor(math.Log10(scale)))
 	}
 	s := fmt.Sprintf("In their last epoch, the %s of these runs changed by %+.*f on average (n = %d, largest %+.*f); the seeds' s.d. of the last-epoch %s is %.*f",
 		metric, d, g.Mean, len(gains), d, largest, metric, d, spread)

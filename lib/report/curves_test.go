@@ -117,6 +117,10 @@ func TestEndOfCurves(t *testing.T) {
 	if got := EndOfCurves("loss", loss, [][]int{{2, 2}}); !strings.Contains(got, "by -0.0050") || !strings.Contains(got, "is 0.0021") {
 		t.Errorf("EndOfCurves(loss) = %q, want 4 decimals (mean change −0.0050, s.d. 0.0021)", got)
 	}
+	// One seed: no spread; the decimals come from the change itself (−0.0031).
+	if got := EndOfCurves("loss", [][][]float64{{{1, 0.9031, 0.9}}}, [][]int{{2}}); !strings.Contains(got, "by -0.0031") || !strings.Contains(got, "no spread") {
+		t.Errorf("EndOfCurves(one seed) = %q, want the change −0.0031 and no spread", got)
+	}
 	if got := EndOfCurves("SumR", curves, [][]int{{1, 1}, {0, 0}}); got != "" {
 		t.Errorf("no run at its last epoch: %q, want empty", got)
 	}
