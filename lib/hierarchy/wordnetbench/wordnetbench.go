@@ -76,10 +76,17 @@ type Run struct {
 	Result       hierarchy.Reconstruction
 	TrainSeconds float64 // training wall time, the sum of the epochs' times (across resumptions)
 	EvalSeconds  float64
-	FinalLoss    float64
 	Loss         []float64 // mean training loss per epoch (hierarchy.EpochStats.Loss), epoch 1 first
 	MaxDeviation float64   // largest |c⟨x,x⟩_L + 1| after any exponential-map step (Lorentz)
 	Emb          *hierarchy.Embedding
+}
+
+// FinalLoss is the mean training loss of the run's last epoch (0 before any epoch).
+func (r Run) FinalLoss() float64 {
+	if len(r.Loss) == 0 {
+		return 0
+	}
+	return r.Loss[len(r.Loss)-1]
 }
 
 // Results of a benchmark.
@@ -138,7 +145,7 @@ func RunAll(backend compute.Backend, closureName string, c *wordnet.Closure, des
 					}
 					fmt.Fprintf(log, "%s %s d=%d %s seed %d: MR %.3f MAP %.4f (train %.1f s, eval %.1f s, final loss %.4f)\n",
 						closureName, m, dim, dtypeName(dt), seed, run.Result.MeanRank, run.Result.MAP,
-						run.TrainSeconds, run.EvalSeconds, run.FinalLoss)
+						run.TrainSeconds, run.EvalSeconds, run.FinalLoss())
 					res.Runs = append(res.Runs, run)
 				}
 			}
@@ -183,9 +190,6 @@ func trainOne(backend compute.Backend, closureName string, c *wordnet.Closure, c
 		run.MaxDeviation = max(run.MaxDeviation, s.MaxDeviation)
 		run.TrainSeconds += s.Seconds
 		run.Loss = append(run.Loss, s.Loss)
-	}
-	if n := len(tr.History); n > 0 {
-		run.FinalLoss = tr.History[n-1].Loss
 	}
 	return run, nil
 }

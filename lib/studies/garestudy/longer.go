@@ -78,13 +78,14 @@ func (s *Suite) LongerTraining() (*Section, error) {
 		return nil, err
 	}
 	sec := &Section{Title: fmt.Sprintf("Longer training: stage 2 for %d vs %d epochs", n, m), Artifacts: arts}
+	nVal := valPairs(s.Base, s.Train.NumTexts)
 	for v, variant := range short.Variants {
 		c := reproduce.Comparison{Paper: Paper, Claim: fmt.Sprintf("training %s's stage 2 for %d epochs instead of %d raises its validation SumR", variant.Name, m, n),
 			PaperFigure: "— (not a claim of the paper: issue 19's check that stage 2 has converged)",
-			Data:        fmt.Sprintf("%s: validation split of %s (%s)", s.Train.Kind, s.Train.Name, validationSize(s.Base, s.Train.NumTexts)),
+			Data:        fmt.Sprintf("%s: validation split of %s (%d pairs, %g %% of the %d training pairs, carved by data.CarveValidation)", s.Train.Kind, s.Train.Name, nVal, 100*s.Base.ValFraction, s.Train.NumTexts),
 			Metric:      "validation t2v SumR", Higher: true, Best: 300,
 			A: both.validationSample(2 * v), B: both.validationSample(2*v + 1),
-			Random: RandomSumR(valPairs(s.Base, s.Train.NumTexts))}
+			Random: RandomSumR(nVal)}
 		sec.Comparisons = append(sec.Comparisons, c)
 	}
 	return sec, nil
@@ -119,15 +120,6 @@ func (r *Runs) validationSample(v int) reproduce.Sample {
 	return s
 }
 
-// paired is b − a, element by element.
-func paired(a, b []float64) []float64 {
-	out := make([]float64, len(a))
-	for i := range a {
-		out[i] = b[i] - a[i]
-	}
-	return out
-}
-
 // valPairs is the number of validation pairs gare.Model.Train carves from n training pairs
 // (data.CarveValidation; 0 when it cannot carve any).
 func valPairs(cfg gare.Config, n int) int {
@@ -136,11 +128,6 @@ func valPairs(cfg gare.Config, n int) int {
 		return 0
 	}
 	return len(val)
-}
-
-// validationSize says how large the validation split of n training pairs is under cfg.
-func validationSize(cfg gare.Config, n int) string {
-	return fmt.Sprintf("%d pairs, %g %% of the %d training pairs, carved by data.CarveValidation", valPairs(cfg, n), 100*cfg.ValFraction, n)
 }
 
 // RandomSumR is R@1 + R@5 + R@10 under random ranking of n paired videos (the rule's collapse gate).

@@ -146,12 +146,16 @@ func (r *Runs) Summary(v int, m Metric) report.MeanStd { return report.Summarize
 // Differences is the per-seed difference of metric m between variants b and a (b − a): the same
 // seed gives both the same batch order and, for the parts they share, the same initial weights.
 func (r *Runs) Differences(a, b int, m Metric) []float64 {
-	va, vb := r.Values(a, m), r.Values(b, m)
-	d := make([]float64, len(va))
-	for i := range d {
-		d[i] = vb[i] - va[i]
+	return paired(r.Values(a, m), r.Values(b, m))
+}
+
+// paired is b − a, element by element (values of the same seeds in the same order).
+func paired(a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = b[i] - a[i]
 	}
-	return d
+	return out
 }
 
 // Paired is mean ± std over seeds of Differences.
