@@ -1,7 +1,8 @@
 # geoalign — one entry point for setup, tests, data, benchmarks and reproductions.
 #
 #   make setup              install everything on a fresh machine (idempotent)
-#   make test               go vet, go test, and every notebook executed headless and screenshot
+#   make test               go vet, go test, make test-xla, and every notebook executed headless and screenshot
+#   make test-xla           the numeric packages' tests, a train of each model and a notebook on XLA's CPU plugin
 #   make data               build the real data tracks into datasets/cache/
 #   make bench              paired benchmarks (geoalign vs PyTorch CPU, vs issue 11's official times) -> figures/bench.md
 #   make profile            CPU profiles of the heavy benchmarks by Go-backend op family -> figures/profile.md
@@ -37,7 +38,7 @@ NOTEBOOK_TIMEOUT ?= 1200
 export FULL ?=
 PAPER ?= all
 
-.PHONY: setup test vet gotest notebooks notebooks-html notebooks-inplace data bench profile reproduce-table1 figures crosscheck crosscheck-hlformer crosscheck-gare fuzz clean env
+.PHONY: test-xla setup test vet gotest notebooks notebooks-html notebooks-inplace data bench profile reproduce-table1 figures crosscheck crosscheck-hlformer crosscheck-gare fuzz clean env
 
 setup:
 	bash kernel/setup.sh
@@ -49,6 +50,21 @@ vet:
 
 gotest:
 	go test ./...
+
+# XLA through PJRT (issue 29, docs/xla.md): the same tests on XLA's CPU plugin, which `make setup`
+# installs at a fixed path from PyPI (kernel/pjrt.sh). GOMLX_NO_AUTO_INSTALL=1: go-xla never
+# downloads anything; the plugin is loaded from that file. The numeric packages' tests, one
+# `geoalign train` of each model (the CLI's TestTrainEval* tests) and one notebook headless.
+PJRT_CPU_PLUGIN := $(CURDIR)/build/pjrt/pjrt_c_api_cpu_plugin.so
+XLA_CPU := GOMLX_BACKEND=xla:$(PJRT_CPU_PLUGIN) GOMLX_NO_AUTO_INSTALL=1
+XLA_PACKAGES := ./lib/geom/... ./lib/loss/... ./lib/models/... ./lib/train/... ./lib/retrieval/... ./lib/hierarchy/...
+XLA_NOTEBOOK := notebooks/01-geometry.ipynb
+test-xla:
+	@[ -f $(PJRT_CPU_PLUGIN) ] || { echo "test-xla: $(PJRT_CPU_PLUGIN) missing: run make setup" >&2; exit 2; }
+	$(XLA_CPU) go run ./lib/cmd/geoalign version
+	$(XLA_CPU) go test -timeout 30m $(XLA_PACKAGES)
+	$(XLA_CPU) go test -timeout 30m -run 'TestTrainEval' ./lib/cmd/geoalign
+	$(XLA_CPU) GEOALIGN_FIGURES=$(CURDIR)/build/figures-xla bash kernel/run-notebooks.sh --timeout $(NOTEBOOK_TIMEOUT) --outdir build/notebooks-xla $(XLA_NOTEBOOK)
 
 # A notebook saves its figures and tables under build/figures in either configuration
 # (kernel/nb.OutDir): figures/ has one writer, `make figures`.

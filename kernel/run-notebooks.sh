@@ -3,19 +3,21 @@
 # errors, times out, or lacks the outputs it must have (kernel/check_notebook.py).
 # Executed copies go to build/notebooks/ (the committed notebooks are not rewritten;
 # `--inplace` refreshes the committed outputs instead).
-# Usage: kernel/run-notebooks.sh [--timeout SECONDS] [--inplace] NOTEBOOK.ipynb...
+# Usage: kernel/run-notebooks.sh [--timeout SECONDS] [--inplace] [--outdir DIR] NOTEBOOK.ipynb...
+# (--outdir: where executed copies go, build/notebooks by default; make test-xla uses build/notebooks-xla)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-timeout_s=1200; inplace=0
+timeout_s=1200; inplace=0; outdir=build/notebooks
 while [ $# -gt 0 ]; do
   case "$1" in
     --timeout) timeout_s=$2; shift 2 ;;
     --inplace) inplace=1; shift ;;
+    --outdir) outdir=$2; shift 2 ;;
     *) break ;;
   esac
 done
 [ $# -gt 0 ] || { echo "run-notebooks: no notebooks given" >&2; exit 2; }
-outdir=build/notebooks; mkdir -p "$outdir"
+mkdir -p "$outdir"
 failed=0; n=0
 for nb in "$@"; do
   [ -f "$nb" ] || continue

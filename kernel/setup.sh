@@ -23,6 +23,8 @@ APT_PACKAGES=(
   jupyter-notebook python3-nbformat chromium fonts-liberation
   python3-torch python3-numpy libopenblas0-pthread
   time
+  # kernel/pjrt.sh downloads the pinned PJRT plugin wheel (never installs into the system Python)
+  python3-pip
   # make crosscheck: what the official HLFormer code imports (lib/crosscheck/README.md)
   python3-h5py python3-tqdm python3-ipdb python3-easydict python3-seaborn python3-matplotlib python3-scipy python3-yaml
 )
@@ -89,12 +91,20 @@ PATH="$GOBIN:$PATH" "$GOBIN/gonb" --install --raw_error --logtostderr 2>&1 | tai
   --default-backend "$GOMLX_BACKEND" \
   --path "$GOBIN:$(dirname "$(command -v go)"):/usr/local/go/bin:/usr/bin:/bin" || die "kernel spec env"
 
-# --- 5. Check the result ----------------------------------------------------------------
+# --- 5. XLA's CPU PJRT plugin (issue 29) --------------------------------------------------
+# From PyPI, pinned by the wheel's and the plugin's sha256 (kernel/pjrt/cpu.txt): the file that
+# GOMLX_BACKEND=xla:$PWD/build/pjrt/pjrt_c_api_cpu_plugin.so loads in `make test-xla`.
+say "PJRT CPU plugin"
+bash kernel/pjrt.sh cpu || die "PJRT CPU plugin (kernel/pjrt.sh cpu)"
+
+# --- 6. Check the result ----------------------------------------------------------------
 say "checks"
 specs=$(jupyter kernelspec list 2>/dev/null || true)
 [[ "$specs" == *gonb* ]] || die "gonb kernel spec not found by jupyter"
 /usr/bin/python3 -c 'import nbformat, nbclient, nbconvert' || die "python Jupyter modules"
 chromium --version >/dev/null 2>&1 || die "chromium (make notebooks-html) does not run"
 go run ./lib/cmd/geoalign version || die "geoalign version"
+GOMLX_BACKEND="xla:$PWD/build/pjrt/pjrt_c_api_cpu_plugin.so" GOMLX_NO_AUTO_INSTALL=1 \
+  go run ./lib/cmd/geoalign version || die "geoalign version on the XLA CPU plugin"
 echo
 echo "setup OK"

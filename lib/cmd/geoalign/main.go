@@ -2,7 +2,7 @@
 // dataset building, table reproduction, training and evaluation on one's own features, without
 // Jupyter.
 //
-//	geoalign version                 backend, SIMD and Go runtime in use
+//	geoalign version                 backend, SIMD, Go runtime and (under XLA) the PJRT plugin in use
 //	geoalign train <model> -h        train hlformer, gare, gram or hypergram on your features (train*.go)
 //	geoalign eval --run RUNDIR       score a trained run: geoalign metrics' JSON (eval.go)
 //	geoalign <command> -h            help for one command
