@@ -17,8 +17,8 @@
 #
 # Every go command below runs with the same environment, so nothing can be forgotten:
 #   GOTOOLCHAIN=go1.27.0  Go 1.27 from the module proxy (gomlx v0.28.16 needs it; 1.7x faster
-#                         training step than v0.28.8, see ../shared/research/toolchain.md)
-#   GOEXPERIMENT=simd     GoMLX's Go backend matmul 15-35x faster; changes every build-cache key,
+#                         training step than v0.28.8, see docs/toolchain.md §1)
+#   GOEXPERIMENT=simd     GoMLX's Go backend matmul about 20x faster (docs/toolchain.md §2); changes every build-cache key,
 #                         so it is set once here for builds, tests, notebooks and CI alike
 #   GOMLX_BACKEND=go      default backend (pure Go); override on a GPU box: make test GOMLX_BACKEND=xla:cuda
 

@@ -2,7 +2,7 @@
 # kernel/setup.sh — everything geoalign needs on a fresh machine of this project's kind
 # (Debian 12, Go at /usr/local/go, root, registries: Go module proxy, Debian apt, npm).
 # Called by `make setup`. Idempotent: a second run checks and skips what is in place.
-# Versions are pinned here and in kernel/tools/go.mod (see ../shared/research/toolchain.md).
+# Versions are pinned here and in kernel/tools/go.mod (the reasons: docs/toolchain.md §1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -37,7 +37,7 @@ func BenchmarkPairedMatMul1024(b *testing.B) {
 	b.ReportMetric(2*n*n*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
-// Transformer block shapes (toolchain.md §3).
+// Transformer block shapes (docs/toolchain.md §3).
 const (
 	blockBatch, blockSeq, blockDim, blockHeads, blockLayers = 128, 32, 384, 6, 2
 )

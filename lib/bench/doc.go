@@ -1,7 +1,7 @@
 // Package bench holds the backend-level paired benchmarks of `make bench` and the runner's
 // conventions. Workload benchmarks live next to the code they measure (lib/geom,
 // lib/retrieval, lib/models/..., named BenchmarkPaired<Name>); this package adds the two
-// reference workloads of ../shared/research/toolchain.md §3:
+// reference workloads of docs/toolchain.md §3:
 //
 //   - MatMul1024: one 1024×1024 @ 1024×1024 float32 matmul (2.15 GFLOP), the peak probe;
 //   - TransformerBlock: a training step (forward + backward) of 2 pre-LN transformer layers,

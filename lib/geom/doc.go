@@ -18,25 +18,26 @@
 //
 // The exceptions are named for it: MinkowskiInner, ToFullCoordinates, ExpMap0Full, LogMap0Full and
 // LorentzCentroid use full coordinates [x₀, x] ∈ R^{n+1} at curvature −1 (geoopt/HyboNet "k = 1"), as
-// HLFormer's Lorentz attention does (onmt/lmath.py; spec §3.2, §3.4(b)). HyperGRAM's lift
+// HLFormer's Lorentz attention does (onmt/lmath.py; docs/official-code.md §3.2, §3.4(b)). HyperGRAM's lift
 // π(x) = [√(1+‖x‖²), x] is ToFullCoordinates at c = 1.
 //
 // Functions measure exactly the vectors they are given: nothing is normalised behind the caller's back.
-// GRAM and HyperGRAM L2-normalise embeddings before the volume (spec §1.1, §2); that is the model's job.
+// GRAM and HyperGRAM L2-normalise embeddings before the volume (docs/official-code.md §1.1, §2); that is the model's job.
 //
 // # Which source each formula follows
 //
-// "spec" is shared/spec/official-code.md; where paper and official code differ, the code is the default.
+// The last column is the section of docs/official-code.md; where paper and official code differ, the
+// code is the default.
 //
-//	LorentzTime, LorentzInner,         MERU lorentz.py pairwise_inner (HLF Eq. 1–2)          spec §3.4(a)
+//	LorentzTime, LorentzInner,         MERU lorentz.py pairwise_inner (HLF Eq. 1–2)          §3.4(a)
 //	PairwiseLorentzInner
-//	LorentzDistance, Pairwise…         MERU pairwise_dist                                     spec §3.4(a)
-//	ExpMap0, LogMap0                   MERU exp_map0 / log_map0 (HLF Eq. 4–5)                 spec §3.4(a)
-//	HalfAperture, ExteriorAngle        MERU half_aperture / oxy_angle (HLF Eq. 18–19, A.1)    spec §3.4(a)
-//	GramVolume, VolumeMatrix           GRAM Eq. 4–6, utils/volume.py                          spec §1.2
-//	HyperbolicGramVolume, …Matrix      HyperGRAM summary (lift π, √|det G_L|)                 spec §2
-//	HybridVolume, HybridVolumeMatrix   HyperGRAM V_α = (1−α)V_hyp + αV_euc                    spec §2
-//	ExpMap0Full, LogMap0Full,          HLF onmt/lmath.py expmap0+project, logmap0,            spec §3.2, §3.4(b)
+//	LorentzDistance, Pairwise…         MERU pairwise_dist                                     §3.4(a)
+//	ExpMap0, LogMap0                   MERU exp_map0 / log_map0 (HLF Eq. 4–5)                 §3.4(a)
+//	HalfAperture, ExteriorAngle        MERU half_aperture / oxy_angle (HLF Eq. 18–19, A.1)    §3.4(a)
+//	GramVolume, VolumeMatrix           GRAM Eq. 4–6, utils/volume.py                          §1.2
+//	HyperbolicGramVolume, …Matrix      HyperGRAM summary (lift π, √|det G_L|)                 §2
+//	HybridVolume, HybridVolumeMatrix   HyperGRAM V_α = (1−α)V_hyp + αV_euc                    §2
+//	ExpMap0Full, LogMap0Full,          HLF onmt/lmath.py expmap0+project, logmap0,            §3.2, §3.4(b)
 //	LorentzCentroid, MinkowskiInner    lorentz.py mid_point, _inner
 //	PoincareDistance, LorentzToPoincare, PoincareToLorentz   Nickel & Kiela; HLF A.1 Eq. 23
 //
@@ -111,7 +112,7 @@
 // Float16 and bfloat16 are storage dtypes: every exported function converts such inputs to float32,
 // computes there, and rounds its result to the input's dtype; the gradient is computed in float32 and
 // rounded the same way (precision.go). MERU runs its Lorentz functions in float32 under autocast and
-// GRAM casts the Gram tensor to float32 before det (spec §1.2, §3.4(a)). Computing in the small dtype
+// GRAM casts the Gram tensor to float32 before det (docs/official-code.md §1.2, §3.4(a)). Computing in the small dtype
 // instead breaks the formulas, not the geometry: in float16 MERUEps, AcoshGradFloor and the
 // large-argument switch of Acosh round to 0 or +Inf, 1 − PoincareBoundaryEps rounds to 1, and (x−1)(x+1)
 // in Acosh overflows from x = 256 — so Acosh returned NaN at 1 and +Inf beyond 255. float32 and float64

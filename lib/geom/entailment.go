@@ -5,7 +5,7 @@ import (
 )
 
 // MinRadius is the K of MERU's and HLFormer's entailment cones (the paper's "c = 0.1" of HLFormer
-// Eq. 18; spec §3.4(a)): cones are left undefined inside the ball of radius K around the origin.
+// Eq. 18; docs/official-code.md §3.4(a)): cones are left undefined inside the ball of radius K around the origin.
 const MinRadius = 0.1
 
 // HalfAperture returns the half-aperture of the entailment cone at the hyperboloid point x (space
@@ -25,7 +25,7 @@ func HalfAperture(x, c *Node, minRadius float64) *Node {
 
 // ExteriorAngle returns the exterior angle at x of the hyperbolic triangle O-x-y, π − ∠Oxy, with O the
 // origin and x, y given by space components: [..., n] × [..., n] → [...], values in (0, π).
-// MERU oxy_angle (spec §3.4(a)), the curvature −c form of HLFormer Eq. 19:
+// MERU oxy_angle (docs/official-code.md §3.4(a)), the curvature −c form of HLFormer Eq. 19:
 //
 //	γ = c(x·y − x₀y₀),  EA = acos( (y₀ + γ x₀) / (‖x‖ √max(γ² − 1, MERUEps) + MERUEps) )
 //

@@ -7,19 +7,19 @@ import (
 
 // Full-coordinate Lorentz model, curvature −1: points x = [x₀, x_s] ∈ R^{n+1} with ⟨x, x⟩_L = −1 and
 // x₀ > 0. This is the geoopt/HyboNet convention ("k = 1") that HLFormer's Lorentz attention uses
-// (HLF src/Models/onmt/lmath.py, lorentz.py; spec §3.2, §3.4(b)). Everywhere else this package stores
+// (HLF src/Models/onmt/lmath.py, lorentz.py; docs/official-code.md §3.2, §3.4(b)). Everywhere else this package stores
 // space components only (MERU convention, see doc.go).
 
 const (
 	// ExpMapMaxNorm is EXP_MAX_NORM of HLFormer's onmt/lmath.py: the tangent norm fed to cosh/sinh in
-	// ExpMap0Full is clamped to 10 (spec §3.4(b)).
+	// ExpMap0Full is clamped to 10 (docs/official-code.md §3.4(b)).
 	ExpMapMaxNorm = 10.0
 
-	// MinkowskiNormFloor is the clamp of onmt's _norm: √max(⟨u, u⟩_L, 1e-9) (spec §3.4(b)).
+	// MinkowskiNormFloor is the clamp of onmt's _norm: √max(⟨u, u⟩_L, 1e-9) (docs/official-code.md §3.4(b)).
 	MinkowskiNormFloor = 1e-9
 
 	// CentroidFloor is the clamp of onmt's mid_point: the centroid is divided by √max(|⟨a, a⟩_L|, 1e-8)
-	// (spec §3.2, §3.4(b)).
+	// (docs/official-code.md §3.2, §3.4(b)).
 	CentroidFloor = 1e-8
 )
 
@@ -87,7 +87,7 @@ func LogMap0Full(y *Node) *Node {
 }
 
 // LorentzCentroid returns the weighted Lorentzian centroid of full-coordinate points (HLFormer's
-// Lorentz attention output, onmt mid_point; spec §3.2):
+// Lorentz attention output, onmt mid_point; docs/official-code.md §3.2):
 //
 //	a = Σ_m w_qm v_m,   μ_q = a / √max(|⟨a, a⟩_L|, CentroidFloor)
 //

@@ -8,7 +8,7 @@ import (
 )
 
 // ExpMapMaxSinhArg is MERU's clamp of the sinh argument in exp_map0: asinh(2¹⁵) ≈ 11.09, so space
-// components never exceed 2¹⁵/√c (spec §3.4(a)). ExpMap0 saturates beyond it: for √c‖u‖ > 11.09
+// components never exceed 2¹⁵/√c (docs/official-code.md §3.4(a)). ExpMap0 saturates beyond it: for √c‖u‖ > 11.09
 // LogMap0(ExpMap0(u)) is no longer u.
 var ExpMapMaxSinhArg = math.Asinh(1 << 15)
 
@@ -50,7 +50,7 @@ func squaredNorm(x *Node) *Node {
 }
 
 // LorentzTime returns the time coordinate x₀ = √(1/c + ‖x‖²) of the hyperboloid point of curvature −c
-// whose space components are x: [..., n] → [...] (MERU convention, spec §3.4(a)).
+// whose space components are x: [..., n] → [...] (MERU convention, docs/official-code.md §3.4(a)).
 func LorentzTime(x, c *Node) *Node {
 	dt := x.DType()
 	x, c = computeIn(x), computeIn(c)

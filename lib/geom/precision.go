@@ -9,7 +9,7 @@ import (
 // dtypes to float32 (computeIn), computes there, and rounds its result back to the input's dtype
 // (roundTo). GoMLX differentiates ConvertDType, so the gradient is computed in float32 too and rounded
 // to the input's dtype. This is what the official code does — MERU runs its Lorentz functions in
-// float32 under autocast, GRAM casts the Gram tensor to float32 before torch.det (spec §1.2, §3.4(a))
+// float32 under autocast, GRAM casts the Gram tensor to float32 before torch.det (docs/official-code.md §1.2, §3.4(a))
 // — and it keeps every clamp and floor of this package meaningful: in float16, MERUEps (1e-8) and
 // AcoshGradFloor (1e-9) round to 0, 1 − PoincareBoundaryEps rounds to 1, largeArg (1e8) is +Inf, and
 // products such as (x − 1)(x + 1) in Acosh or x₀y₀ in LorentzInner overflow beyond 65504.

@@ -7,10 +7,10 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 )
 
-// Clamps and floors of the composed elementary functions. Each one says where it comes from;
-// spec = shared/spec/official-code.md.
+// Clamps and floors of the composed elementary functions. Each one says where it comes from
+// (sections of docs/official-code.md).
 const (
-	// MERUEps is the eps of MERU's lorentz.py (copied byte for byte by HLFormer, spec §3.4(a)):
+	// MERUEps is the eps of MERU's lorentz.py (copied byte for byte by HLFormer, docs/official-code.md §3.4(a)):
 	// norms are clamped to ≥ MERUEps before dividing, asin/acos inputs to ±(1 − MERUEps), and it is
 	// added to the denominators of HalfAperture and ExteriorAngle.
 	MERUEps = 1e-8
@@ -21,11 +21,11 @@ const (
 	ArcTrigGradFloor = 2 * MERUEps
 
 	// AcoshGradFloor bounds the slope 1/√(x²−1) of Acosh at x → 1 (cap 1/√1e-9 ≈ 3.2e4). It is the
-	// floor HLFormer's onmt/utils.py Acosh uses: sqrt(max(x²−1, 1e-9)) in a custom backward (spec §3.4(b)).
+	// floor HLFormer's onmt/utils.py Acosh uses: sqrt(max(x²−1, 1e-9)) in a custom backward (docs/official-code.md §3.4(b)).
 	AcoshGradFloor = 1e-9
 
 	// CoshSinhMaxArg is the clamp of HLFormer's onmt/utils.py cosh and sinh (max_norm = 85,
-	// spec §3.4(b)): cosh(85) ≈ 4e36 still fits in float32 and bfloat16 (max 3.4e38).
+	// docs/official-code.md §3.4(b)): cosh(85) ≈ 4e36 still fits in float32 and bfloat16 (max 3.4e38).
 	CoshSinhMaxArg = 85.0
 
 	// CoshSinhMaxArgFloat16 replaces CoshSinhMaxArg when Cosh and Sinh return float16 (our guard;

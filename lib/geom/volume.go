@@ -6,7 +6,7 @@ import (
 )
 
 // VolumeGradFloor is our guard on the volume's square root (a deviation: GRAM's volume.py takes
-// sqrt(|det|) with no eps, spec §1.2, whose gradient is infinite at det = 0, i.e. for perfectly
+// sqrt(|det|) with no eps, docs/official-code.md §1.2, whose gradient is infinite at det = 0, i.e. for perfectly
 // aligned or repeated vectors). The value stays √|det| exactly; its derivative 1/(2√|det|) is
 // evaluated at max(|det|, VolumeGradFloor), at most 5e5. Since d|det| itself vanishes at det = 0, the
 // volume's gradient there is 0 and near it never larger than the exact one.
@@ -78,9 +78,9 @@ func GramVolume(v *Node) *Node {
 
 // HyperbolicGramVolume returns HyperGRAM's hyperbolic pseudo-volume of the k vectors of v:
 // [..., k, d] → [...]. Each vector is lifted to the hyperboloid of curvature −1, π(x) = [√(1+‖x‖²), x],
-// and V = √|det G_L| with G_L[p][q] = ⟨π(x_p), π(x_q)⟩_L (HyperGRAM summary; spec §2). k orthogonal unit
+// and V = √|det G_L| with G_L[p][q] = ⟨π(x_p), π(x_q)⟩_L (HyperGRAM summary; docs/official-code.md §2). k orthogonal unit
 // vectors give G_L = I − 2J (J all ones), so V = √(2k − 1): √5 for k = 3. The vectors are lifted as given (HyperGRAM
-// feeds L2-normalised embeddings, spec §2; normalising is the model's job).
+// feeds L2-normalised embeddings, docs/official-code.md §2; normalising is the model's job).
 func HyperbolicGramVolume(v *Node) *Node {
 	return roundTo(volumeFromDet(symmetricDet(lorentzGram(gramRows("HyperbolicGramVolume", computeIn(v))))), v.DType())
 }
@@ -189,7 +189,7 @@ func (parts *volumeMatrixParts) lorentzDet() *Node {
 }
 
 // VolumeMatrix returns GRAM's B1×B2 volume matrix: entry (i, j) is the volume spanned by
-// (anchor_i, others[0]_j, others[1]_j, ...), i.e. √|det G_ij| (GRAM Eq. 4–6, volume.py; spec §1.2).
+// (anchor_i, others[0]_j, others[1]_j, ...), i.e. √|det G_ij| (GRAM Eq. 4–6, volume.py; docs/official-code.md §1.2).
 // anchor [B1, d], each of others [B2, d], k = 1 + len(others) ≥ 2. The non-anchor modalities always
 // come from the same sample j.
 //

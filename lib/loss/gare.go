@@ -4,11 +4,11 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 )
 
-// GARE losses (NeurIPS 2025, ../shared/papers/gare.txt; official code convention in spec §4.3).
+// GARE losses (NeurIPS 2025; official code convention in docs/official-code.md §4.3).
 // Δ ("delta") is the pair-specific increment with shape [A texts, B videos, D]; Δ_ij is added to text i
 // when it is compared with video j.
 
-// GARE constants of the official code (spec §4.3) and the paper.
+// GARE constants of the official code (docs/official-code.md §4.3) and the paper.
 const (
 	// GARELogitScale is exp(clip.logit_scale), learnable but clamped to ≤ 100 after every step, so in
 	// practice 100 (τ = 0.01 in the paper).
@@ -16,7 +16,7 @@ const (
 	// GAREBetaCode is the weight β of L_IB in the code, for the KL summed over the D dimensions.
 	GAREBetaCode = 1e-4
 	// GAREBetaPaper is the paper's β (§3 implementation details and Appendix F), which belongs to a
-	// per-dimension (mean over d) KL according to the repository README (spec §4.3): use it with
+	// per-dimension (mean over d) KL according to the repository README (docs/official-code.md §4.3): use it with
 	// IBRelaxOptions.PerDimension.
 	GAREBetaPaper = 0.07
 	// GARELambdaNorm is λ_ε, the weight of L_ε.
@@ -29,11 +29,11 @@ const (
 	GARENormLowerBound = 0.5
 )
 
-// ibStdEpsilon is added to the standard deviation of Δ before the KL: σ = std + 1e-6 (spec §4.3), so a
+// ibStdEpsilon is added to the standard deviation of Δ before the KL: σ = std + 1e-6 (docs/official-code.md §4.3), so a
 // constant Δ column does not give log(1/0).
 const ibStdEpsilon = 1e-6
 
-// dirLogEpsilon is added inside the log of L_dir: log(mean exp(…) + 1e-8) (spec §4.3).
+// dirLogEpsilon is added inside the log of L_dir: log(mean exp(…) + 1e-8) (docs/official-code.md §4.3).
 const dirLogEpsilon = 1e-8
 
 // squaredNormFloor is the floor on a squared norm or variance before its square root. The code has none:
@@ -42,7 +42,7 @@ const dirLogEpsilon = 1e-8
 // here; 1e-30 is a normal float32). It is only ever reached by exactly constant or exactly zero Δ.
 const squaredNormFloor = 1e-30
 
-// ScaledInfoNCE is GARE's L_info (Eq. 9, spec §4.3): ½[CE_rows(s·S) + CE_rows(s·Sᵀ)] with the diagonal as
+// ScaledInfoNCE is GARE's L_info (Eq. 9, docs/official-code.md §4.3): ½[CE_rows(s·S) + CE_rows(s·Sᵀ)] with the diagonal as
 // targets and no label smoothing. sim [B, B] cosine similarities cos(t_i + Δ_ij, v_j), logitScale a scalar
 // node (GARELogitScale) -> scalar.
 func ScaledInfoNCE(sim, logitScale *Node) *Node {
@@ -72,7 +72,7 @@ type IBRelaxOptions struct {
 }
 
 // IBRelax is GARE's relaxed information-bottleneck term L_IB^relax (Eq. 15) as the official code computes
-// it (spec §4.3): for each video j, μ_j = mean_i Δ_ij and σ_j = std_i Δ_ij (unbiased) + 1e-6 over the
+// it (docs/official-code.md §4.3): for each video j, μ_j = mean_i Δ_ij and σ_j = std_i Δ_ij (unbiased) + 1e-6 over the
 // text axis, then
 //
 //	KL_j = Σ_d [ log(1/σ_jd) + (σ_jd² + μ_jd²)/2 − ½ ]   (KL(N(μ, σ²) ‖ N(0, I)))
@@ -90,7 +90,7 @@ func IBRelaxWith(delta *Node, opts IBRelaxOptions) *Node {
 	return IBRelaxFromMoments(mean, variance, opts.PerDimension)
 }
 
-// IBMoments are the statistics L_IB^relax fits its Gaussians with (Eq. 15, spec §4.3): the mean and
+// IBMoments are the statistics L_IB^relax fits its Gaussians with (Eq. 15, docs/official-code.md §4.3): the mean and
 // the unbiased variance of delta [A, B, D] over the text axis (IBAnchorVideo, the code: one Gaussian
 // per video, [B, D]) or over the video axis (IBAnchorText: [A, D]). The axis needs ≥ 2 entries.
 func IBMoments(delta *Node, anchor IBAnchor) (mean, variance *Node) {
@@ -130,7 +130,7 @@ func IBRelaxFromMoments(mean, variance *Node, perDimension bool) *Node {
 }
 
 // NormVariance is GARE's norm-based trust-region regulariser L_ε (Eq. 10) as the official code computes it
-// (spec §4.3): with ε_ij = ‖Δ_ij‖₂ and var_i the unbiased variance over videos j,
+// (docs/official-code.md §4.3): with ε_ij = ‖Δ_ij‖₂ and var_i the unbiased variance over videos j,
 //
 //	raw = −mean_i var_i,    L_ε = raw if raw ≥ −λ, else 0.
 //
@@ -175,7 +175,7 @@ func NormVarianceFromRows(rows *Node, lowerBound float64, clamped bool) *Node {
 }
 
 // DirectionalDiversity is GARE's directional diversity regulariser L_dir (Eq. 11) as the official code
-// computes it (spec §4.3): with z_ij = Δ_ij / max(‖Δ_ij‖, 1e-12),
+// computes it (docs/official-code.md §4.3): with z_ij = Δ_ij / max(‖Δ_ij‖, 1e-12),
 //
 //	L_dir = mean_i log( mean_{j,k} exp(−α (1 − ⟨z_ij, z_ik⟩)) + 1e-8 ),
 //
@@ -187,7 +187,7 @@ func DirectionalDiversity(delta *Node, alpha float64) *Node {
 }
 
 // DirectionalDiversityOffDiagonal is L_dir with the inner mean over the B(B−1) pairs j ≠ k only (the code
-// includes j = k, spec §4.6 item 5). delta [A, B, D] with B ≥ 2 -> scalar.
+// includes j = k, docs/official-code.md §4.6 item 5). delta [A, B, D] with B ≥ 2 -> scalar.
 func DirectionalDiversityOffDiagonal(delta *Node, alpha float64) *Node {
 	return directionalDiversity("DirectionalDiversityOffDiagonal", delta, alpha, true)
 }
@@ -280,7 +280,7 @@ const (
 	DirectionalStrictOrthogonality
 )
 
-// GAREConfig holds the weights and switches of GARE's total loss (Eq. 28, spec §4.3).
+// GAREConfig holds the weights and switches of GARE's total loss (Eq. 28, docs/official-code.md §4.3).
 type GAREConfig struct {
 	Beta        float64 // weight of L_IB
 	LambdaNorm  float64 // weight λ_ε of L_ε
@@ -343,7 +343,7 @@ func GAREPartsOf(ibInput, delta *Node, cfg GAREConfig) GAREParts {
 	return p
 }
 
-// GARETotal is GARE's training loss (Eq. 28; the code's forward, spec §4.3):
+// GARETotal is GARE's training loss (Eq. 28; the code's forward, docs/official-code.md §4.3):
 //
 //	total = L_info + β·L_IB + λ_ε·L_ε + λ_dir·L_dir,
 //

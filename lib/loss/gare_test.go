@@ -264,7 +264,7 @@ func TestScaledInfoNCEAndTotal(t *testing.T) {
 	}
 	cfg := DefaultGAREConfig()
 	if cfg.Beta != 1e-4 || cfg.LambdaNorm != 0.01 || cfg.LambdaDir != 0.01 || cfg.Alpha != 2 || cfg.LowerBound != 0.5 {
-		t.Errorf("DefaultGAREConfig does not carry the code's weights (spec §4.3): %+v", cfg)
+		t.Errorf("DefaultGAREConfig does not carry the code's weights (docs/official-code.md §4.3): %+v", cfg)
 	}
 }
 

@@ -10,19 +10,19 @@ import (
 // them into losses.
 
 // GRAMLabelSmoothing is the label smoothing of the official GRAM code's volume cross-entropy
-// (F.cross_entropy(..., label_smoothing=0.1), spec §1.3 and §1.7 item 1). The paper (Eq. 5–6) has none:
+// (F.cross_entropy(..., label_smoothing=0.1), docs/official-code.md §1.3 and §1.7 item 1). The paper (Eq. 5–6) has none:
 // pass 0 for the paper's form.
 const GRAMLabelSmoothing = 0.1
 
 // GRAMInitialTemperature is the initial value of GRAM's learnable temperature `contra_temp`: a raw
-// parameter (not log-parameterised, never clamped) that divides the volume (spec §1.3).
+// parameter (not log-parameterised, never clamped) that divides the volume (docs/official-code.md §1.3).
 const GRAMInitialTemperature = 0.07
 
-// DAMWeight is λ in GRAM Eq. 8 (= itm_ratio 0.1 in the code, spec §1.4; HyperGRAM's β = 0.1, spec §2).
+// DAMWeight is λ in GRAM Eq. 8 (= itm_ratio 0.1 in the code, docs/official-code.md §1.4; HyperGRAM's β = 0.1, docs/official-code.md §2).
 const DAMWeight = 0.1
 
 // DAMWeightFloor is added to every negative-sampling probability before the positive is zeroed:
-// softmax(−V/τ) + 1e-4 (spec §1.4). It keeps every negative reachable even when the softmax underflows.
+// softmax(−V/τ) + 1e-4 (docs/official-code.md §1.4). It keeps every negative reachable even when the softmax underflows.
 const DAMWeightFloor = 1e-4
 
 // gumbelUniformFloor keeps the uniform sample of the Gumbel-max trick away from 0, where −log(−log u)
@@ -30,7 +30,7 @@ const DAMWeightFloor = 1e-4
 const gumbelUniformFloor = 1e-20
 
 // VolumeContrastive is the symmetric volume-contrastive loss as the GRAM code computes it (GRAM Eq. 5–6,
-// spec §1.3):
+// docs/official-code.md §1.3):
 //
 //	½ [ CE_rows(−V/τ) + CE_rows(−Vᵀ/τ) ],  targets = the diagonal, label smoothing ε,
 //
@@ -50,7 +50,7 @@ func VolumeContrastive(vol, tau *Node, labelSmoothing float64) *Node {
 // V_α is a VolumeFunc closure over both.
 type VolumeFunc func(anchor *Node, others ...*Node) *Node
 
-// VolumeContrastiveOneSided is VolumeContrastive with the official GRAM code's gradient flow (spec §1.3):
+// VolumeContrastiveOneSided is VolumeContrastive with the official GRAM code's gradient flow (docs/official-code.md §1.3):
 // the features gathered across devices carry no gradient (concat_all_gather runs under no_grad, even on one
 // device), so each direction updates only its own "query" side:
 //
@@ -76,8 +76,8 @@ func VolumeContrastiveOneSided(volume VolumeFunc, tau *Node, labelSmoothing floa
 	return DirectionalCrossEntropy(Neg(Div(anchorToData, tau)), Neg(Div(dataToAnchor, tau)), labelSmoothing)
 }
 
-// DAMNegativeWeights are the hard-negative sampling weights of GRAM's data-anchor matching (spec §1.4;
-// HyperGRAM's "p_hard ∝ exp(−V_α)", spec §2): for each row i,
+// DAMNegativeWeights are the hard-negative sampling weights of GRAM's data-anchor matching (docs/official-code.md §1.4;
+// HyperGRAM's "p_hard ∝ exp(−V_α)", docs/official-code.md §2): for each row i,
 //
 //	w_ij = softmax_j(−V_ij/τ) + 1e-4  for j ≠ i,   w_ii = 0,
 //
@@ -112,13 +112,13 @@ func SampleCategorical(rngState, weights *Node) (newRNGState, indices *Node) {
 }
 
 // SampleDAMNegatives draws one hard negative per row of vol: indices [B] (Int32) sampled from
-// DAMNegativeWeights(vol, tau) (spec §1.4). Row i never draws i. For negative texts per data tuple pass
+// DAMNegativeWeights(vol, tau) (docs/official-code.md §1.4). Row i never draws i. For negative texts per data tuple pass
 // Transpose(vol, 0, 1).
 func SampleDAMNegatives(rngState, vol, tau *Node) (newRNGState, negatives *Node) {
 	return SampleCategorical(rngState, DAMNegativeWeights(vol, tau))
 }
 
-// MatchingCrossEntropy is the DAM matching loss as the GRAM code computes it (spec §1.4): a 2-class
+// MatchingCrossEntropy is the DAM matching loss as the GRAM code computes it (docs/official-code.md §1.4): a 2-class
 // softmax cross-entropy, mean over the batch. logits [N, 2] (column 1 = "matched"), matched [N] (bool or
 // integer 0/1) -> scalar. The code builds N = 3B rows: (t_i, d_i) matched, (t_i, d_neg) and (t_neg, d_i)
 // not matched. GRAM Eq. 7 writes a binary cross-entropy on p_dam = softmax(logits)[1]; the two are equal.

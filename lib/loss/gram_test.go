@@ -83,7 +83,7 @@ func refVolumeMatrix3(a, v, w mat) []float64 {
 	return vol
 }
 
-// TestVolumeContrastiveOneSided checks spec §1.3: the same value as the two-sided loss, with the
+// TestVolumeContrastiveOneSided checks docs/official-code.md §1.3: the same value as the two-sided loss, with the
 // anchor→data term differentiated only through the anchor and the data→anchor term only through the data.
 func TestVolumeContrastiveOneSided(t *testing.T) {
 	rng := newRand(2)

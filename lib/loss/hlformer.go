@@ -7,11 +7,11 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 )
 
-// HLFormer losses (ICCV 2025, ../shared/papers/hlformer-iccv2025.txt; official code convention in spec
+// HLFormer losses (ICCV 2025; official code convention in docs/official-code.md
 // §3.3, HLF:src/Losses/loss.py). A training batch holds V videos and Q queries; labels [Q] gives the video
 // (column index in [0, V)) of each query, and a video may have several queries.
 
-// HLFormer constants of the official code (spec §3.3, Table 4 of the paper).
+// HLFormer constants of the official code (docs/official-code.md §3.3, Table 4 of the paper).
 const (
 	// HLFormerHardPoolSize is the number of hardest negative videos among which the t2v triplet samples
 	// uniformly once hard negatives are on (hard_pool_size).
@@ -26,7 +26,7 @@ const (
 )
 
 // EntailmentCone is HLFormer's partial-order-preservation loss L_pop (Eq. 18–20) as the official code
-// computes it (spec §3.3–3.4(a): MERU's entailment loss with the roles flipped, the video is the apex):
+// computes it (docs/official-code.md §3.3–3.4(a): MERU's entailment loss with the roles flipped, the video is the apex):
 //
 //	L_pop = mean_rows relu( ExteriorAngle(apex, x) − HalfAperture(apex) ),
 //
@@ -43,7 +43,7 @@ func EntailmentCone(apex, x, c *Node, minRadius float64) *Node {
 	return ReduceAllMean(hinge(violation))
 }
 
-// MultiPositiveNCE is HLFormer's InfoNCE as the official code computes it (clip_nce, spec §3.3): on raw,
+// MultiPositiveNCE is HLFormer's InfoNCE as the official code computes it (clip_nce, docs/official-code.md §3.3): on raw,
 // unnormalised max-over-time dot products and without temperature,
 //
 //	mean_q ( logsumexp_v s[q, v] − s[q, label(q)] )
@@ -87,7 +87,7 @@ func maskedLogSumExp(x, mask *Node, axis int) (lse, nonEmpty *Node) {
 
 // TripletOptions configures TripletRanking.
 type TripletOptions struct {
-	// Margin m of relu(m + neg − pos): 0.1 (TVR) or 0.2 (ActivityNet, Charades), spec §3.3.
+	// Margin m of relu(m + neg − pos): 0.1 (TVR) or 0.2 (ActivityNet, Charades), docs/official-code.md §3.3.
 	Margin float64
 	// HardNegatives switches to the hard-negative curriculum (the code's use_hard_negative, on from
 	// HLFormerHardNegativeStartEpoch): t2v samples uniformly among the HardPoolSize hardest negative
@@ -98,7 +98,7 @@ type TripletOptions struct {
 }
 
 // TripletRanking is HLFormer's triplet ranking loss (Eq. 29) as the official code computes it
-// (get_clip_triplet_loss, spec §3.3), on cosine scores [Q, V] with labels [Q]:
+// (get_clip_triplet_loss, docs/official-code.md §3.3), on cosine scores [Q, V] with labels [Q]:
 //
 //	t2v: (1/Q) Σ_q relu(m + s[q, neg(q)] − s[q, label(q)]),        neg(q) a video ≠ label(q);
 //	v2t: (1/V) Σ_v relu(m + s[neg(v), v] − mean_{q ∈ captions(v)} s[q, v]), neg(v) a query of another video.
@@ -110,7 +110,7 @@ func TripletRanking(rngState, scores, labels *Node, opts TripletOptions) (newRNG
 	return newRNGState, TripletRankingWithNegatives(scores, labels, t2vNegatives, v2tNegatives, opts.Margin)
 }
 
-// SampleTripletNegatives draws the negatives of TripletRanking (spec §3.3), without gradient:
+// SampleTripletNegatives draws the negatives of TripletRanking (docs/official-code.md §3.3), without gradient:
 //
 //   - t2vNegatives [Q] (Int32): for each query a video ≠ its own, uniformly among all V − 1 others, or,
 //     with hard = true, uniformly among the min(hardPoolSize, V − 1) highest-scoring others;
@@ -206,7 +206,7 @@ type QueryDiversityOptions struct {
 }
 
 // QueryDiversity is HLFormer's query-diversity loss as the official code computes it (query_diverse_loss,
-// spec §3.3): with q̂ = q/max(‖q‖, 1e-12) and cos_ij = ⟨q̂_i, q̂_j⟩,
+// docs/official-code.md §3.3): with q̂ = q/max(‖q‖, 1e-12) and cos_ij = ⟨q̂_i, q̂_j⟩,
 //
 //	L_div = (1/Q) Σ_{i ≠ j, label(i) = label(j)} (1 + cos_ij)^focal · log(1 + exp(scale·(cos_ij + margin))).
 //

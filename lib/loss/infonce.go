@@ -6,7 +6,7 @@ import (
 
 // normalizeEpsilon is the floor on ‖x‖ when a vector is scaled to unit length: x / max(‖x‖, 1e-12).
 // It is PyTorch's F.normalize default, which the GRAM, GARE and HLFormer code all use
-// (spec §1.1 contra head, §4.3 L_dir, §3.3 query diversity). An all-zero vector maps to zero.
+// (docs/official-code.md §1.1 contra head, §4.3 L_dir, §3.3 query diversity). An all-zero vector maps to zero.
 const normalizeEpsilon = 1e-12
 
 // DiagonalCrossEntropy is the mean over rows i of the cross-entropy of softmax(logits[i, :]) against
@@ -15,7 +15,7 @@ const normalizeEpsilon = 1e-12
 //	CE_i = −Σ_k q_ik · log softmax(logits_i)_k,   q_ik = (1−ε)·[k = i] + ε/K,
 //
 // K the number of columns. This is F.cross_entropy(logits, arange(B), label_smoothing=ε) as the GRAM code
-// calls it (spec §1.3). logits [B, B] -> scalar.
+// calls it (docs/official-code.md §1.3). logits [B, B] -> scalar.
 func DiagonalCrossEntropy(logits *Node, labelSmoothing float64) *Node {
 	assertSquare("DiagonalCrossEntropy", "logits", logits)
 	assertLabelSmoothing("DiagonalCrossEntropy", labelSmoothing)
@@ -39,7 +39,7 @@ func DiagonalCrossEntropy(logits *Node, labelSmoothing float64) *Node {
 // Both inputs are [B, B] logits with row i = anchor i and column j = data item j. The first is read along
 // rows (anchor → data), the second along columns (data → anchor). Passing the same matrix twice gives the
 // ordinary symmetric loss (SymmetricCrossEntropy); passing two matrices computed with the opposite side
-// stop-gradiented gives the official GRAM code's one-sided gradients (spec §1.3), with the same value.
+// stop-gradiented gives the official GRAM code's one-sided gradients (docs/official-code.md §1.3), with the same value.
 func DirectionalCrossEntropy(anchorToData, dataToAnchor *Node, labelSmoothing float64) *Node {
 	assertSquare("DirectionalCrossEntropy", "anchorToData", anchorToData)
 	assertSquare("DirectionalCrossEntropy", "dataToAnchor", dataToAnchor)
@@ -72,7 +72,7 @@ func CosineSimilarityMatrix(a, b *Node) *Node {
 }
 
 // PairwiseCosineInfoNCE is the pairwise-cosine baseline that GRAM replaces (GRAM Table 6 "TV, TA" rows;
-// spec §1.3 and the `tv`/`ta` tasks of GRAM:model/gram.py): for every non-anchor modality m,
+// docs/official-code.md §1.3 and the `tv`/`ta` tasks of GRAM:model/gram.py): for every non-anchor modality m,
 // the symmetric InfoNCE on cos(anchor_i, m_j)/τ with label smoothing ε, averaged over the modalities.
 // anchor (text) [B, d], each other [B, d], tau a scalar node -> scalar. Gradients are two-sided; see
 // PairwiseCosineInfoNCEOneSided for the official code's stop-gradient convention.
@@ -81,7 +81,7 @@ func PairwiseCosineInfoNCE(anchor *Node, others []*Node, tau *Node, labelSmoothi
 }
 
 // PairwiseCosineInfoNCEOneSided has the value of PairwiseCosineInfoNCE, but, like the official GRAM code
-// (all-gathered features carry no gradient, spec §1.3), the anchor→data term reaches only the anchor and
+// (all-gathered features carry no gradient, docs/official-code.md §1.3), the anchor→data term reaches only the anchor and
 // the data→anchor term reaches only the data modality.
 func PairwiseCosineInfoNCEOneSided(anchor *Node, others []*Node, tau *Node, labelSmoothing float64) *Node {
 	return pairwiseCosineInfoNCE("PairwiseCosineInfoNCEOneSided", anchor, others, tau, labelSmoothing, true)

@@ -31,7 +31,7 @@ type Provenance struct {
 	Kind     DataKind `json:"kind"`     // real / label-derived / synthetic
 	Seeds    []int64  `json:"seeds"`    // seeds the numbers are aggregated over
 	Config   any      `json:"config"`   // the configuration that produced the numbers
-	Behavior string   `json:"behavior"` // "official code" or "paper" variant, per the spec
+	Behavior string   `json:"behavior"` // "official code" or "paper" variant, per docs/official-code.md
 	Backend  string   `json:"backend"`  // GoMLX backend and SIMD status (backend.Info)
 	Commit   string   `json:"commit"`   // git commit of the code, when known
 	Notes    []string `json:"notes"`    // anything a reader must know (caveats, substitutions)

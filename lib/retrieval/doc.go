@@ -1,6 +1,6 @@
 // Package retrieval computes the retrieval metrics of every table in the GRAM,
 // HyperGRAM, GARE and HLFormer papers, as their official evaluation code does
-// (../shared/spec/official-code.md §1.6, §3.6, §4.5, §5), for score matrices far larger
+// (docs/official-code.md §1.6, §3.6, §4.5, §5), for score matrices far larger
 // than memory allows to sort.
 //
 // # Conventions

@@ -75,7 +75,7 @@ func (t *Top) Row(q int) ([]int32, []float64) {
 // gt[q] is the ground-truth item of query q (PRVR: the video a caption belongs to;
 // MSR-VTT with all captions: the caption's video). nil means the diagonal, which needs a
 // square matrix: one caption per video in the same order (MSR-VTT 1k-A, GRAM's
-// first-caption rule, spec §1.6). With Options.VideoToText each item is also ranked
+// first-caption rule, docs/official-code.md §1.6). With Options.VideoToText each item is also ranked
 // against the queries, and an item with several ground-truth queries takes the best of
 // their ranks (GRAM's multi-caption video→text).
 //

@@ -13,7 +13,7 @@ import (
 // Float is the element type of score matrices.
 type Float interface{ float32 | float64 }
 
-// The K lists of the two conventions (official-code spec §5). SumR is the sum of the
+// The K lists of the two conventions (docs/official-code.md §5). SumR is the sum of the
 // recalls at the requested Ks, so it follows whichever list is used.
 var (
 	// TextVideoKs: GRAM, GARE and the CLIP4Clip family report R@1, R@5, R@10.
@@ -36,14 +36,14 @@ const (
 	TiePessimistic TieRule = iota
 	// TieOptimistic places the ground truth before every item with an equal score:
 	// rank = 1 + #greater. This is the first match of CLIP4Clip's compute_metrics
-	// (GARE, spec §4.5), which locates the GT value in the sorted row (np.where(sx-d==0));
+	// (GARE, docs/official-code.md §4.5), which locates the GT value in the sorted row (np.where(sx-d==0));
 	// that code also appends one extra entry per tied item, inflating the denominator,
 	// which no rule here reproduces.
 	TieOptimistic
 	// TieByIndex orders equal scores by item index, as a stable argsort does
 	// (np.argsort(-s, kind="stable"), torch.sort(stable=True), descending):
 	// rank = 1 + #greater + #(equal items with a smaller index). GRAM's torch.sort and
-	// MS-SL/HLFormer's np.argsort (spec §1.6, §3.6) are not stable, so with ties their
+	// MS-SL/HLFormer's np.argsort (docs/official-code.md §1.6, §3.6) are not stable, so with ties their
 	// ranks depend on the sort implementation; this is the deterministic rule nearest
 	// to them. Unlike the other two it is not invariant to reordering items.
 	TieByIndex
@@ -90,7 +90,7 @@ const (
 	// MedianNumPy averages the two middle ranks, as np.median does (CLIP4Clip/GARE,
 	// MS-SL/HLFormer). The default.
 	MedianNumPy MedianRule = iota
-	// MedianLower takes the lower middle rank, as torch.median does (GRAM, spec §1.6,
+	// MedianLower takes the lower middle rank, as torch.median does (GRAM, docs/official-code.md §1.6,
 	// which computes MdR but does not log it).
 	MedianLower
 )

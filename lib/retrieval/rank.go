@@ -93,7 +93,7 @@ func b2i32(b bool) int32 {
 //
 // With several ground-truth rows per column (several captions per video) the rank is
 // the best one's, as GRAM's video→text takes the minimum rank over the GT captions
-// (spec §1.6): best is the highest GT score, bestRow the smallest GT row holding it (the
+// (docs/official-code.md §1.6): best is the highest GT score, bestRow the smallest GT row holding it (the
 // one a stable sort lists first), and only non-GT rows are counted.
 type columnState[F Float] struct {
 	best    []F

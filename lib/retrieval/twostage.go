@@ -18,7 +18,7 @@ type TwoStageOptions struct {
 	Options // Ks, Ties, Median and the block sizes of the cheap pass
 
 	// Shortlist is the number of candidates the cheap scorer passes on (GRAM's
-	// itm_rerank_num = 50, spec §1.6; GARE Appendix I discusses 256).
+	// itm_rerank_num = 50, docs/official-code.md §1.6; GARE Appendix I discusses 256).
 	Shortlist int
 
 	// CoverageTop, if > 0, measures how much of the expensive scorer's own top-k
@@ -48,7 +48,7 @@ type Coverage struct {
 // TwoStage ranks with a cheap scorer, keeps its Shortlist best items per query,
 // rescores only those with the expensive scorer and ranks again.
 //
-// As in GRAM's refine_score_matrix (spec §1.6), every shortlisted item ranks above
+// As in GRAM's refine_score_matrix (docs/official-code.md §1.6), every shortlisted item ranks above
 // every other item, which all share the lowest score: a ground truth outside the
 // shortlist gets rank Shortlist+1 (TieOptimistic), items (TiePessimistic), or
 // Shortlist + 1 + #(items outside the shortlist with a smaller index) (TieByIndex).

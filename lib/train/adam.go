@@ -55,8 +55,8 @@ func DefaultNoDecay(path string) bool {
 
 // BertAdam is HLFormer's and GARE's optimizer: β = (0.9, 0.999), ε = 1e-6, no bias
 // correction, weight decay 0.01 (not on biases/LayerNorm), per-tensor gradient-norm clipping at
-// 1.0, warmup_linear with warm-up 1% (spec §3.5). GARE changes betas to (0.9, 0.98), weight
-// decay to 0.2, the schedule to WarmupCosine{0.1} and adds global clipping at 1.0 (spec §4.4).
+// 1.0, warmup_linear with warm-up 1% (docs/official-code.md §3.5). GARE changes betas to (0.9, 0.98), weight
+// decay to 0.2, the schedule to WarmupCosine{0.1} and adds global clipping at 1.0 (docs/official-code.md §4.4).
 func BertAdam(learningRate float64, totalSteps int) *Adam {
 	return &Adam{
 		LearningRate: learningRate, Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-6, WeightDecay: 0.01,
@@ -66,7 +66,7 @@ func BertAdam(learningRate float64, totalSteps int) *Adam {
 }
 
 // AdamW is GRAM's optimizer: β = (0.9, 0.98), ε = 1e-8, weight decay 0.01, bias correction,
-// warmup_linear with 10% warm-up, gradient clipping disabled (spec §1.5).
+// warmup_linear with 10% warm-up, gradient clipping disabled (docs/official-code.md §1.5).
 func AdamW(learningRate float64, totalSteps int) *Adam {
 	return &Adam{
 		LearningRate: learningRate, Beta1: 0.9, Beta2: 0.98, Epsilon: 1e-8, WeightDecay: 0.01,

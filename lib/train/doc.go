@@ -2,7 +2,7 @@
 // code uses, their learning-rate schedules, a compiled training step over a GoMLX model.Store,
 // and the one training loop every model runs on.
 //
-//   - Adam with the switches the official code differs by (spec = ../shared/spec/official-code.md):
+//   - Adam with the switches the official code differs by (sections of docs/official-code.md):
 //     BertAdam (HLFormer §3.5, GARE §4.4: no bias correction, decoupled weight decay skipped for
 //     biases and LayerNorm, per-tensor gradient-norm clipping inside the step, optional global
 //     clipping before it, per-variable learning-rate multipliers) and AdamW (GRAM §1.5: bias

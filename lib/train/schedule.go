@@ -22,7 +22,7 @@ func (Constant) Graph(x *graph.Node) *graph.Node { return graph.OnesLike(x) }
 
 // WarmupLinear rises linearly from 0 to 1 over the first Warmup fraction of training and then
 // decays linearly to 0 at x = 1: x/w for x < w, else max((x−1)/(w−1), 0). HLFormer's
-// "warmup_linear" with warmup 0.01 (spec §3.5; pytorch-pretrained-bert's schedule).
+// "warmup_linear" with warmup 0.01 (docs/official-code.md §3.5; pytorch-pretrained-bert's schedule).
 type WarmupLinear struct{ Warmup float64 }
 
 func (s WarmupLinear) At(x float64) float64 {
@@ -39,7 +39,7 @@ func (s WarmupLinear) Graph(x *graph.Node) *graph.Node {
 }
 
 // WarmupCosine is x/w for x < w, then ½(1 + cos πx) with the unshifted x, as GARE's code
-// computes it (spec §4.4): the multiplier jumps from 1 to ½(1+cos πw) at the end of warm-up
+// computes it (docs/official-code.md §4.4): the multiplier jumps from 1 to ½(1+cos πw) at the end of warm-up
 // (≈ 0.976 for w = 0.1).
 type WarmupCosine struct{ Warmup float64 }
 

@@ -1,8 +1,8 @@
 """Twin of lib/models/gare BenchmarkPairedGareInference1k: GARE scores of 1,000 texts x 1,000
-videos with Delta computed for every pair (the official evaluation, spec
-../shared/spec/official-code.md §4.5), from given 512-d features as the official block loop
+videos with Delta computed for every pair (the official evaluation,
+docs/official-code.md §4.5), from given 512-d features as the official block loop
 receives them (text [CLS] features; video frame features after the temporal transformer),
-written from the spec (not copied from the GARE repository).
+written from that document (not copied from the GARE repository).
 
 Default: psi exactly as the official code computes it, per pair (query = mean_f(h_j) - t_i,
 shared LayerNorm, one-head cross-attention over the 12 frames, LN2, x + linear1(x), LN3,

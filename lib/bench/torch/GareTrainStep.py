@@ -1,6 +1,6 @@
 """Twin of lib/models/gare BenchmarkPairedGareTrainStep: one GARE training forward + backward
 (gradients of every parameter, no optimizer step) at the official shapes, written from
-../shared/spec/official-code.md §4 (not copied from the GARE repository):
+docs/official-code.md §4 (not copied from the GARE repository):
 
   128 texts x 128 videos, 12 frames, 512-d given features (text [CLS]/EOT, per-frame CLS);
   video: + frame position embeddings, 4 CLIP residual attention blocks (8 heads, QuickGELU MLP),

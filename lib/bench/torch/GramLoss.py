@@ -1,6 +1,6 @@
 """Twin of lib/models/gram BenchmarkPairedGramLoss: GRAM's volume-contrastive loss, forward + backward.
 
-As GRAM's code computes it (utils/volume.py, model/gram.py; spec section 1.2-1.3): the B x B x 3 x 3 Gram
+As GRAM's code computes it (utils/volume.py, model/gram.py; docs/official-code.md sections 1.2-1.3): the B x B x 3 x 3 Gram
 tensor from matmuls and per-sample dot products, torch.linalg.det in float32, sqrt(|det|); logits
 -volume / tau with a raw learnable tau = 0.07; cross-entropy with label smoothing 0.1 in both
 directions, each direction with the other side detached (the code's no-grad all_gather, world size 1).

@@ -2,7 +2,7 @@
 BertAdam update) of the paper-sized HLFormer on a batch of 128 videos (or $HLFORMER_BENCH_VIDEOS; 32
 clips, 128 padded frames, 1024-d) and 2.5 queries per video (30 padded tokens, 1024-d), float32, dropout on.
 
-The model is written from ../shared/spec/official-code.md §3 (not copied from the official code): d = 384,
+The model is written from docs/official-code.md §3 (not copied from the official code): d = 384,
 4 heads, Lorentz space L^127 (4 heads × 32), 4 Euclidean + 4 Lorentz Gaussian attention branches (widths
 None/2/4/8) fused by MAIM (τ = 0.6), multi-positive NCE, triplet with random negatives, query diversity
 and the POP entailment loss with the Charades weights; BertAdam without bias correction and with

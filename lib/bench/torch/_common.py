@@ -41,7 +41,7 @@ def gram_tensor_volume(ll, lv, la, vv, va, aa):
 
 def volume_matrix(l, v, a):
     """GRAM's B1 x B2 volume matrix of anchors l against (v_j, a_j) pairs: the Gram tensor from
-    matmuls and per-sample dot products (GRAM utils/volume.py, spec section 1.2)."""
+    matmuls and per-sample dot products (GRAM utils/volume.py, docs/official-code.md section 1.2)."""
     ll = (l * l).sum(-1).unsqueeze(1).expand(-1, v.shape[0])
     lv, la = l @ v.T, l @ a.T
     row = lambda x: x.unsqueeze(0).expand(l.shape[0], -1)
@@ -49,7 +49,7 @@ def volume_matrix(l, v, a):
     return gram_tensor_volume(ll, lv, la, vv, va, aa)
 
 
-# GARE's psi (spec section 4.2), shared by the GARE twins: parameters as [weight, bias] pairs built with
+# GARE's psi (docs/official-code.md section 4.2), shared by the GARE twins: parameters as [weight, bias] pairs built with
 # the caller's constructors (plain tensors for inference, leaf tensors with gradients for training).
 def gare_psi_params(linear, norm, d):
     return dict(ln1=norm(), ln2=norm(), ln3=norm(), q=linear(d, d), k=linear(d, d), v=linear(d, d),

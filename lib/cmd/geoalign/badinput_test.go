@@ -215,7 +215,7 @@ func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 func TestPrintConfig(t *testing.T) {
 	for _, c := range []struct {
 		model string
-		want  map[string]float64 // dotted path → official value (official-code spec)
+		want  map[string]float64 // dotted path → official value (docs/official-code.md)
 	}{
 		{"hlformer", map[string]float64{"Model.Dim": 384, "Model.Heads": 4, "Model.LorentzDim": 127, "Model.BranchTemperature": 0.6,
 			"Model.Dropout": 0.25, "Training.LearningRate": 2e-4, "Training.BatchVideos": 128, "Training.Epochs": 100, "Training.Patience": 10,

@@ -37,7 +37,7 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// TestStagedCounts checks the staged files against ../shared/research/data.md.
+// TestStagedCounts checks the staged files against docs/data-sources.md §1.
 func TestStagedCounts(t *testing.T) {
 	dir := "../../../../shared/data/activitynet/"
 	if _, err := os.Stat(dir + "train.json"); err != nil {
@@ -49,7 +49,7 @@ func TestStagedCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		if n := len(Captions(vs)); len(vs) != want[0] || n != want[1] {
-			t.Errorf("%s: %d videos / %d sentences, data.md says %d / %d", file, len(vs), n, want[0], want[1])
+			t.Errorf("%s: %d videos / %d sentences, docs/data-sources.md says %d / %d", file, len(vs), n, want[0], want[1])
 		}
 	}
 }

@@ -12,5 +12,5 @@
 //
 // These are textbook choices (Davis & Mermelstein 1980; the 25/10 ms framing of speech
 // recognisers), not the encoders of the papers (GRAM uses pretrained audio encoders, which are not
-// obtainable here; ../shared/research/data.md §5).
+// obtainable here; docs/data-sources.md §5).
 package audio

@@ -1,5 +1,5 @@
 // Package bigfile reads and writes the "BigFile" feature layout used by MS-SL and HLFormer for
-// video features (official-code spec §3.1; HLF:src/Utils/basic_utils.py BigFile):
+// video features (docs/official-code.md §3.1; HLF:src/Utils/basic_utils.py BigFile):
 //
 //	<dir>/shape.txt        one line "N D"
 //	<dir>/id.txt           N whitespace-separated row ids (latin-1 in the official reader)

@@ -1,5 +1,5 @@
 // Package captions reads and writes the PRVR caption files of MS-SL / HLFormer
-// (official-code spec §3.1: TextData/<collection>{train,val,test}.caption.txt): one query per line,
+// (docs/official-code.md §3.1: TextData/<collection>{train,val,test}.caption.txt): one query per line,
 // "<cap_id> <sentence>" split at the first space, where cap_id = "<video_id>#enc#<k>" and the
 // video id is everything before the first '#'.
 //

@@ -13,5 +13,5 @@
 // Label-derived features keep the real temporal structure PRVR is about (moments that cover part
 // of a video) but come from annotations, not pixels; Charades-STA sentences were generated
 // semi-automatically from the same labels, so results on them must be reported as "label-derived
-// video features" and never beside the papers' I3D numbers (../shared/research/data.md §2.3).
+// video features" and never beside the papers' I3D numbers (docs/data-sources.md §3).
 package charades

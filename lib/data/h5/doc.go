@@ -1,5 +1,5 @@
 // Package h5 reads and writes the small subset of HDF5 that the PRVR token-level text features use
-// (official-code spec §3.1: TextData/roberta_<collection>_query_feat.hdf5, one dataset per caption id
+// (docs/official-code.md §3.1: TextData/roberta_<collection>_query_feat.hdf5, one dataset per caption id
 // in the root group, shape (n_tokens, D), float32), in pure Go.
 //
 // Why not a library: gonum.org/v1/hdf5 needs cgo and libhdf5; github.com/scigolib/hdf5 v0.14.1

@@ -6,5 +6,5 @@
 //     holding one *videodatainfo.json);
 //   - the 1k-A (JSFusion) test list, "key;vid_key;video_id;sentence" with a header row
 //     (ReadJSFusion): 1,000 (video, sentence) rows, one caption per video, the square test matrix
-//     of GARE (official-code spec §4.5) and GRAM (§1.6).
+//     of GARE (docs/official-code.md §4.5) and GRAM (§1.6).
 package msrvtt

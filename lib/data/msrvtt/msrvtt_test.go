@@ -64,7 +64,7 @@ func TestParseJSFusion(t *testing.T) {
 	}
 }
 
-// TestStagedCounts checks the staged files against ../shared/research/data.md.
+// TestStagedCounts checks the staged files against docs/data-sources.md §1.
 func TestStagedCounts(t *testing.T) {
 	dir := "../../../../shared/data/msrvtt/"
 	if _, err := os.Stat(dir + "MSRVTT_JSFUSION_test.csv"); err != nil {
@@ -76,7 +76,7 @@ func TestStagedCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(d.Videos) != want[0] || len(d.Sentences) != want[1] {
-			t.Errorf("%s: %d videos / %d sentences, data.md says %d / %d", file, len(d.Videos), len(d.Sentences), want[0], want[1])
+			t.Errorf("%s: %d videos / %d sentences, docs/data-sources.md says %d / %d", file, len(d.Videos), len(d.Sentences), want[0], want[1])
 		}
 	}
 	rows, err := ReadJSFusion(dir + "MSRVTT_JSFUSION_test.csv")

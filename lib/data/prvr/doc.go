@@ -1,5 +1,5 @@
 // Package prvr assembles a partially relevant video retrieval (PRVR) split exactly as the MS-SL /
-// HLFormer data provider does (official-code spec §3.1; HLF:src/Datasets/data_provider.py), from
+// HLFormer data provider does (docs/official-code.md §3.1; HLF:src/Datasets/data_provider.py), from
 // the official on-disk layout:
 //
 //	caption file   <cap_id> <sentence> lines             (package captions)

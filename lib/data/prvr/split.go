@@ -13,7 +13,7 @@ import (
 )
 
 // Layout names the files of one collection in the official directory layout
-// <Root>/<Collection>/{FeatureData/<VisualFeature>/, TextData/} (official-code spec §3.1).
+// <Root>/<Collection>/{FeatureData/<VisualFeature>/, TextData/} (docs/official-code.md §3.1).
 type Layout struct {
 	Root          string // data_root
 	Collection    string // "tvr", "activitynet", "charades"

@@ -92,7 +92,7 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// PrintSummary writes the summary table (counts, with the expected values of data.md where known)
+// PrintSummary writes the summary table (counts, with the expected values of docs/data-sources.md §1 where known)
 // and every artifact with its size and sha256.
 func PrintSummary(w io.Writer, ms []*Manifest) {
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)

@@ -28,7 +28,7 @@ type Env struct {
 }
 
 // StagedSHA256 pins the files staged in ../shared/data (copied unchanged from the repositories
-// and commits that ../shared/data/README.md and datasets/README.md name). A key ending in "/" pins
+// and commits that datasets/README.md names). A key ending in "/" pins
 // a directory by the sha256 of its files' "<name> <sha256>\n" lines in name order (FSDD's 3,000
 // recordings).
 var StagedSHA256 = map[string]string{
@@ -55,8 +55,8 @@ type Artifact struct {
 }
 
 // Count is one row of the summary table: a split of a track with its sizes, and, where known,
-// the expected value to check against: the counts of ../shared/research/data.md, or what the
-// documented split rule gives on the sizes data.md states (FSDD 3,000 files, sklearn digits 1,797).
+// the expected value to check against: the counts of docs/data-sources.md §1, or what the
+// documented split rule gives on the sizes it states (FSDD 3,000 files, sklearn digits 1,797).
 type Count struct {
 	Split    string `json:"split"`
 	Queries  int    `json:"queries"`

@@ -12,7 +12,7 @@ import (
 // WordNet track: the noun and mammal transitive closures of WordNet 3.0 (Debian wordnet-base),
 // the standard hyperbolic-embedding benchmark (Nickel & Kiela 2017), written as TSV edge lists
 // (wordnet.Closure.WriteTSV) so that `geoalign wordnet` and notebooks can read them without
-// rebuilding. Counts are checked against ../shared/research/data.md §2.1.
+// rebuilding. Counts are checked against docs/data-sources.md §1.
 const (
 	WordNetDir       = "wordnet"
 	WordNetDBDir     = "/usr/share/wordnet" // Debian wordnet-base

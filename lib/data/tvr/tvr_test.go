@@ -43,7 +43,7 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// TestStagedValSplit checks the staged TVR PRVR test set against ../shared/research/data.md.
+// TestStagedValSplit checks the staged TVR PRVR test set against docs/data-sources.md §1.
 func TestStagedValSplit(t *testing.T) {
 	p := "../../../../shared/data/tvr/tvr_val_release.jsonl"
 	if _, err := os.Stat(p); err != nil {
@@ -54,7 +54,7 @@ func TestStagedValSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n, v := len(qs), len(captions.VideoIDs(Captions(qs))); n != 10895 || v != 2179 {
-		t.Fatalf("%d queries over %d videos, data.md says 10,895 / 2,179", n, v)
+		t.Fatalf("%d queries over %d videos, docs/data-sources.md says 10,895 / 2,179", n, v)
 	}
 }
 

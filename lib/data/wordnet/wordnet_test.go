@@ -177,7 +177,7 @@ func TestTSVRoundTrip(t *testing.T) {
 const projectRoot = "../../.."
 
 // TestRealWordNetCounts checks the published sizes of the closures on Debian's WordNet 3.0
-// (../shared/research/data.md §2.1). Skipped where wordnet-base is not installed.
+// (docs/data-sources.md §2). Skipped where wordnet-base is not installed.
 func TestRealWordNetCounts(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(DefaultDir, "data.noun")); err != nil {
 		t.Skipf("WordNet not installed (%v); apt-get install -y wordnet-base", err)

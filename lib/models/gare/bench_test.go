@@ -88,7 +88,7 @@ func BenchmarkPairedGareTrainStep(b *testing.B) {
 }
 
 // BenchmarkPairedGareInference1k scores 1,000 texts × 1,000 videos with Δ computed for every pair
-// (the official evaluation loop, spec §4.5) from given 512-d features: text [CLS] features and
+// (the official evaluation loop, docs/official-code.md §4.5) from given 512-d features: text [CLS] features and
 // video frame features as the official loop receives them, i.e. after the temporal transformer
 // (so the model here has no temporal layers; encoding a video through the 4-layer transformer is a
 // once-per-video cost outside the pair loop). ψ, pooling and similarity are the official

@@ -10,7 +10,7 @@ import (
 type GapSign int
 
 const (
-	// GapVideoMinusText is η = +1, v − t: the official code (spec §4.1 "semantic gap") and the
+	// GapVideoMinusText is η = +1, v − t: the official code (docs/official-code.md §4.1 "semantic gap") and the
 	// paper's best setting (Table 7).
 	GapVideoMinusText GapSign = iota
 	// GapTextMinusVideo is η = −1, t − v (Table 7 ablation).
@@ -48,33 +48,33 @@ const (
 	CorrectVideo
 )
 
-// Defaults of the official code (spec §4.1–§4.4).
+// Defaults of the official code (docs/official-code.md §4.1–§4.4).
 const (
 	// CodeDim is the CLIP ViT-B/32 embedding width.
 	CodeDim = 512
 	// CodeFrames is the number of frames per video (12 at 1 fps for MSR-VTT, paper §3.1).
 	CodeFrames = 12
-	// CodeTemporalLayers is the depth of the "seqTransf" temporal transformer (spec §4.1).
+	// CodeTemporalLayers is the depth of the "seqTransf" temporal transformer (docs/official-code.md §4.1).
 	CodeTemporalLayers = 4
 	// CodeTemporalHeads is its number of heads (CLIP text width 512 / 64).
 	CodeTemporalHeads = 8
 	// CodePoolTemperature is the softmax temperature of the text-conditioned pooling (the train
-	// script's temp = 3; the argparse default is 5), spec §4.1.
+	// script's temp = 3; the argparse default is 5), docs/official-code.md §4.1.
 	CodePoolTemperature = 3.0
-	// CodePsiDropout is the dropout on ψ's linear residual (Transformer(dropout=0.3)), spec §4.2.
+	// CodePsiDropout is the dropout on ψ's linear residual (Transformer(dropout=0.3)), docs/official-code.md §4.2.
 	CodePsiDropout = 0.3
-	// CodeLearningRate is the learning rate of every non-CLIP module (spec §4.4).
+	// CodeLearningRate is the learning rate of every non-CLIP module (docs/official-code.md §4.4).
 	CodeLearningRate = 1e-4
-	// CodeWeightDecay, CodeBeta2 and CodeWarmup are BertAdam's settings in main_retrieval.py (spec §4.4).
+	// CodeWeightDecay, CodeBeta2 and CodeWarmup are BertAdam's settings in main_retrieval.py (docs/official-code.md §4.4).
 	CodeWeightDecay = 0.2
 	CodeBeta2       = 0.98
 	CodeWarmup      = 0.1
-	// CodeBatch is the global batch (128 over 4 GPUs, all-gathered), spec §4.3.
+	// CodeBatch is the global batch (128 over 4 GPUs, all-gathered), docs/official-code.md §4.3.
 	CodeBatch = 128
 	// CodeEpochs is the MSR-VTT training length (paper §3.1).
 	CodeEpochs = 5
 	// InitStd is the N(0, 0.02) initialisation every Linear ends up with (GARE.__init__ applies
-	// init_weights after building ψ, overwriting its identity init; spec §4.2).
+	// init_weights after building ψ, overwriting its identity init; docs/official-code.md §4.2).
 	InitStd = 0.02
 )
 
@@ -123,7 +123,7 @@ type Config struct {
 	// LogitScale multiplies the cosine similarities in L_info (100 in the code).
 	LogitScale float64
 
-	// Optimisation (BertAdam as GARE's code configures it, spec §4.4).
+	// Optimisation (BertAdam as GARE's code configures it, docs/official-code.md §4.4).
 	LearningRate float64
 	// ProjectionLearningRate is the learning rate of the input projections, which stand in for the
 	// code's pretrained CLIP encoders but start from random here (0: LearningRate).
@@ -143,7 +143,7 @@ type Config struct {
 	// ValFraction is the fraction of the training pairs carved out as the validation split that
 	// selects the model (the best ValMetric, checked every epoch) when training is given none
 	// (data.CarveValidation, a fixed permutation). A deviation: the official code selects on the
-	// test set (spec §4.4, §4.6 item 7); here the test split is never seen by training. 0 without
+	// test set (docs/official-code.md §4.4, §4.6 item 7); here the test split is never seen by training. 0 without
 	// TrainOptions.Val trains without validation and keeps the last step's model.
 	ValFraction float64
 	// Patience stops training after that many validations without a better one (0: never; the
@@ -154,7 +154,7 @@ type Config struct {
 // DefaultValFraction of the training pairs is carved out for validation: 10 %, as for GRAM.
 const DefaultValFraction = 0.1
 
-// DefaultConfig is the official code's GARE (spec §4): 512-d, 12 frames, 4-layer temporal
+// DefaultConfig is the official code's GARE (docs/official-code.md §4): 512-d, 12 frames, 4-layer temporal
 // transformer, pooling temperature 3, ψ with one head and dropout 0.3, Δ on the text side from
 // the v − t gap over the video's frames, DefaultGAREConfig losses, logit scale 100, BertAdam
 // lr 1e-4 / wd 0.2 / β₂ 0.98 / warmup_cosine 0.1, batch 128, 5 epochs. Inputs are 512-d CLIP

@@ -1,7 +1,7 @@
 // Package gare is GARE (Xiao et al., "Rebalancing Contrastive Alignment with Bottlenecked Semantic
-// Increments in Text-Video Retrieval", NeurIPS 2025; ../shared/papers/gare.txt) on given
-// frame-level features, as its official code computes it (../shared/spec/official-code.md §4,
-// "spec" below). CLIP is not available here: the model starts from given text and frame features
+// Increments in Text-Video Retrieval", NeurIPS 2025) on given
+// frame-level features, as its official code computes it (docs/official-code.md §4,
+// sections cited below). CLIP is not available here: the model starts from given text and frame features
 // (CLIP's, or ours: GloVe words, label-derived frames) with learned projections when their width
 // differs from D.
 //
@@ -11,7 +11,7 @@
 //     "seqTransf" temporal transformer (frame position embeddings, CLIP residual attention blocks,
 //     padding keys masked with −1e6, residual) — 4 layers in the code (Config.TemporalLayers).
 //   - v_ij = PooledVideo(PoolingWeights(t, h, mask, 3)): softmax over frames of the raw t_i·h_jf / 3,
-//     mask after the softmax, no renormalisation (spec §4.1).
+//     mask after the softmax, no renormalisation (docs/official-code.md §4.1).
 //   - Δ_ij = ψ(SemanticGap = η(v̄_j − t_i), C): PsiReference is the code's ψ literally (one head, the
 //     same pre-LayerNorm on query and context, softmax over the frames, LN2, x + dropout(linear1 x),
 //     LN3, mean_proj; every Linear N(0, 0.02), zero bias); Delta computes the same numbers in the
@@ -48,7 +48,7 @@
 // epoch (or every TrainOptions.Every steps) with the validation ValMetric, the best validation's
 // model kept and restored at the end, early stopping after Config.Patience validations without
 // improvement, the loop's NaN guard, and with TrainOptions.Dir atomic checkpoints and exact resume.
-// Deviation from the code, which selects its checkpoint by test R@1 (spec §4.4): the validation
+// Deviation from the code, which selects its checkpoint by test R@1 (docs/official-code.md §4.4): the validation
 // split is Config.ValFraction (10 %) of the training pairs, carved out by data.CarveValidation, or
 // TrainOptions.Val — never the test split.
 //

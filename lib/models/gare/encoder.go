@@ -11,7 +11,7 @@ const quickGELUScale = 1.702
 
 // EncodeText maps given text features x [..., TextInputDim] (the [CLS]/EOT embedding t_i, or
 // word features) to the shared space [..., D]: the learned projection when the widths differ, the
-// identity otherwise (CLIP features, spec §4.1).
+// identity otherwise (CLIP features, docs/official-code.md §4.1).
 func EncodeText(w Weights, x *Node) *Node {
 	if w.TextProj != nil {
 		return w.TextProj.Apply(x)
@@ -19,7 +19,7 @@ func EncodeText(w Weights, x *Node) *Node {
 	return x
 }
 
-// EncodeVideo is the video tower after the frame encoder (spec §4.1, CLIP4Clip "seqTransf"):
+// EncodeVideo is the video tower after the frame encoder (docs/official-code.md §4.1, CLIP4Clip "seqTransf"):
 // frames [B, F, VideoInputDim] (projected to D when needed), plus frame position embeddings, through
 // the temporal transformer (CLIP residual attention blocks, padding keys masked with −1e6), plus
 // the input (residual). mask [B, F] is 1 for real frames. With no temporal layers the frames are

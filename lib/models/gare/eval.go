@@ -8,7 +8,7 @@ import (
 
 // Evaluate scores every text of test against every video (Δ for every pair, block by block) and
 // returns text→video and video→text R@1/5/10, MdR and MnR as lib/retrieval computes them (GARE's
-// CLIP4Clip-style metrics, spec §4.5; ties counted pessimistically). The score matrix is
+// CLIP4Clip-style metrics, docs/official-code.md §4.5; ties counted pessimistically). The score matrix is
 // materialised once (NumTexts × NumVideos floats) and ranked in both directions.
 func (m *Model) Evaluate(test *Dataset) (retrieval.Report, error) {
 	sc, err := m.NewScorer(test, test.Videos(), ScorerOptions{})

@@ -35,7 +35,7 @@ type Outputs struct {
 }
 
 // Forward computes GARE's similarity for every pair of a batch, materialising Δ (GARE Eq. 7–9 as
-// the code computes them, spec §4.1–§4.2): t = EncodeText(text), h = EncodeVideo(frames), the
+// the code computes them, docs/official-code.md §4.1–§4.2): t = EncodeText(text), h = EncodeVideo(frames), the
 // text-conditioned pooled video v_ij, Δ_ij = ψ(η(v̄_j − t_i), C) and S_ij = cos(t_i + Δ_ij, v_ij).
 // dropout (nil: none) acts on ψ's linear residual. The ψ pairs use the exact factored form of
 // psi.go for frame contexts and PsiReference for word contexts.

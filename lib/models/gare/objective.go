@@ -5,7 +5,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 )
 
-// Objective is GARE's training loss (Eq. 28, spec §4.3) on a forward pass, built from lib/loss:
+// Objective is GARE's training loss (Eq. 28, docs/official-code.md §4.3) on a forward pass, built from lib/loss:
 // the baseline minimises L_info = loss.ScaledInfoNCE(S, 100) alone; with Δ it is
 // loss.GARETotal(S, 100, Δ, cfg.Loss). Two Table 6 options change only the IB term's input
 // (ibInput): PriorSigma σ ≠ 1 and NormalizedIB.

@@ -43,7 +43,7 @@ func (n Norm) Apply(x *Node) *Node {
 	return nn.LayerNorm(x, []int{-1}, eps, n.Gain, n.Bias, nil)
 }
 
-// PsiWeights are ψ's parameters (spec §4.2): the shared pre-LayerNorm LN1, the q/k/v/out
+// PsiWeights are ψ's parameters (docs/official-code.md §4.2): the shared pre-LayerNorm LN1, the q/k/v/out
 // projections of the one-head cross-attention, LN2, the residual Linear1, LN3 and mean_proj.
 // The code's log_std_proj, linear2 and mlp are built but never used by the forward pass, so they
 // are not here.
@@ -95,7 +95,7 @@ type temporalVars struct {
 }
 
 // newVariables creates every variable of cfg under scope with values drawn from rng: Linear
-// weights N(0, 0.02²) and zero biases (spec §4.2: init_weights overwrites ψ's identity init),
+// weights N(0, 0.02²) and zero biases (docs/official-code.md §4.2: init_weights overwrites ψ's identity init),
 // LayerNorm gain 1 and bias 0, frame position embeddings N(0, 0.02²) (the code copies CLIP's
 // positional embedding; no CLIP here), input projections N(0, ProjectionInitStd²).
 func newVariables(scope *model.Scope, cfg Config, rng *rand.Rand) *variables {

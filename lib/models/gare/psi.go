@@ -9,12 +9,12 @@ import (
 )
 
 // maskedLogit is added to the attention logit of a masked (padding) context entry. The temporal
-// transformer uses the code's −1e6 (CLIP4Clip extended_video_mask, spec §4.1); ψ itself uses no
+// transformer uses the code's −1e6 (CLIP4Clip extended_video_mask, docs/official-code.md §4.1); ψ itself uses no
 // mask in the code and only gets one here for padded word sequences (ContextWords).
 const maskedLogit = -1e6
 
 // PsiReference is ψ exactly as the official code computes it (GARE:tvr/models/psi_module.py,
-// spec §4.2), materialising every per-pair tensor:
+// docs/official-code.md §4.2), materialising every per-pair tensor:
 //
 //	q̂ = LN1(query), ĉ = LN1(context)              (the same LayerNorm on both)
 //	a_ij = softmax_f( (q̂_ij W_q + b_q)·(ĉ_jf W_k + b_k) / √D )   (one head, softmax over frames)
@@ -54,7 +54,7 @@ func PsiReference(w *PsiWeights, query, context, contextMask *Node, dropout func
 }
 
 // PsiAttention is ψ's attention over video j's frames for every pair (GARE Eq. 7 with C =
-// V_frame, the code's one-head softmax over frames; spec §4.2): a_ijf = softmax_f(q̂_ij W_q ·
+// V_frame, the code's one-head softmax over frames; docs/official-code.md §4.2): a_ijf = softmax_f(q̂_ij W_q ·
 // ĉ_jf W_k / √D) for ψ's query of pair (i, j) — η(v̄_j − t_i), or t_i for QueryText — which shows
 // which frames the increment Δ_ij is assembled from. t [A, D] encoded texts, frames [B, F, D]
 // after the temporal transformer -> [A, B, F], each row summing to 1. These are the weights Delta
@@ -124,7 +124,7 @@ func queryCoefficients(cfg Config) (alpha, beta float64) {
 }
 
 // newPsiVideo computes the per-video part of ψ. frames [B, F, D] after the temporal transformer,
-// frameMean [B, D] the unmasked frame mean (the gap's v̄_j, spec §4.1), contextMask [B, F] or nil.
+// frameMean [B, D] the unmasked frame mean (the gap's v̄_j, docs/official-code.md §4.1), contextMask [B, F] or nil.
 func newPsiVideo(w *PsiWeights, frames, frameMean, contextMask *Node) psiVideo {
 	d := frames.Shape().Dimensions[2]
 	invSqrtD := 1 / math.Sqrt(float64(d))

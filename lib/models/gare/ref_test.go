@@ -2,7 +2,7 @@ package gare
 
 // Independent float64 references in plain Go loops (no GoMLX): LayerNorm, Linear, ψ, the
 // temporal transformer, text-conditioned pooling, the semantic gap and the cosine similarity,
-// written from the spec (§4.1, §4.2) and the official code's formulas, not from the package.
+// written from docs/official-code.md (§4.1, §4.2) and the official code's formulas, not from the package.
 
 import (
 	"math"
@@ -120,7 +120,7 @@ type refPsiParams struct {
 	q, k, v, o, lin1, mean refLin
 }
 
-// refPsi is ψ of spec §4.2 for one pair: query [D], context [F][D], optional context mask
+// refPsi is ψ of docs/official-code.md §4.2 for one pair: query [D], context [F][D], optional context mask
 // (nil = none), keep multiplies linear1's output (the dropout mask, nil = 1).
 func refPsi(p refPsiParams, query []float64, context [][]float64, mask []float64, keep []float64) []float64 {
 	d := len(query)
@@ -165,7 +165,7 @@ func refPsiQuery(gap GapSign, query QueryMode, t, mean []float64) []float64 {
 	return q
 }
 
-// refPsiAttention is ψ's attention weights over the context for one pair (spec §4.2): softmax
+// refPsiAttention is ψ's attention weights over the context for one pair (docs/official-code.md §4.2): softmax
 // over f of LN1(query) W_q · LN1(context_f) W_k / √D, masked entries at −1e6.
 func refPsiAttention(p refPsiParams, query []float64, context [][]float64, mask []float64) []float64 {
 	q := refLinear(refLayerNorm(query, p.ln1.gain, p.ln1.bias), p.q.w, p.q.b)
@@ -186,7 +186,7 @@ type refTemporalLayer struct {
 	fc, proj   refLin
 }
 
-// refTemporal is the temporal transformer of spec §4.1 on one video: frames [F][D] (already
+// refTemporal is the temporal transformer of docs/official-code.md §4.1 on one video: frames [F][D] (already
 // projected), positions [F][D], mask [F].
 func refTemporal(layers []refTemporalLayer, frames, positions [][]float64, mask []float64) [][]float64 {
 	nf, d := len(frames), len(frames[0])
@@ -247,7 +247,7 @@ func refTemporal(layers []refTemporalLayer, frames, positions [][]float64, mask 
 	return x
 }
 
-// refPool is the text-conditioned pooled video of spec §4.1: softmax over frames of t·h/temp, the
+// refPool is the text-conditioned pooled video of docs/official-code.md §4.1: softmax over frames of t·h/temp, the
 // mask multiplied after the softmax, no renormalisation.
 func refPool(t []float64, frames [][]float64, mask []float64, temp float64) (weights, pooled []float64) {
 	logits := make([]float64, len(frames))

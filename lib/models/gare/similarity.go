@@ -4,7 +4,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 )
 
-// PoolingWeights are the weights of the text-conditioned pooled video (spec §4.1):
+// PoolingWeights are the weights of the text-conditioned pooled video (docs/official-code.md §4.1):
 //
 //	π_ijf = softmax_f(t_i·h_jf / temperature) · mask_jf,
 //
@@ -23,13 +23,13 @@ func PoolingWeights(t, frames, mask *Node, temperature float64) (weights, dots *
 }
 
 // PooledVideo is v_ij = Σ_f π_ijf h_jf [A, B, D] for pooling weights π [A, B, F] and frames
-// [B, F, D] (spec §4.1).
+// [B, F, D] (docs/official-code.md §4.1).
 func PooledVideo(weights, frames *Node) *Node {
 	return Einsum("abf,bfd->abd", weights, frames)
 }
 
 // FrameMean is v̄_j = mean_f h_jf over all F frames, padded ones included (the code's unmasked
-// mean, spec §4.1). frames [B, F, D] -> [B, D].
+// mean, docs/official-code.md §4.1). frames [B, F, D] -> [B, D].
 func FrameMean(frames *Node) *Node { return ReduceMean(frames, 1) }
 
 // SemanticGap is ψ's query η·(v̄_j − t_i) [A, B, D] for t [A, D] and frame means [B, D]
@@ -43,7 +43,7 @@ func SemanticGap(t, frameMean *Node, eta float64) *Node {
 }
 
 // PairCosine is cos(x_ij, y_ij) [A, B] for x, y [A, B, D], both sides divided by their norms with
-// no epsilon, as the code does (spec §4.2).
+// no epsilon, as the code does (docs/official-code.md §4.2).
 func PairCosine(x, y *Node) *Node {
 	dot := ReduceSum(Mul(x, y), -1)
 	return Div(dot, Sqrt(Mul(sqNorm(x), sqNorm(y))))

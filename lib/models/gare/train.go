@@ -14,10 +14,10 @@ import (
 )
 
 // GlobalGradClip is the global gradient-norm clip of main_retrieval.py (clip_grad_norm_ 1.0,
-// spec §4.4), applied before BertAdam's own per-tensor clipping at 1.0.
+// docs/official-code.md §4.4), applied before BertAdam's own per-tensor clipping at 1.0.
 const GlobalGradClip = 1.0
 
-// Optimizer is BertAdam configured as GARE's code does (spec §4.4): lr cfg.LearningRate, betas
+// Optimizer is BertAdam configured as GARE's code does (docs/official-code.md §4.4): lr cfg.LearningRate, betas
 // (0.9, cfg.Beta2 = 0.98), eps 1e-6, weight decay cfg.WeightDecay = 0.2 except biases (the
 // code's grouping, CodeNoDecay; LayerNorm gains too with cfg.ExemptNormGains), warmup_cosine with warm-up cfg.Warmup = 0.1 over totalSteps, per-tensor clipping 1.0
 // and global clipping 1.0. The code's 1e-3 LR multiplier of the CLIP backbone has no counterpart
@@ -62,7 +62,7 @@ var stepTerms = []string{"loss", "info", "ib", "norm", "dir"}
 
 // ValMetric is the validation metric that selects GARE models: text→video SumR (R@1 + R@5 + R@10)
 // of the model's own scores on the validation split. The official code selects the best test R@1
-// (spec §4.4: the test set doubles as the validation set); here the validation split is never the
+// (docs/official-code.md §4.4: the test set doubles as the validation set); here the validation split is never the
 // test split (Config.ValFraction).
 const ValMetric = "sumr"
 

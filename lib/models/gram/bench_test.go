@@ -33,7 +33,7 @@ func benchUnitRows(rng *rand.Rand, n, d int) *tensors.Tensor {
 }
 
 // BenchmarkPairedGramLoss is one forward+backward of GRAM's volume-contrastive loss as the code
-// computes it (spec §1.3): B = 256, k = 3 (text anchor, video, audio), d = 512, one-sided
+// computes it (docs/official-code.md §1.3): B = 256, k = 3 (text anchor, video, audio), d = 512, one-sided
 // gradients, label smoothing 0.1, τ = 0.07; gradients with respect to the three inputs and τ.
 func BenchmarkPairedGramLoss(b *testing.B) {
 	const n, d = 256, 512
@@ -58,7 +58,7 @@ func BenchmarkPairedGramLoss(b *testing.B) {
 }
 
 // BenchmarkPairedGramVolumeMatrix1024 is GRAM's B×B volume matrix forward, B = 1024, k = 3, d = 512
-// (the retrieval score of a 1k test set, spec §1.6).
+// (the retrieval score of a 1k test set, docs/official-code.md §1.6).
 func BenchmarkPairedGramVolumeMatrix1024(b *testing.B) {
 	const n, d = 1024, 512
 	rng := rand.New(rand.NewPCG(63, 64))

@@ -14,10 +14,10 @@ const (
 	// Euclidean is GRAM's volume √det G of the L2-normalised embeddings (GRAM Eq. 4; geom.VolumeMatrix).
 	Euclidean Geometry = iota
 	// Hyperbolic is HyperGRAM's pure-hyperbolic pseudo-volume √|det G_L| of the lifted embeddings
-	// π(x) = [√(1+‖x‖²), x] (HyperGRAM summary; spec §2; geom.HyperbolicVolumeMatrix).
+	// π(x) = [√(1+‖x‖²), x] (HyperGRAM summary; docs/official-code.md §2; geom.HyperbolicVolumeMatrix).
 	Hyperbolic
 	// Hybrid is HyperGRAM's V_α = (1−α)·V_hyp + α·V_euc with a learnable α projected to [0, 1]
-	// after every step (spec §2; geom.HybridVolumeMatrix).
+	// after every step (docs/official-code.md §2; geom.HybridVolumeMatrix).
 	Hybrid
 )
 
@@ -56,7 +56,7 @@ func (o Objective) String() string {
 
 // Directions selects which cross-entropy terms of the volume loss are trained (GRAM Table 6).
 // They are named by what a row ranks, because the paper's "D2A"/"A2D" and the code's "d2a"/"a2d"
-// name the same terms differently (spec §1.3: the code's "d2a" is text→data).
+// name the same terms differently (docs/official-code.md §1.3: the code's "d2a" is text→data).
 type Directions int
 
 const (
@@ -82,7 +82,7 @@ func (d Directions) String() string {
 }
 
 // Config is a GRAM / HyperGRAM model and its training. DefaultConfig is the official GRAM code's
-// behaviour (spec §1) on a model sized for the features available here; each paper-form switch is
+// behaviour (docs/official-code.md §1) on a model sized for the features available here; each paper-form switch is
 // a field, and Behavior says in words which form a configuration uses.
 type Config struct {
 	Geometry   Geometry
@@ -91,20 +91,20 @@ type Config struct {
 
 	// TwoSidedGradients is the paper's form: both sides of every cross-entropy term receive
 	// gradient. The default (false) is the official code's one-sided gradients: all-gathered
-	// features are stop-gradient, so each term only updates its query side (spec §1.3).
+	// features are stop-gradient, so each term only updates its query side (docs/official-code.md §1.3).
 	TwoSidedGradients bool
 	// LabelSmoothing of the contrastive cross-entropies: the code's 0.1 (loss.GRAMLabelSmoothing);
 	// the paper has none (0).
 	LabelSmoothing float64
 
-	// DAM adds DAMWeight · L_DAM (GRAM Eq. 7–8; spec §1.4): a matching head classifies (text, data
+	// DAM adds DAMWeight · L_DAM (GRAM Eq. 7–8; docs/official-code.md §1.4): a matching head classifies (text, data
 	// tuple) pairs, with one hard negative per row drawn ∝ softmax(−V/τ) + 1e-4.
 	DAM       bool
 	DAMWeight float64
 
 	// RawLift (HyperGRAM option) lifts the raw contra-head output to the hyperboloid instead of the
 	// L2-normalised embedding. The default lifts π(normalize(x)), which is what the summary's volume
-	// statistics imply (spec §2, recommendation).
+	// statistics imply (docs/official-code.md §2, recommendation).
 	RawLift bool
 	// AlphaInit is HyperGRAM's initial α (0.5); FixedAlpha keeps it constant (ablation).
 	AlphaInit  float64
@@ -115,17 +115,17 @@ type Config struct {
 	// initial 0.5 cannot tell "α converges to 0.5" from "α does not move". A multiplier such as 30
 	// lets α cross [0, 1] within the run, which identifies where it is drawn to.
 	AlphaLRMultiplier float64
-	// TemperatureInit is GRAM's raw learnable τ (0.07, used directly, never clamped: spec §1.3);
+	// TemperatureInit is GRAM's raw learnable τ (0.07, used directly, never clamped: docs/official-code.md §1.3);
 	// FixedTemperature keeps it constant (e.g. τ = 1 for the HyperGRAM summary's exp(−V_α)).
 	TemperatureInit  float64
 	FixedTemperature bool
 
 	// Model size. Each modality has an MLP encoder (EncoderLayers × [Dense(Hidden) + GELU]) on its
 	// given features, then GRAM's contra head: a bias-free linear map to ContraDim and L2
-	// normalisation (spec §1.1). The DAM head is Dense(MatchHidden) → GELU → LayerNorm → Dense(2).
+	// normalisation (docs/official-code.md §1.1). The DAM head is Dense(MatchHidden) → GELU → LayerNorm → Dense(2).
 	Hidden, EncoderLayers, ContraDim, MatchHidden int
 
-	// Training: AdamW of the GRAM code (β = 0.9, 0.98; weight decay; warmup_linear; spec §1.5).
+	// Training: AdamW of the GRAM code (β = 0.9, 0.98; weight decay; warmup_linear; docs/official-code.md §1.5).
 	BatchSize, Epochs int
 	LearningRate      float64
 	WeightDecay       float64
@@ -151,7 +151,7 @@ type Config struct {
 	Quiet bool
 }
 
-// DefaultConfig is GRAM as the official code trains it (spec §1): Euclidean volume, both
+// DefaultConfig is GRAM as the official code trains it (docs/official-code.md §1): Euclidean volume, both
 // directions with one-sided gradients, label smoothing 0.1, learnable raw τ = 0.07, DAM with
 // weight 0.1, AdamW (lr 1e-3 here: small encoders trained from scratch, not the code's 1e-4
 // fine-tuning rate), weight decay 0.01, warmup_linear 10 %, batch 64.

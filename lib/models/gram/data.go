@@ -24,7 +24,7 @@ type Dataset struct {
 }
 
 // Relevance says whether the data tuple of sample `tuple` answers the anchor of sample `anchor`.
-// nil means instance-level relevance: only the sample's own tuple (GRAM's protocol, spec §1.6).
+// nil means instance-level relevance: only the sample's own tuple (GRAM's protocol, docs/official-code.md §1.6).
 type Relevance func(anchor, tuple int) bool
 
 // SameLabel is class-level relevance: every tuple of the anchor's class answers it (FSDD digits:

@@ -1,16 +1,16 @@
 // Package gram trains and evaluates GRAM (ICLR 2025) and HyperGRAM (CVPR 2026) models, and the
 // pairwise-cosine baseline they replace, on multimodal feature sets (real tri-modal sets and
-// synthetic benchmarks), as the official GRAM code does (spec = ../shared/spec/official-code.md §1–2;
-// HyperGRAM has no public code, so its unknowns follow the spec §2 recommendations).
+// synthetic benchmarks), as the official GRAM code does (docs/official-code.md §1–§2;
+// HyperGRAM has no public code, so its unknowns follow the docs/official-code.md §2 recommendations).
 //
 // # Model (model.go)
 //
 // Every modality m has a small MLP encoder on its given features (Encode: EncoderLayers ×
 // [Dense(Hidden) + GELU]) and GRAM's contra head, a bias-free linear map to ContraDim followed by L2
-// normalisation (spec §1.1; the normalisation is Unit, applied inside the scores). Modality 0 is the
+// normalisation (docs/official-code.md §1.1; the normalisation is Unit, applied inside the scores). Modality 0 is the
 // anchor (text). The scalars are raw variables: τ (TemperaturePath, init 0.07, divides the volume,
-// never clamped: spec §1.3) and, for HyperGRAM, α (AlphaPath, init 0.5, projected to [0, 1] after
-// every optimizer step by ProjectAlpha: spec §2).
+// never clamped: docs/official-code.md §1.3) and, for HyperGRAM, α (AlphaPath, init 0.5, projected to [0, 1] after
+// every optimizer step by ProjectAlpha: docs/official-code.md §2).
 //
 // VolumeFunc picks the volume from lib/geom: Euclidean (GRAM, geom.VolumeMatrix of the unit
 // vectors), Hyperbolic (geom.HyperbolicVolumeMatrix of π(normalize(x)), or of π(raw x) with
@@ -24,7 +24,7 @@
 // (SampleDAMNegatives) and scored by a matching head (MatchingCrossEntropy, weight 0.1).
 //
 // The matching head replaces GRAM's BERT cross-encoder (text tokens attending to all vision and
-// audio tokens, spec §1.4): only pooled features exist here, so it is an MLP over the concatenated
+// audio tokens, docs/official-code.md §1.4): only pooled features exist here, so it is an MLP over the concatenated
 // encoder outputs and the anchor's elementwise products with each data modality, ending like the
 // ITM head (Dense → GELU → LayerNorm(1e-12) → Dense(2)). Retrieval ranks by −volume only; the ITM
 // re-ranking of the official evaluation is not reproduced.
@@ -50,7 +50,7 @@
 //
 // # Evaluation (eval.go, gap.go)
 //
-// The GRAM protocol (spec §1.6): one anchor per data tuple, a square score matrix, −volume as the
+// The GRAM protocol (docs/official-code.md §1.6): one anchor per data tuple, a square score matrix, −volume as the
 // score (no temperature), both directions, ranked by lib/retrieval (R@1/5/10, MdR with
 // torch.median's lower median, MnR). Embeddings holds a split's contra-head outputs; ScoreMatrix
 // scores them with any Score (−V of a geometry, mean pairwise cosine, a single cosine); Evaluate and

@@ -66,7 +66,7 @@ func (e *Embeddings) SelectModalities(modalities []int) *Embeddings {
 type ScoreKind int
 
 const (
-	// VolumeScore is −V of Score.Geometry (GRAM's retrieval score, spec §1.6: no temperature).
+	// VolumeScore is −V of Score.Geometry (GRAM's retrieval score, docs/official-code.md §1.6: no temperature).
 	VolumeScore ScoreKind = iota
 	// MeanCosineScore is the mean over the data modalities of cos(anchor, m) (pairwise baseline).
 	MeanCosineScore
@@ -158,7 +158,7 @@ func ScoreMatrix(backend compute.Backend, emb *Embeddings, s Score) ([]float32, 
 	return tensors.MustCopyFlatData[float32](outs[0]), nil
 }
 
-// Evaluation is a retrieval evaluation on a split with the GRAM protocol (spec §1.6): one anchor per
+// Evaluation is a retrieval evaluation on a split with the GRAM protocol (docs/official-code.md §1.6): one anchor per
 // data tuple, square score matrix, both directions, R@1/5/10, MdR (torch.median's lower median) and
 // MnR. T2V ranks the data tuples for each anchor (text → video+audio), V2T the anchors for each tuple.
 //

@@ -115,7 +115,7 @@ func TestClassLevelRelevance(t *testing.T) {
 }
 
 // TestMatchedVolumesClosedForms: orthogonal unit vectors span V_euc = 1 and, lifted, V_hyp = √5
-// (G_L = I − 2J for k = 3, spec §2); three equal vectors span V_euc = 0 and V_hyp = 0.
+// (G_L = I − 2J for k = 3, docs/official-code.md §2); three equal vectors span V_euc = 0 and V_hyp = 0.
 func TestMatchedVolumesClosedForms(t *testing.T) {
 	emb := &Embeddings{N: 2, Dim: 4}
 	for m := 0; m < 3; m++ {

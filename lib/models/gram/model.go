@@ -20,12 +20,12 @@ const (
 )
 
 // MatchingLayerNormEpsilon is the LayerNorm eps of GRAM's ITM head (Linear → GELU →
-// LayerNorm(eps 1e-12) → Linear(2), spec §1.4), kept for the MLP matching head that replaces it.
+// LayerNorm(eps 1e-12) → Linear(2), docs/official-code.md §1.4), kept for the MLP matching head that replaces it.
 const MatchingLayerNormEpsilon = 1e-12
 
 // Encode runs modality m's encoder and contra head on features x [B, in]: hidden [B, Hidden] (the
 // matching head's input) and head [B, ContraDim], the contra head's output before normalisation
-// (GRAM's Contra_head is a bias-free linear layer followed by L2 normalisation, spec §1.1; the
+// (GRAM's Contra_head is a bias-free linear layer followed by L2 normalisation, docs/official-code.md §1.1; the
 // normalisation is Unit, applied by the volume and cosine scores).
 func Encode(scope *model.Scope, cfg Config, m int, x *graph.Node) (hidden, head *graph.Node) {
 	if x.Rank() != 2 {
@@ -45,7 +45,7 @@ func Encode(scope *model.Scope, cfg Config, m int, x *graph.Node) (hidden, head 
 func Unit(head *graph.Node) *graph.Node { return graph.L2Normalize(head, -1) }
 
 // Temperature is GRAM's learnable τ in graph g: a raw scalar (not log-parameterised, never
-// clamped) that divides the volume (spec §1.3).
+// clamped) that divides the volume (docs/official-code.md §1.3).
 func Temperature(store *model.Store, g *graph.Graph, cfg Config) *graph.Node {
 	v := store.VariableWithValue(TemperaturePath, float32(cfg.TemperatureInit)).SetTrainable(!cfg.FixedTemperature)
 	return v.NodeValue(g)
@@ -125,7 +125,7 @@ func MeanCosine(anchor *graph.Node, others ...*graph.Node) *graph.Node {
 // anchor's encoder output [N, H], hidden[1:] the data modalities' [N, H]. The pair feature is the
 // concatenation of all hidden vectors and of the anchor's elementwise products with each data
 // modality; the head is Dense(MatchHidden) → GELU → LayerNorm(1e-12) → Dense(2), as GRAM's ITM head
-// (spec §1.4) but on pooled features instead of a BERT cross-encoder over tokens. → [N, 2]
+// (docs/official-code.md §1.4) but on pooled features instead of a BERT cross-encoder over tokens. → [N, 2]
 // (column 1 = matched).
 func MatchingLogits(scope *model.Scope, cfg Config, hidden []*graph.Node) *graph.Node {
 	parts := append([]*graph.Node(nil), hidden...)
@@ -150,7 +150,7 @@ var LossOutputs = []string{"loss", "contrastive", "dam", "temperature", "alpha"}
 //   - AnchorToData / DataToAnchor: one loss.DiagonalCrossEntropy term (GRAM Table 6 ablation), with
 //     the same stop-gradient convention.
 //   - Pairwise-cosine objective: loss.PairwiseCosineInfoNCEOneSided / PairwiseCosineInfoNCE.
-//   - DAM (spec §1.4): negatives drawn by loss.SampleDAMNegatives from the batch's volume (or −cosine)
+//   - DAM (docs/official-code.md §1.4): negatives drawn by loss.SampleDAMNegatives from the batch's volume (or −cosine)
 //     matrix, 3B pairs scored by MatchingLogits, loss.MatchingCrossEntropy, weight DAMWeight.
 func TrainingLoss(scope *model.Scope, cfg Config, features []*graph.Node) []*graph.Node {
 	if len(features) < 2 {
@@ -234,7 +234,7 @@ func volumeLoss(cfg Config, volume loss.VolumeFunc, tau, anchor *graph.Node, oth
 	return loss.DiagonalCrossEntropy(logits, cfg.LabelSmoothing), graph.StopGradient(vol)
 }
 
-// damLoss is GRAM's data-anchor matching loss (spec §1.4) on the batch: for each anchor i one hard
+// damLoss is GRAM's data-anchor matching loss (docs/official-code.md §1.4) on the batch: for each anchor i one hard
 // negative data tuple and for each data tuple j one hard negative anchor, drawn ∝ softmax(−V/τ) + 1e-4
 // (positive excluded); 3B pairs (positive, negative data, negative anchor) through the matching head.
 func damLoss(scope *model.Scope, cfg Config, vol, tau *graph.Node, hidden []*graph.Node) *graph.Node {

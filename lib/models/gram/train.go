@@ -392,7 +392,7 @@ func batchTensors(split *Split, indices []int) []any {
 }
 
 // ProjectAlpha wraps an optimizer so that, after its update, HyperGRAM's α (if the model has one)
-// is projected back to [0, 1]: α ← clip(α − η∇α, 0, 1) (HyperGRAM summary; spec §2).
+// is projected back to [0, 1]: α ← clip(α − η∇α, 0, 1) (HyperGRAM summary; docs/official-code.md §2).
 func ProjectAlpha(inner optimizer.Interface) optimizer.Interface { return alphaProjection{inner} }
 
 type alphaProjection struct{ inner optimizer.Interface }

@@ -26,7 +26,7 @@ type BlockTrace struct {
 // TraceFn receives the trace of every HLFormer block while a graph is built (name = the block's scope).
 type TraceFn func(name string, t BlockTrace)
 
-// HLFormerBlock is the code's HLFormerBlock (HLFormer §3.3, Fig. 2(b); spec §3.2): c.EuclideanWidths
+// HLFormerBlock is the code's HLFormerBlock (HLFormer §3.3, Fig. 2(b); docs/official-code.md §3.2): c.EuclideanWidths
 // Euclidean blocks and c.LorentzWidths Lorentz blocks run in parallel on x [N, L, d] (keyMask [N, L] or
 // nil), and their outputs [N_O, N, L, d] (branch-major) are fused by c.Aggregation → [N, L, d]. trace (may
 // be nil) receives the block's trace.
@@ -62,7 +62,7 @@ func HLFormerBlock(scope *model.Scope, x, keyMask *Node, c Config, trace TraceFn
 }
 
 // MAIMWeights returns the Mean-Guided Adaptive Interaction Module's branch weights (HLFormer Eq. 17;
-// spec §3.2) for branches [B, N, L, d] (branch-major):
+// docs/official-code.md §3.2) for branches [B, N, L, d] (branch-major):
 //
 //  1. φ = mean over branches and over all L positions (padding included, as in the code) → [N, 1, d];
 //  2. for each branch i, the shared CrossAttentionBlock(φ, branch i, keyMask) → [N, 1, d];

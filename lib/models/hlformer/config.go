@@ -9,7 +9,7 @@ import (
 type Aggregation int
 
 const (
-	// MAIM is the Mean-Guided Adaptive Interaction Module (HLFormer Eq. 17; spec §3.2), the default.
+	// MAIM is the Mean-Guided Adaptive Interaction Module (HLFormer Eq. 17; docs/official-code.md §3.2), the default.
 	MAIM Aggregation = iota
 	// MeanPooling averages the branches ("w/ MP", Table 2 row 6).
 	MeanPooling
@@ -43,22 +43,22 @@ const (
 	MSSLEncoder
 )
 
-// MaskForm selects the Gaussian attention mask formula (spec §3.7 item 1).
+// MaskForm selects the Gaussian attention mask formula (docs/official-code.md §3.7 item 1).
 type MaskForm int
 
 const (
 	// MaskCode is the official code's mask: positions normalised to [0, 1], centres i/L, columns
-	// j/(L−1), σ = max(width, 0.01)/9, divided by the row maximum (spec §3.2).
+	// j/(L−1), σ = max(width, 0.01)/9, divided by the row maximum (docs/official-code.md §3.2).
 	MaskCode MaskForm = iota
 	// MaskPaper is HLFormer Eq. 10: M(i, j) = (1/2π)·exp(−(j − i)²/σ²) in index space with σ = width.
 	MaskPaper
 )
 
-// LorentzLogits selects the Lorentz attention logit formula (spec §3.7 item 2).
+// LorentzLogits selects the Lorentz attention logit formula (docs/official-code.md §3.7 item 2).
 type LorentzLogits int
 
 const (
-	// LogitsCode is (2 + 2⟨q, k⟩_L)/s + b with learnable s (init √(n+1)) and b (init 0) (spec §3.2).
+	// LogitsCode is (2 + 2⟨q, k⟩_L)/s + b with learnable s (init √(n+1)) and b (init 0) (docs/official-code.md §3.2).
 	LogitsCode LorentzLogits = iota
 	// LogitsPaper is HLFormer Eq. 15: −d²_L(q, k)/√(n+1) = (2 + 2⟨q, k⟩_L)/√(n+1), fixed, no bias.
 	LogitsPaper
@@ -101,17 +101,17 @@ type Config struct {
 }
 
 // InitStd is the standard deviation of the N(0, 0.02) initialisation that HLFormer_Net.reset_parameters
-// applies to every nn.Linear and nn.Embedding (config.initializer_range; spec §3.2). Biases start at 0,
+// applies to every nn.Linear and nn.Embedding (config.initializer_range; docs/official-code.md §3.2). Biases start at 0,
 // LayerNorm at (1, 0).
 const InitStd = 0.02
 
 // LayerNormEpsilon is torch.nn.LayerNorm's default eps, used by every LayerNorm of the official model.
 const LayerNormEpsilon = 1e-5
 
-// PaperWidths are the Gaussian widths of the official HLFormerBlock: None, 2, 4, 8 (spec §3.2).
+// PaperWidths are the Gaussian widths of the official HLFormerBlock: None, 2, 4, 8 (docs/official-code.md §3.2).
 var PaperWidths = []float64{0, 2, 4, 8}
 
-// PaperConfig is the official Charades-STA configuration (HLF src/Configs/cha.py; spec §3.2, Table 4):
+// PaperConfig is the official Charades-STA configuration (HLF src/Configs/cha.py; docs/official-code.md §3.2, Table 4):
 // d = 384, 4 heads, n = 127, 4 Euclidean + 4 Lorentz branches with widths None/2/4/8, MAIM with τ = 0.6,
 // dropout 0.25, 32 clips, 128 frames, 30 tokens, S = 0.7 S_c + 0.3 S_f. videoDim and queryDim are the
 // input feature sizes (1024 and 1024 for the official I3D and RoBERTa features).

@@ -123,7 +123,7 @@ type BatchPlan struct {
 }
 
 // PlanEpoch shuffles the videos of s that have queries and cuts them into batches of batchVideos videos
-// (the code's batch: 128 videos, each with all its captions; spec §3.1). Two deviations keep the shapes
+// (the code's batch: 128 videos, each with all its captions; docs/official-code.md §3.1). Two deviations keep the shapes
 // of the compiled training step fixed: the last incomplete batch is dropped (reshuffled every epoch, so
 // every video is seen), and each batch's query count is rounded down to a multiple of queryBucket (0: no
 // rounding) by dropping random captions of videos that keep at least one. Query order is video by video.

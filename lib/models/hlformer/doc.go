@@ -1,6 +1,6 @@
 // Package hlformer is HLFormer (Li et al., "Enhancing Partially Relevant Video Retrieval with Hyperbolic
-// Learning", ICCV 2025; ../shared/papers/hlformer-iccv2025.txt) in GoMLX, following the official code
-// (lijun2005/ICCV25-HLFormer) as ../shared/spec/official-code.md §3 describes it ("spec" below); where the
+// Learning", ICCV 2025) in GoMLX, following the official code
+// (lijun2005/ICCV25-HLFormer) as docs/official-code.md §3 describes it; where the
 // paper says something else, the paper's form is an option.
 //
 // # Model (model.go, block.go, euclidean.go, lorentz.go)
@@ -33,7 +33,7 @@
 // # Training and evaluation (loss.go, step.go, train.go, eval.go, data.go)
 //
 // Model.Loss wires lib/loss's MultiPositiveNCE, TripletRanking (hard negatives behind a graph switch),
-// QueryDiversity and EntailmentCone with the Charades weights (CharadesLoss, spec §3.3). Trainer (and
+// QueryDiversity and EntailmentCone with the Charades weights (CharadesLoss, docs/official-code.md §3.3). Trainer (and
 // Train) runs lib/train's BertAdam (no bias correction, per-tensor clipping, warmup_linear 1 %) over PRVR
 // batches of 128 videos with all their captions (PlanEpoch, NewTask) on lib/train's loop, which
 // evaluates the validation split after every epoch with lib/retrieval (R@1/5/10/100, SumR, MdR, MnR;

@@ -8,7 +8,7 @@ import (
 )
 
 // AttentionMaskFill is what the Euclidean attention adds to the logits of padded keys: the code's
-// (1 − mask)·(−10000) (BERT convention; spec §3.2).
+// (1 − mask)·(−10000) (BERT convention; docs/official-code.md §3.2).
 const AttentionMaskFill = -10000.0
 
 // EuclideanAttentionOptions configure EuclideanAttention.
@@ -19,7 +19,7 @@ type EuclideanAttentionOptions struct {
 	Dropout float64  // attention-probability dropout (attention_probs_dropout_prob = config.drop)
 }
 
-// EuclideanAttention is the code's EuclideanGaussianAttention (HLFormer Eq. 10; spec §3.2): multi-head
+// EuclideanAttention is the code's EuclideanGaussianAttention (HLFormer Eq. 10; docs/official-code.md §3.2): multi-head
 // attention whose scaled logits are multiplied by the Gaussian mask M_σ,
 //
 //	A = softmax( (Q Kᵀ/√d_h) ⊙ M_σ + (1 − keyMask)·AttentionMaskFill ),  out = dropout(A) V,
@@ -63,7 +63,7 @@ func euclideanAttention(scope *model.Scope, query, key, value, keyMask *Node, op
 }
 
 // EuclideanBlock is the code's EuclideanAttentionBlock (the Euclidean Attention Block of HLFormer §3.3;
-// spec §3.2): self-attention → dropout → residual → LayerNorm → FFN(d → 4d → d) → dropout → residual →
+// docs/official-code.md §3.2): self-attention → dropout → residual → LayerNorm → FFN(d → 4d → d) → dropout → residual →
 // LayerNorm. x [N, L, d], keyMask [N, L] or nil → [N, L, d].
 func EuclideanBlock(scope *model.Scope, x, keyMask *Node, width float64, c Config) *Node {
 	out, _ := euclideanBlock(scope, x, keyMask, width, c)
@@ -85,7 +85,7 @@ func residualFFN(scope *model.Scope, x, att *Node, hidden int, rate float64) *No
 	return layerNorm(scope.In("norm2"), Add(h, dropout(scope, ffn, rate)))
 }
 
-// CrossAttentionBlock is the code's CrossAttention of MAIM (HLFormer Eq. 17, CA + FC; spec §3.2):
+// CrossAttentionBlock is the code's CrossAttention of MAIM (HLFormer Eq. 17, CA + FC; docs/official-code.md §3.2):
 // query [N, Lq, d] attends (no Gaussian mask) to x [N, L, d] under keyMask, then the block wrapper with
 // an FFN(d → d → d). Returns [N, Lq, d].
 func CrossAttentionBlock(scope *model.Scope, query, x, keyMask *Node, c Config) *Node {

@@ -35,7 +35,7 @@ type Embeddings struct {
 	FrameMask       []float32 // [V, FrameLen]
 }
 
-// Evaluator encodes and scores a split with a model's current variables (PRVR protocol, spec §3.6).
+// Evaluator encodes and scores a split with a model's current variables (PRVR protocol, docs/official-code.md §3.6).
 // Its executables are compiled once per chunk shape and reused across epochs.
 type Evaluator struct {
 	m                          *Model
@@ -289,7 +289,7 @@ func (sc *scorer) score(v0, v1 int, clipT, frameT *tensors.Tensor) error {
 }
 
 // Evaluate encodes s, scores every query against every video and computes the PRVR metrics
-// (R@1/5/10/100, SumR, MdR, MnR; text→video, spec §3.6) through lib/retrieval.
+// (R@1/5/10/100, SumR, MdR, MnR; text→video, docs/official-code.md §3.6) through lib/retrieval.
 func (e *Evaluator) Evaluate(s *prvr.Split) (retrieval.Result, *Embeddings, error) {
 	if err := CheckSplit(s, e.m.Config); err != nil {
 		return retrieval.Result{}, nil, err

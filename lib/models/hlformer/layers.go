@@ -14,7 +14,7 @@ import (
 )
 
 // Building blocks shared by the query, clip and frame encoders (HLF src/Models/HLFormer/model_components.py;
-// spec §3.2). Every function takes the scope that owns its variables and returns a *Node, GoMLX style.
+// docs/official-code.md §3.2). Every function takes the scope that owns its variables and returns a *Node, GoMLX style.
 
 // linear is torch's nn.Linear as HLFormer initialises it: y = x·W (+ b) over the last axis, W [in, out]
 // drawn from N(0, InitStd²), b = 0. It creates "weights" (and "biases") in scope.
@@ -53,7 +53,7 @@ func dropout(scope *model.Scope, x *Node, rate float64) *Node {
 	return layers.DropoutStatic(scope, x, rate)
 }
 
-// LinearLayer is the code's LinearLayer (spec §3.2): LayerNorm(in) → Dropout → Linear(in, out) → ReLU,
+// LinearLayer is the code's LinearLayer (docs/official-code.md §3.2): LayerNorm(in) → Dropout → Linear(in, out) → ReLU,
 // the input projection of every branch and the in/out projections of the Lorentz attention.
 func LinearLayer(scope *model.Scope, x *Node, out int, dropoutRate float64) *Node {
 	x = layerNorm(scope.In("norm"), x)
@@ -61,7 +61,7 @@ func LinearLayer(scope *model.Scope, x *Node, out int, dropoutRate float64) *Nod
 	return activation.Relu(linear(scope.In("linear"), x, out, true))
 }
 
-// PositionalEncoding is the code's TrainablePositionalEncoding (spec §3.2): x [N, L, d] plus a learned
+// PositionalEncoding is the code's TrainablePositionalEncoding (docs/official-code.md §3.2): x [N, L, d] plus a learned
 // embedding of the positions 0…L−1 (table [maxLen, d], N(0, InitStd²)), then LayerNorm and Dropout.
 func PositionalEncoding(scope *model.Scope, x *Node, maxLen int, dropoutRate float64) *Node {
 	length, d := x.Shape().Dim(1), x.Shape().Dim(2)
@@ -89,7 +89,7 @@ func scalarVariable(scope *model.Scope, g *Graph, dtype dtypes.DType, name strin
 }
 
 // clampedScalar is a learnable scalar that the official code clamps in place before every forward pass
-// (`p.data = clamp(p.data, lo, hi)`; HLFormer's scale_alpha, video_alpha, textual_alpha and curv, spec
+// (`p.data = clamp(p.data, lo, hi)`; HLFormer's scale_alpha, video_alpha, textual_alpha and curv, docs/official-code.md
 // §3.2). The returned node is the clamped value; in a training graph it is also written back as the
 // variable's value, so the optimizer differentiates with respect to it and steps from it — exactly the
 // official sequence clamp → forward → backward → step. lo or hi may be ±Inf.

@@ -9,11 +9,11 @@ import (
 )
 
 // The Lorentz attention of HLFormer works in the full-coordinate Lorentz model of curvature −1 ("k = 1",
-// geoopt/HyboNet convention, spec §3.4(b)); the points are lib/geom's full coordinates.
+// geoopt/HyboNet convention, docs/official-code.md §3.4(b)); the points are lib/geom's full coordinates.
 
 const (
 	// LorentzTimeOffset is the constant of HyboNet's Lorentz linear time coordinate,
-	// time = sigmoid(y₀)·exp(s) + 1.1 (HLF src/Models/onmt/hyper_nets.py; spec §3.2).
+	// time = sigmoid(y₀)·exp(s) + 1.1 (HLF src/Models/onmt/hyper_nets.py; docs/official-code.md §3.2).
 	LorentzTimeOffset = 1.1
 	// LorentzTimeScaleInit is the initial log-scale s of that time coordinate (2.3: time ∈ (1.1, ≈11.07)).
 	LorentzTimeScaleInit = 2.3
@@ -26,7 +26,7 @@ const (
 	// 1-2 space coordinates per head). Same values; at the paper's 31 coordinates per head ‖y_s‖ is never
 	// near the floor (a deviation in the gradient's numerics only).
 	LorentzSpaceNormFloor = 1e-12
-	// LorentzMaskFill is what the Lorentz attention puts at padded keys: masked_fill(−1e18) (spec §3.2).
+	// LorentzMaskFill is what the Lorentz attention puts at padded keys: masked_fill(−1e18) (docs/official-code.md §3.2).
 	LorentzMaskFill = -1e18
 )
 
@@ -41,7 +41,7 @@ type LorentzTrace struct {
 	Alpha, Scale, Bias *Node // exp-scale exp(α) of the input, the logit scale s and bias b (scalars)
 }
 
-// LorentzLinear is HyboNet's Lorentz linear layer as HLFormer's code uses it (spec §3.2 "Lorentz linear";
+// LorentzLinear is HyboNet's Lorentz linear layer as HLFormer's code uses it (docs/official-code.md §3.2 "Lorentz linear";
 // the paper's Eq. 13–14 differ): for points x [..., L, n+1],
 //
 //	y = W·dropout(x)  (no bias), viewed per head as [..., L, heads, m] with m = (n+1)/heads;
@@ -82,7 +82,7 @@ func lorentzSigns(x *Node, m int) *Node {
 	return ExpandLeftToRank(ConvertDType(Const(x.Graph(), signs), x.DType()), x.Rank())
 }
 
-// LorentzAttentionLogits returns the code's Lorentz attention logits (spec §3.2): for per-head points
+// LorentzAttentionLogits returns the code's Lorentz attention logits (docs/official-code.md §3.2): for per-head points
 // q [N, h, Lq, m], k [N, h, L, m] (on L^{m−1}),
 //
 //	logits = (2 + 2⟨q_i, k_j⟩_L)/s + b  →  [N, h, Lq, L],
@@ -95,7 +95,7 @@ func LorentzAttentionLogits(q, k, s, b *Node) *Node {
 	return Add(Div(AddScalar(MulScalar(inner, 2), 2), s), b)
 }
 
-// LorentzMultiHeadAttention is the code's LorentzMultiHeadedAttention (HLFormer Eq. 15; spec §3.2) on
+// LorentzMultiHeadAttention is the code's LorentzMultiHeadedAttention (HLFormer Eq. 15; docs/official-code.md §3.2) on
 // points x [N, L, n+1] ⊂ L^n, self-attention:
 //
 //  1. Q, K, V = LorentzLinear(x) per head → [N, h, L, m];
@@ -137,7 +137,7 @@ func LorentzMultiHeadAttention(scope *model.Scope, x, keyMask *Node, width float
 	return out, LorentzTrace{Query: query, Key: key, Value: value, Centroid: centroid, Logits: logits, Weights: weights, Scale: s, Bias: b}
 }
 
-// LorentzSelfAttention is the code's LorentzSelfAttention (HLFormer Eq. 11, 15–16; spec §3.2):
+// LorentzSelfAttention is the code's LorentzSelfAttention (HLFormer Eq. 11, 15–16; docs/official-code.md §3.2):
 //
 //	u = LinearLayer(x; d → n)·exp(α)          (α learnable, init log n^{−½}, clamped ≤ 0)
 //	p = ExpMap0Full([0, u])                   (a point of L^n)

@@ -8,7 +8,7 @@ import (
 )
 
 // LossConfig holds the weights and constants of HLFormer's training objective (HLFormer Eq. 21, 29–32;
-// spec §3.3):
+// docs/official-code.md §3.3):
 //
 //	L = λ_c·NCE(S_c^raw) + Trip(S_c) + λ_f·NCE(S_f^raw) + Trip(S_f) + λ₁·L_div + λ₂·L_pop.
 //
@@ -26,7 +26,7 @@ type LossConfig struct {
 	MinRadius      float64 // the entailment cone's K (geom.MinRadius = 0.1)
 }
 
-// CharadesLoss is the official Charades-STA objective (spec §3.3 table; paper Table 4): λ_c = 0.02,
+// CharadesLoss is the official Charades-STA objective (docs/official-code.md §3.3 table; paper Table 4): λ_c = 0.02,
 // λ_f = 0.04, λ₁ = 3e-3, λ₂ = 1e-3, m = 0.2, L_div (δ, α, λ) = (0.2, 32, 1), hard pool 20, K = 0.1.
 func CharadesLoss() LossConfig {
 	return LossConfig{
@@ -70,7 +70,7 @@ func (t LossTerms) Outputs() []*Node {
 // LossTermNames names LossTerms.Outputs.
 var LossTermNames = []string{"total", "clip_nce", "clip_trip", "frame_nce", "frame_trip", "div", "pop", "curv"}
 
-// Loss builds HLFormer's training objective on a batch (spec §3.3). hard is a boolean scalar node: the
+// Loss builds HLFormer's training objective on a batch (docs/official-code.md §3.3). hard is a boolean scalar node: the
 // hard-negative curriculum switch of the triplet terms (on from the code's epoch 20). The triplet
 // negatives are drawn from the store's RNG.
 func (m *Model) Loss(scope *model.Scope, b Batch, hard *Node, lc LossConfig) LossTerms {

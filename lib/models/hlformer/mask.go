@@ -8,9 +8,9 @@ import (
 )
 
 const (
-	// MaskMinWidth is the code's width.clamp(1e-2) in generate_gauss_weight (spec §3.2).
+	// MaskMinWidth is the code's width.clamp(1e-2) in generate_gauss_weight (docs/official-code.md §3.2).
 	MaskMinWidth = 0.01
-	// MaskWidthDivisor: the code's σ is the clamped width divided by 9 (spec §3.2), positions being
+	// MaskWidthDivisor: the code's σ is the clamped width divided by 9 (docs/official-code.md §3.2), positions being
 	// normalised to [0, 1]; width 2 gives σ ≈ 0.22 of the sequence length.
 	MaskWidthDivisor = 9.0
 )
@@ -18,7 +18,7 @@ const (
 // GaussianMask returns the L×L Gaussian attention mask of the given width, or nil for width 0 (the
 // code's wid = None: no mask). The mask multiplies the attention logits (HLFormer Eq. 10, 15).
 //
-// MaskCode (default, generate_gauss_weight; spec §3.2): with centre c_i = i/L (divided by L, not L−1),
+// MaskCode (default, generate_gauss_weight; docs/official-code.md §3.2): with centre c_i = i/L (divided by L, not L−1),
 // position p_j = j/(L−1) (torch.linspace(0, 1, L)) and σ = max(width, MaskMinWidth)/MaskWidthDivisor,
 //
 //	M[i, j] = N(p_j; c_i, σ) / max_j' N(p_j'; c_i, σ) = exp(−((p_j − c_i)² − min_j' (p_j' − c_i)²)/(2σ²)).

@@ -11,12 +11,12 @@ import (
 
 const (
 	// PoolingMaskFill is mask_logits' fill for padded query tokens in the attention pooling,
-	// target·mask + (1 − mask)·(−1e10) (spec §3.2).
+	// target·mask + (1 − mask)·(−1e10) (docs/official-code.md §3.2).
 	PoolingMaskFill = -1e10
 	// NormalizeEpsilon is F.normalize's eps: x / max(‖x‖, 1e-12), used for the cosine scores.
 	NormalizeEpsilon = 1e-12
 	// CurvatureInit, CurvatureMin and CurvatureMax: the POP curvature c = exp(curv) starts at 1 and is
-	// clamped in place to [0.1, 10] (curv_init/10, curv_init·10; spec §3.2).
+	// clamped in place to [0.1, 10] (curv_init/10, curv_init·10; docs/official-code.md §3.2).
 	CurvatureInit, CurvatureMin, CurvatureMax = 1.0, 0.1, 10.0
 )
 
@@ -37,7 +37,7 @@ func New(c Config) (*Model, error) {
 	return &Model{Config: c}, nil
 }
 
-// EncodeQuery is the query branch (HLFormer Eq. 7; spec §3.2): tokens [Q, Lq, D_q] with tokenMask
+// EncodeQuery is the query branch (HLFormer Eq. 7; docs/official-code.md §3.2): tokens [Q, Lq, D_q] with tokenMask
 // [Q, Lq] (1 = token) → LinearLayer → positional encoding → one Euclidean block (no Gaussian mask) →
 // attention pooling softmax_t(w·q_t) over the valid tokens → q [Q, d].
 func (m *Model) EncodeQuery(scope *model.Scope, tokens, tokenMask *Node) *Node {
@@ -128,7 +128,7 @@ func (m *Model) Similarity(clipScores, frameScores *Node) *Node {
 	return Add(MulScalar(clipScores, m.Config.ClipScoreWeight), MulScalar(frameScores, m.Config.FrameScoreWeight))
 }
 
-// PooledVideo is the video vector of the POP branch (HLFormer §3.4; spec §3.2): the average of an
+// PooledVideo is the video vector of the POP branch (HLFormer §3.4; docs/official-code.md §3.2): the average of an
 // attention pooling over the frame embeddings (softmax over all FrameLen positions, unmasked as in the
 // code) and one over the clip embeddings, [V, T, d] → [V, d]. A disabled branch (nil) is left out.
 func (m *Model) PooledVideo(scope *model.Scope, clips, frames *Node) *Node {
@@ -154,7 +154,7 @@ type HyperbolicEmbeddings struct {
 }
 
 // Hyperbolic maps the pooled video vectors [V, d] and the pooled queries [Q, d] (from a second
-// EncodeQuery call in training, as in the code) into the POP space (spec §3.2): each is scaled by its
+// EncodeQuery call in training, as in the code) into the POP space (docs/official-code.md §3.2): each is scaled by its
 // learnable exp(α) (α init log d^{−½}, clamped ≤ 0), then MERU's ExpMap0 with c = exp(curv), curv
 // learnable (init log CurvatureInit) and clamped in place to [log CurvatureMin, log CurvatureMax].
 func (m *Model) Hyperbolic(scope *model.Scope, videos, queries *Node) HyperbolicEmbeddings {
@@ -167,7 +167,7 @@ func (m *Model) Hyperbolic(scope *model.Scope, videos, queries *Node) Hyperbolic
 }
 
 // POPScales returns the POP branch's exp(video_alpha), exp(textual_alpha) and curvature c = exp(curv),
-// each learnable scalar clamped in place as in the code (spec §3.2).
+// each learnable scalar clamped in place as in the code (docs/official-code.md §3.2).
 func (m *Model) POPScales(scope *model.Scope, g *Graph, dtype dtypes.DType) (videoScale, textScale, c *Node) {
 	scope = scope.At("pop")
 	alphaInit := -0.5 * math.Log(float64(m.Config.Dim))

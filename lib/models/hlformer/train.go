@@ -29,13 +29,13 @@ func CodeNoDecay(path string) bool {
 		strings.HasSuffix(path, "/norm/layer_normalization/gain")
 }
 
-// TrainConfig is the training schedule (spec §3.5, Charades: lr 2e-4, 100 epochs, batch 128 videos,
+// TrainConfig is the training schedule (docs/official-code.md §3.5, Charades: lr 2e-4, 100 epochs, batch 128 videos,
 // hard negatives from epoch 20, early stop after 10 epochs without a better val SumR).
 type TrainConfig struct {
 	Epochs       int
 	BatchVideos  int
 	QueryBucket  int     // queries per batch rounded down to a multiple of this (see PlanEpoch); 0: off
-	LearningRate float64 // BertAdam lr (warmup_linear over 1 % of Epochs·batches, spec §3.5)
+	LearningRate float64 // BertAdam lr (warmup_linear over 1 % of Epochs·batches, docs/official-code.md §3.5)
 	// Schedule replaces BertAdam's warmup_linear (1 % warm-up, linear decay to 0 at Epochs) when set,
 	// e.g. train.WarmupConstant; nil keeps the code's.
 	Schedule train.Schedule
@@ -67,7 +67,7 @@ type TrainConfig struct {
 	Progress bool
 }
 
-// CharadesTraining is the official Charades-STA schedule (spec §3.5): 100 epochs of 128-video batches,
+// CharadesTraining is the official Charades-STA schedule (docs/official-code.md §3.5): 100 epochs of 128-video batches,
 // lr 2e-4, hard negatives from epoch 20, patience 10, seed 0.
 func CharadesTraining() TrainConfig {
 	return TrainConfig{Epochs: 100, BatchVideos: 128, QueryBucket: 32, LearningRate: 2e-4,

@@ -101,7 +101,7 @@ func TestVideoInputsPadAndDownsample(t *testing.T) {
 	}
 }
 
-// The total is the weighted sum of the terms (spec §3.3), and a zero weight removes a term.
+// The total is the weighted sum of the terms (docs/official-code.md §3.3), and a zero weight removes a term.
 func TestLossIsWeightedSumOfTerms(t *testing.T) {
 	tr, _ := tinyWorld(t, 16)
 	c := tinyTrainConfig()

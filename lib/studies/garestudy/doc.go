@@ -1,4 +1,4 @@
-// Package garestudy reproduces GARE's tables and figures (../shared/papers/gare.txt) with
+// Package garestudy reproduces GARE's tables and figures (NeurIPS 2025) with
 // lib/models/gare on the data available here, for notebooks/12-gare.ipynb and
 // `make figures` / `make reproduce-table1 PAPER=gare` (reproduce.go):
 //

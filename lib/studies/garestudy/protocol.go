@@ -19,7 +19,7 @@ import (
 // Protocol is how every GARE result here is trained, mirroring the paper's setting on features
 // we can have: the paper fine-tunes from CLIP, whose text and video embeddings are already
 // aligned; ψ is new and the backbone barely moves (lr 1e-7 = 1e-3 × the lr of the new modules,
-// spec §4.4). We have no CLIP, so
+// docs/official-code.md §4.4). We have no CLIP, so
 //
 //  1. stage 1 ("pretraining", once per seed, shared by every variant): the baseline — input
 //     projections + temporal transformer, InfoNCE on the text-conditioned pooled video — trained
@@ -35,7 +35,7 @@ import (
 // stage 1 never trains on stage 2's validation pairs). After every epoch the loop evaluates
 // text→video SumR on it (gare.ValMetric) and keeps the best epoch's model, which is what stage 2
 // starts from and what Run evaluates, once, on the test split (the official code instead keeps the
-// checkpoint with the best test R@1, spec §4.4; the tables' notes say so). Every Result carries
+// checkpoint with the best test R@1, docs/official-code.md §4.4; the tables' notes say so). Every Result carries
 // both stages' learning curves (train loss and validation metrics per epoch, lib/train's records).
 //
 // Our stage-2 learning rate (1e-3 at the full scale) is 10× the code's 1e-4 because we train a few

@@ -1,4 +1,4 @@
-// Package hlformerstudy reproduces HLFormer's tables and figures (../shared/papers/hlformer-iccv2025.txt)
+// Package hlformerstudy reproduces HLFormer's tables and figures (ICCV 2025)
 // with lib/models/hlformer on the data available here, for notebooks/13-hlformer.ipynb and
 // `make figures` / `make reproduce-table1 PAPER=hlformer` (reproduce.go).
 //
