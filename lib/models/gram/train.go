@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
@@ -63,9 +64,6 @@ type Trainer struct {
 	lastVal *Evaluation // the latest validation, for the record that follows it
 }
 
-// ValMetric is the validation metric that selects GRAM models: T→V+A SumR (R@1 + R@5 + R@10).
-const ValMetric = "t2v_sumr"
-
 // NewTrainer validates cfg and the data, carves the validation split, builds the model's store
 // (initialised from cfg.Seed), the compiled training step and the loop, which loads the latest
 // checkpoint of cfg.CheckpointDir if there is one.
@@ -119,7 +117,7 @@ func NewTrainer(backend compute.Backend, data *Dataset, cfg Config) (*Trainer, e
 		task.Validate = t.validate
 	}
 	t.loop, err = train.NewLoop(task, train.Config{
-		Epochs: cfg.Epochs, Seed: cfg.Seed, Metric: ValMetric, Patience: cfg.Patience,
+		Epochs: cfg.Epochs, Seed: cfg.Seed, Metric: retrieval.ValMetric, Patience: cfg.Patience,
 		Dir: cfg.CheckpointDir, Keep: cfg.CheckpointKeep,
 		Label: fmt.Sprintf("%s on %s, seed %d", cfg.Name(), data.Name, cfg.Seed), Quiet: cfg.Quiet,
 	})
@@ -194,14 +192,15 @@ func (t *Trainer) trainStep(batch []int) ([]float64, error) {
 	return vals, nil
 }
 
-// validate is the loop's Validate: the model's own score on the validation split.
+// validate is the loop's Validate: the model's own score on the validation split, both directions
+// (retrieval.Values; T→V+A SumR = R@1 + R@5 + R@10, retrieval.ValMetric, selects).
 func (t *Trainer) validate() (map[string]float64, error) {
 	ev, err := t.Evaluate(t.ValSplit)
 	if err != nil {
 		return nil, err
 	}
 	t.lastVal = &ev
-	return map[string]float64{ValMetric: ev.T2V.SumR, "t2v_r1": ev.T2V.R(1), "v2t_sumr": ev.V2T.SumR}, nil
+	return retrieval.Values(ev.Report()), nil
 }
 
 // annotate is the loop's Annotate: an epoch's record becomes an EpochStats (τ, α and its trajectory,

@@ -25,6 +25,7 @@ import (
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/studies/garestudy"
 	"github.com/geoalign/geoalign/lib/train"
 	"gonum.org/v1/plot"
@@ -119,7 +120,7 @@ func run(cache, work, out, variant string, preEpochs, epochs int, preLR, lr floa
 		curve []train.Record
 	}{{"stage 1", r.Stage1}, {"stage 2", r.Stage2}} {
 		for _, rec := range st.curve {
-			fmt.Fprintf(os.Stderr, "%s epoch %d: loss %.4f, val SumR %.2f%s (%.1f s)\n", st.name, rec.Epoch, rec.Loss, rec.Val[gare.ValMetric],
+			fmt.Fprintf(os.Stderr, "%s epoch %d: loss %.4f, val SumR %.2f%s (%.1f s)\n", st.name, rec.Epoch, rec.Loss, rec.Val[retrieval.ValMetric],
 				map[bool]string{true: " (best)"}[rec.Best], rec.Seconds)
 		}
 	}
@@ -172,9 +173,9 @@ func render(base string, files []string) error {
 			load = strings.Fields(load[i+len("load average "):])[0]
 		}
 		t.AddRow(r.Variant, fmt.Sprintf("%d @ %g", r.PretrainEpochs, r.PretrainLR), fmt.Sprintf("%d of %d", b1.Epoch, len(r.Stage1)),
-			fmt.Sprintf("%.1f", b1.Val[gare.ValMetric]), fmt.Sprintf("%d @ %g", r.Epochs, r.LR), fmt.Sprintf("%d of %d", b2.Epoch, len(r.Stage2)),
-			fmt.Sprintf("%.1f", b2.Val[gare.ValMetric]), fmt.Sprintf("%.1f", b2.Val["t2v_r1"]),
-			fmt.Sprintf("%.1f → %.1f", first.Val[gare.ValMetric], last.Val[gare.ValMetric]),
+			fmt.Sprintf("%.1f", b1.Val[retrieval.ValMetric]), fmt.Sprintf("%d @ %g", r.Epochs, r.LR), fmt.Sprintf("%d of %d", b2.Epoch, len(r.Stage2)),
+			fmt.Sprintf("%.1f", b2.Val[retrieval.ValMetric]), fmt.Sprintf("%.1f", b2.Val["t2v_r1"]),
+			fmt.Sprintf("%.1f → %.1f", first.Val[retrieval.ValMetric], last.Val[retrieval.ValMetric]),
 			fmt.Sprintf("%.1f", perEpoch(r.Stage1)), fmt.Sprintf("%.1f", perEpoch(r.Stage2)), load)
 		runs = append(runs, r)
 	}
@@ -186,10 +187,10 @@ func render(base string, files []string) error {
 	for i, r := range runs {
 		var pts plotter.XYs
 		for _, rec := range r.Stage1 {
-			pts = append(pts, plotter.XY{X: float64(rec.Epoch), Y: rec.Val[gare.ValMetric]})
+			pts = append(pts, plotter.XY{X: float64(rec.Epoch), Y: rec.Val[retrieval.ValMetric]})
 		}
 		for _, rec := range r.Stage2 {
-			pts = append(pts, plotter.XY{X: float64(len(r.Stage1) + rec.Epoch), Y: rec.Val[gare.ValMetric]})
+			pts = append(pts, plotter.XY{X: float64(len(r.Stage1) + rec.Epoch), Y: rec.Val[retrieval.ValMetric]})
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
