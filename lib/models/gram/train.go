@@ -87,20 +87,8 @@ func NewTrainer(backend compute.Backend, data *Dataset, cfg Config) (*Trainer, e
 	if err := t.Store.SetRNGStateFromSeed(cfg.Seed); err != nil {
 		return nil, err
 	}
-	opt := train.AdamW(cfg.LearningRate, cfg.Epochs*t.StepsPerEpoch())
-	opt.WeightDecay = cfg.WeightDecay
-	opt.Schedule = train.WarmupLinear{Warmup: cfg.Warmup}
-	opt.NoDecay = func(path string) bool { return path == AlphaPath || train.DefaultNoDecay(path) }
-	if m := cfg.AlphaLRMultiplier; m > 0 && m != 1 {
-		opt.LRMultiplier = func(path string) float64 {
-			if path == AlphaPath {
-				return m
-			}
-			return 1
-		}
-	}
 	var err error
-	t.step, err = train.NewStep(backend, t.Store, ProjectAlpha(opt), func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
+	t.step, err = train.NewStep(backend, t.Store, Optimizer(cfg, cfg.Epochs*t.StepsPerEpoch()), func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
 		return TrainingLoss(scope, cfg, inputs)
 	})
 	if err != nil {
@@ -125,6 +113,26 @@ func NewTrainer(backend compute.Backend, data *Dataset, cfg Config) (*Trainer, e
 		return nil, err
 	}
 	return t, t.readHistory()
+}
+
+// Optimizer is the training recipe's optimizer over totalSteps steps, the one NewTrainer trains
+// with: AdamW (lr cfg.LearningRate, weight decay cfg.WeightDecay except biases, normalisation
+// parameters and α), warmup_linear with warm-up cfg.Warmup, α's learning rate multiplied by
+// cfg.AlphaLRMultiplier, and α projected back to [0, 1] after every update (ProjectAlpha).
+func Optimizer(cfg Config, totalSteps int) optimizer.Interface {
+	opt := train.AdamW(cfg.LearningRate, totalSteps)
+	opt.WeightDecay = cfg.WeightDecay
+	opt.Schedule = train.WarmupLinear{Warmup: cfg.Warmup}
+	opt.NoDecay = func(path string) bool { return path == AlphaPath || train.DefaultNoDecay(path) }
+	if m := cfg.AlphaLRMultiplier; m > 0 && m != 1 {
+		opt.LRMultiplier = func(path string) float64 {
+			if path == AlphaPath {
+				return m
+			}
+			return 1
+		}
+	}
+	return ProjectAlpha(opt)
 }
 
 // StepsPerEpoch is the number of full batches of the train split (the last partial batch is

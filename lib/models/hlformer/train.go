@@ -188,13 +188,7 @@ func NewTrainer(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig
 	if err != nil {
 		return nil, err
 	}
-	opt := train.BertAdam(tc.LearningRate, tc.Epochs*batches)
-	if tc.Schedule != nil {
-		opt.Schedule = tc.Schedule
-	}
-	if !tc.ExemptNormGains {
-		opt.NoDecay = CodeNoDecay
-	}
+	opt := Optimizer(tc, tc.Epochs*batches)
 	chunk := tc.VideoChunk
 	if chunk == 0 {
 		chunk = DefaultVideoChunk
@@ -221,6 +215,21 @@ func NewTrainer(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig
 		return nil, err
 	}
 	return t, nil
+}
+
+// Optimizer is the code's optimizer over totalSteps steps of tc, the one NewTrainer trains with:
+// BertAdam (lr tc.LearningRate, no bias correction, per-tensor clipping at 1, weight decay 0.01)
+// with the code's weight-decay grouping CodeNoDecay (train.DefaultNoDecay with tc.ExemptNormGains)
+// and warmup_linear over 1 % of the steps (tc.Schedule when set).
+func Optimizer(tc TrainConfig, totalSteps int) *train.Adam {
+	opt := train.BertAdam(tc.LearningRate, totalSteps)
+	if tc.Schedule != nil {
+		opt.Schedule = tc.Schedule
+	}
+	if !tc.ExemptNormGains {
+		opt.NoDecay = CodeNoDecay
+	}
+	return opt
 }
 
 // BatchesPerEpoch is the number of batches of an epoch of tc on trainSplit: the full batches of
