@@ -163,6 +163,8 @@ func render(base string, files []string) error {
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
+		upgradeKeys(r.Stage1)
+		upgradeKeys(r.Stage2)
 		b1, b2 := best(r.Stage1), best(r.Stage2)
 		if b1 == nil || b2 == nil {
 			return fmt.Errorf("%s: a stage without validation records", path)
@@ -215,6 +217,24 @@ func (r Run) label() string {
 		l += " (" + r.Variant + ")"
 	}
 	return l
+}
+
+// legacyValMetric is the key of the validation SumR in GARE's records before every model recorded
+// retrieval.Values: the committed run files of figures/gare/tuning hold it.
+const legacyValMetric = "sumr"
+
+// upgradeKeys renames legacyValMetric to retrieval.ValMetric in the records of a run file written
+// before the rename, so that -render reads old and new run files alike.
+func upgradeKeys(curve []train.Record) {
+	for i := range curve {
+		val := curve[i].Val
+		if v, ok := val[legacyValMetric]; ok {
+			if _, ok := val[retrieval.ValMetric]; !ok {
+				val[retrieval.ValMetric] = v
+				delete(val, legacyValMetric)
+			}
+		}
+	}
 }
 
 // best is the record of the kept model (the last marked Best), nil if none.
