@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
@@ -22,8 +23,9 @@ type Run interface {
 	// Train trains with lib/train's loop and the package's recipe: the run's configuration decides
 	// every number (epochs, seed, patience, optimizer, …), validation after every epoch selects by
 	// retrieval.ValMetric on the validation split (never the test split); out says only where the
-	// run goes and how it is shown.
-	Train(out Output) error
+	// run goes and how it is shown. The result is the loop's: its records (history.json) and the
+	// best one.
+	Train(out Output) (*train.Result, error)
 	// Notes are facts about the data a result must carry (e.g. a carved validation split).
 	Notes() []string
 	// Evaluate scores a split ("train", "val" or "test") with the current weights; with keep, the

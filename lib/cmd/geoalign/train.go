@@ -179,7 +179,7 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	if !f.quiet {
 		out.Log = stderr
 	}
-	if err := run.Train(out); err != nil {
+	if _, err := run.Train(out); err != nil {
 		return fail(exitFailure, "%v", err)
 	}
 	h, err := readHistory(f.out)

@@ -6,6 +6,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/models"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/ml/model"
 )
@@ -87,18 +88,17 @@ func (r *Run) Notes() []string { return r.notes }
 // Train trains on the paired training set with Model.NewTrainer (the code's recipe, Model.Optimizer;
 // every epoch a permutation of the pairs from the loop's data-order generator, seeded by
 // Training.Seed, cut into full batches of Model.Batch), validated on the "val" set.
-func (r *Run) Train(out models.Output) error {
+func (r *Run) Train(out models.Output) (*train.Result, error) {
 	val, err := r.load("val")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t, err := r.m.NewTrainer(r.pairs, TrainOptions{Seed: uint64(r.cfg.Training.Seed), TextChunk: r.cfg.Training.TextChunk, Val: val,
 		Dir: out.Dir, Label: out.Label, Quiet: out.Quiet, Log: out.Log})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = t.Train()
-	return err
+	return t.Train()
 }
 
 // Evaluate scores a split with a Scorer, block by block (Δ is never stored): text→video and

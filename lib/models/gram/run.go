@@ -5,6 +5,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/models"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/ml/model"
 )
@@ -47,15 +48,15 @@ func (r *Run) Notes() []string { return r.notes }
 // validation split) with out.Dir as Config.CheckpointDir and out.Quiet as Config.Quiet. GRAM's
 // loop names its progress bar itself and logs no per-epoch lines: out.Label and out.Log are not
 // used.
-func (r *Run) Train(out models.Output) error {
+func (r *Run) Train(out models.Output) (*train.Result, error) {
 	cfg := r.cfg
 	cfg.CheckpointDir, cfg.Quiet = out.Dir, out.Quiet
 	t, err := NewTrainer(r.backend, r.data, cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r.trainer = t
-	return t.Train()
+	return t.run()
 }
 
 // Evaluate scores a split ("train", "val" or "test" of the Dataset) with the GRAM protocol: −volume

@@ -148,11 +148,17 @@ func (t *Trainer) GlobalStep() int64 { return int64(t.loop.Step()) }
 // Train runs the remaining epochs up to Config.Epochs (or an early stop). With a validation split
 // the store then holds the model of the best validation epoch (Trainer.Best), else the last one.
 func (t *Trainer) Train() error {
-	_, err := t.loop.Run()
-	if err == nil {
-		err = t.readHistory()
-	}
+	_, err := t.run()
 	return err
+}
+
+// run is Train, returning the loop's result.
+func (t *Trainer) run() (*train.Result, error) {
+	res, err := t.loop.Run()
+	if err != nil {
+		return nil, err
+	}
+	return res, t.readHistory()
 }
 
 // RunEpoch trains one more epoch (an interrupted run, checkpointed, resumes from there) and returns

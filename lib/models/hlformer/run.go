@@ -7,6 +7,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/models"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/ml/model"
@@ -114,24 +115,27 @@ func (r *Run) Notes() []string { return r.notes }
 // Train trains on the "train" split, validated on "val", with NewTrainer (the code's recipe:
 // BertAdam with CodeNoDecay, warmup_linear, hard negatives from Training.HardNegativeStart); the
 // store is then the trainer's, holding the best validation's weights.
-func (r *Run) Train(out models.Output) error {
+func (r *Run) Train(out models.Output) (*train.Result, error) {
 	tr, err := r.load("train")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	val, err := r.load("val")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tc := r.cfg.Training.TrainConfig()
 	tc.CheckpointDir, tc.Log, tc.Progress, tc.Label = out.Dir, out.Log, !out.Quiet, out.Label
 	t, err := NewTrainer(r.backend, r.model, r.cfg.Loss, tc, tr, val)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r.store, r.eval = t.Store, t.eval
-	_, err = t.Train()
-	return err
+	res, err := t.Train()
+	if err != nil {
+		return nil, err
+	}
+	return res.Loop, nil
 }
 
 // Evaluate scores a split by Evaluator.EvaluateStream (videos encoded and scored one chunk at a
