@@ -37,14 +37,11 @@ func OutDir() string {
 	return Path("build", "figures")
 }
 
-// RunCache is the root of the run cache: $GEOALIGN_RUN_CACHE if set, else build/runs of the
+// RunCache is the root of the run cache (runcache.Root): $GEOALIGN_RUN_CACHE if set, else build/runs of the
 // checkout (git-ignored). lib/runcache keeps each run in <RunCache>/<paper>/<key>/ with its
 // spec.json, and a study given this root reloads finished runs instead of training them again —
 // every GoNB cell is a new program, so this is how a later cell, or a later execution, finds the
 // models an earlier one trained. `make figures` uses the same root when GEOALIGN_RUN_CACHE is set.
 func RunCache() string {
-	if d := os.Getenv("GEOALIGN_RUN_CACHE"); d != "" {
-		return d
-	}
-	return Path("build", "runs")
+	return runcache.Root(Path("build", "runs"))
 }

@@ -25,6 +25,20 @@ const Module = "github.com/geoalign/geoalign"
 // RootEnv names the environment variable that points at the checkout.
 const RootEnv = "GEOALIGN_ROOT"
 
+// CacheEnv names the environment variable that sets the root of the run cache (Root).
+const CacheEnv = "GEOALIGN_RUN_CACHE"
+
+// Root is the root of the run cache, the one place its environment variable is read:
+// $GEOALIGN_RUN_CACHE (CacheEnv) when set and not empty, else fallback — the caller's default, e.g.
+// build/runs of the checkout, or "" for no cache. `make figures`, the studies and the notebooks
+// (kernel/nb) given the same root reuse each other's runs.
+func Root(fallback string) string {
+	if d := os.Getenv(CacheEnv); d != "" {
+		return d
+	}
+	return fallback
+}
+
 // SpecFile is the name of the spec in a run directory.
 const SpecFile = "spec.json"
 

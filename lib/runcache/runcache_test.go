@@ -228,3 +228,18 @@ func TestSourceHashMemoised(t *testing.T) {
 		t.Fatal("the source was hashed again")
 	}
 }
+
+// Root is $GEOALIGN_RUN_CACHE when set, else the caller's fallback (an empty variable is unset).
+func TestRoot(t *testing.T) {
+	t.Setenv(CacheEnv, "/some/cache")
+	if got := Root("build/runs"); got != "/some/cache" {
+		t.Errorf("with %s set: %q", CacheEnv, got)
+	}
+	t.Setenv(CacheEnv, "")
+	if got := Root("build/runs"); got != "build/runs" {
+		t.Errorf("with %s empty: %q, want the fallback", CacheEnv, got)
+	}
+	if got := Root(""); got != "" {
+		t.Errorf("no fallback: %q", got)
+	}
+}

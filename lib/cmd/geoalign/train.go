@@ -10,7 +10,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/backend"
-	"github.com/geoalign/geoalign/lib/train"
+	"github.com/geoalign/geoalign/lib/models"
 )
 
 func init() {
@@ -175,12 +175,11 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	} else if err := createRun(f.out, kind.name, src, cfg, run.Notes()); err != nil {
 		return fail(exitFailure, "%v", err)
 	}
-	lc := train.Config{Epochs: *rf.Epochs, Seed: *rf.Seed, Metric: valMetric, Patience: rf.Patience, Dir: f.out,
-		Label: fmt.Sprintf("%s on %s", kind.name, src), Quiet: f.quiet || !isTerminal(stderr)}
+	out := models.Output{Dir: f.out, Label: fmt.Sprintf("%s on %s", kind.name, src), Quiet: f.quiet || !isTerminal(stderr)}
 	if !f.quiet {
-		lc.Log = stderr
+		out.Log = stderr
 	}
-	if err := run.Train(lc); err != nil {
+	if _, err := run.Train(out); err != nil {
 		return fail(exitFailure, "%v", err)
 	}
 	h, err := readHistory(f.out)

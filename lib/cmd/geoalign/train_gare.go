@@ -4,13 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/featdir"
 	"github.com/geoalign/geoalign/lib/models/gare"
-	"github.com/geoalign/geoalign/lib/retrieval"
-	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
-	"github.com/gomlx/gomlx/ml/model"
 )
 
 var gareKind = modelKind{
@@ -20,47 +16,30 @@ var gareKind = modelKind{
 	defaults: func() modelConfig { return gareDefaults() },
 }
 
-// gareConfig is `geoalign train gare`'s configuration.
-type gareConfig struct {
-	Model    gare.Config // architecture, loss and optimiser (gare.DefaultConfig); Epochs is here
-	Training gareTraining
-}
+// gareConfig is `geoalign train gare`'s configuration: gare.RunConfig (Model, Training).
+type gareConfig struct{ gare.RunConfig }
 
-type gareTraining struct {
-	Seed        int64
-	Patience    int     // early stop after this many epochs without a better validation SumR (0: never)
-	ValFraction float64 // validation share of the training videos when DIR has no val.txt
-	TextChunk   int     // texts per block of the chunked step (0 or -1: the single-graph step, the default; n > 0: chunked, less memory)
-}
-
-// gareDefaults is the official code (gare.DefaultConfig) with the feature widths, the frame and
-// word counts left to the data.
-func gareDefaults() *gareConfig {
-	c := gare.DefaultConfig()
-	c.TextInputDim, c.VideoInputDim, c.Frames, c.Words = 0, 0, 0, 0
-	return &gareConfig{Model: c, Training: gareTraining{ValFraction: data.DefaultValFraction}}
-}
+// gareDefaults is the official code with the widths left to the data (gare.DefaultRunConfig).
+func gareDefaults() *gareConfig { return &gareConfig{gare.DefaultRunConfig()} }
 
 func (c *gareConfig) run() runFields {
-	return runFields{Epochs: &c.Model.Epochs, Seed: &c.Training.Seed, Patience: c.Training.Patience, ValFraction: c.Training.ValFraction}
+	return runFields{Epochs: &c.Model.Epochs, Seed: &c.Training.Seed}
 }
 
-// gareRun is a GARE model on a text–video directory.
-type gareRun struct {
-	cfg   *gareConfig
-	data  *featdir.TextVideo
-	m     *gare.Model
-	step  *gare.Step
-	train *gare.Dataset // paired: caption i ↔ its video
-	sets  map[string]*gare.Dataset
+// gareData is a text–video directory as GARE's data sets: the paired training set and the
+// retrieval sets of the splits (built when first needed).
+type gareData struct {
+	data *featdir.TextVideo
+	sets map[string]*gare.Dataset
 }
 
+// open loads the directory, checks it against the configuration (filling in the feature widths)
+// and builds the model (gare.NewRun).
 func (c *gareConfig) open(backend compute.Backend, src dataSource, training bool) (modelRun, error) {
-	t := c.Training
-	if t.Patience < 0 || c.Model.Epochs < 1 || c.Model.Batch < 2 {
-		return nil, fmt.Errorf("need Model.Epochs ≥ 1, Model.Batch ≥ 2, Training.Patience ≥ 0 (got %d, %d, %d)", c.Model.Epochs, c.Model.Batch, t.Patience)
+	if err := c.Validate(); err != nil {
+		return nil, err
 	}
-	d, err := featdir.LoadTextVideo(src.Dir, t.ValFraction)
+	d, err := featdir.LoadTextVideo(src.Dir, c.Training.ValFraction)
 	if err != nil {
 		return nil, err
 	}
@@ -86,24 +65,13 @@ func (c *gareConfig) open(backend compute.Backend, src dataSource, training bool
 	} else if mc.UseDelta && mc.Context == gare.ContextWords {
 		return nil, fmt.Errorf("%s: no such file: Model.Context = %d (word context) needs word features", filepath.Join(d.Dir, "words.npy"), gare.ContextWords)
 	}
-	r := &gareRun{cfg: c, data: d, sets: map[string]*gare.Dataset{}}
-	r.train = pairedDataset(d, d.Splits.Train)
-	steps := r.train.NumTexts / mc.Batch
-	if training {
-		if steps == 0 {
-			return nil, fmt.Errorf("%s: the training split has %d captions, fewer than one batch of Model.Batch = %d",
-				filepath.Join(d.Dir, featdir.TrainFile), r.train.NumTexts, mc.Batch)
-		}
+	g := &gareData{data: d, sets: map[string]*gare.Dataset{}}
+	pairs := pairedDataset(d, d.Splits.Train)
+	if training && pairs.NumTexts/mc.Batch == 0 {
+		return nil, fmt.Errorf("%s: the training split has %d captions, fewer than one batch of Model.Batch = %d",
+			filepath.Join(d.Dir, featdir.TrainFile), pairs.NumTexts, mc.Batch)
 	}
-	if r.m, err = gare.New(backend, *mc, uint64(t.Seed)); err != nil {
-		return nil, err
-	}
-	if training {
-		if r.step, err = r.m.NewStep(mc.Epochs*steps, t.TextChunk); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
+	return gare.NewRun(backend, c.RunConfig, pairs, g.dataset, splitNotes(d.Splits))
 }
 
 // pairedDataset is the training set: every caption of the videos paired with its video's frames
@@ -148,52 +116,8 @@ func gareDataset(d *featdir.TextVideo, name string, texts, videos []int) *gare.D
 	return ds
 }
 
-func (r *gareRun) Store() *model.Store { return r.m.Store }
-func (r *gareRun) Notes() []string     { return splitNotes(r.data.Splits) }
-
-// Train runs lib/train's loop on GARE's step as gare.Model.Train does: every epoch a permutation
-// of the pairs (from the loop's data-order generator) cut into full batches of Model.Batch, one
-// BertAdam step each.
-func (r *gareRun) Train(lc train.Config) error {
-	task := train.Task[[]int]{
-		Store: r.m.Store,
-		Plan:  train.Shuffled(r.train.NumTexts, r.cfg.Model.Batch),
-		Step: func(batch []int) ([]float64, error) {
-			st, err := r.step.Run(r.train, batch)
-			return []float64{st.Total, st.Info, st.IB, st.Norm, st.Dir}, err
-		},
-		Terms:    []string{"loss", "info", "ib", "norm", "dir"},
-		Validate: validation(r),
-	}
-	return runTask(task, lc)
-}
-
-// Evaluate scores a split with gare.Scorer, block by block (Δ is never stored): text→video and
-// video→text R@1/5/10, MdR, MnR (GARE's CLIP4Clip-style metrics). With keep the matrix is
-// materialised.
-func (r *gareRun) Evaluate(split string, keep bool) (*evaluation, error) {
-	ds, err := r.dataset(split)
-	if err != nil {
-		return nil, err
-	}
-	sc, err := r.m.NewScorer(ds, ds.Videos(), gare.ScorerOptions{})
-	if err != nil {
-		return nil, err
-	}
-	ev := &evaluation{Opts: retrieval.Options{VideoToText: true}, Rows: ds.NumTexts, Cols: ds.NumVideos, GT: ds.GroundTruth()}
-	var scorer retrieval.BlockScorer[float32] = sc
-	if keep {
-		mat, err := sc.Matrix()
-		if err != nil {
-			return nil, err
-		}
-		scorer, ev.Scores = mat, mat.Data
-	}
-	ev.Result, err = retrieval.Evaluate(scorer, ev.GT, ev.Opts)
-	return ev, err
-}
-
-func (r *gareRun) dataset(split string) (*gare.Dataset, error) {
+// dataset is the retrieval set of a split.
+func (r *gareData) dataset(split string) (*gare.Dataset, error) {
 	if ds, ok := r.sets[split]; ok {
 		return ds, nil
 	}

@@ -6,10 +6,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/data/featdir"
 	"github.com/geoalign/geoalign/lib/models/gram"
-	"github.com/geoalign/geoalign/lib/retrieval"
-	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
-	"github.com/gomlx/gomlx/ml/model"
 )
 
 var gramLayout = "Data (--data DIR), a tuple feature directory (package lib/data/featdir):\n\n" + featdir.TupleLayout
@@ -36,19 +33,10 @@ type gramConfig struct {
 
 func (c *gramConfig) run() runFields {
 	m := &c.Model
-	return runFields{Epochs: &m.Epochs, Seed: &m.Seed, Patience: m.Patience, ValFraction: m.ValFraction}
+	return runFields{Epochs: &m.Epochs, Seed: &m.Seed}
 }
 
-// gramRun is a GRAM / HyperGRAM model on a tuple directory.
-type gramRun struct {
-	backend compute.Backend
-	cfg     gram.Config
-	data    *featdir.Tuples
-	dataset *gram.Dataset
-	splits  map[string]*gram.Split
-	trainer *gram.Trainer
-}
-
+// open loads the tuple directory and builds the model on it (gram.NewRun).
 func (c *gramConfig) open(backend compute.Backend, src dataSource, training bool) (modelRun, error) {
 	mc := c.Model
 	if mc.CheckpointDir != "" {
@@ -61,67 +49,17 @@ func (c *gramConfig) open(backend compute.Backend, src dataSource, training bool
 	if err != nil {
 		return nil, err
 	}
-	r := &gramRun{backend: backend, cfg: mc, data: d, splits: map[string]*gram.Split{}}
+	splits := map[string]*gram.Split{}
 	for name, rows := range map[string][]int{"train": d.Splits.Train, "val": d.Splits.Val, "test": d.Splits.Test} {
-		if r.splits[name], err = gram.NewSplit(d.Rows(rows), d.Dims, nil); err != nil {
+		if splits[name], err = gram.NewSplit(d.Rows(rows), d.Dims, nil); err != nil {
 			return nil, fmt.Errorf("%s: %s split: %w", d.Dir, name, err)
 		}
 	}
-	if n := r.splits["train"].N; n < mc.BatchSize {
+	if n := splits["train"].N; n < mc.BatchSize {
 		return nil, fmt.Errorf("%s: the training split has %d samples, fewer than one batch of Model.BatchSize = %d",
 			filepath.Join(d.Dir, featdir.TrainFile), n, mc.BatchSize)
 	}
-	r.dataset = &gram.Dataset{Name: d.Dir, Kind: "given features", Modalities: d.Modalities,
-		Train: r.splits["train"], Val: r.splits["val"], Test: r.splits["test"]}
-	if !training { // evaluation: a trainer without a run directory, the best weights copied in
-		if r.trainer, err = gram.NewTrainer(backend, r.dataset, mc); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
-}
-
-func (r *gramRun) Store() *model.Store { return r.trainer.Store }
-func (r *gramRun) Notes() []string     { return splitNotes(r.data.Splits) }
-
-// Train is gram.Trainer.Train (lib/train's loop, validation by gram.ValMetric on the validation
-// split) in the run directory.
-func (r *gramRun) Train(lc train.Config) error {
-	cfg := r.cfg
-	cfg.CheckpointDir, cfg.Quiet = lc.Dir, lc.Quiet
-	var err error
-	if r.trainer, err = gram.NewTrainer(r.backend, r.dataset, cfg); err != nil {
-		return err
-	}
-	return r.trainer.Train()
-}
-
-// Evaluate scores a split with the GRAM protocol (gram.Evaluate): −volume of the model's geometry
-// (or the mean cosine of the pairwise baseline), one anchor per tuple, both directions, R@1/5/10,
-// MdR with torch.median's lower median.
-func (r *gramRun) Evaluate(split string, keep bool) (*evaluation, error) {
-	s, ok := r.splits[split]
-	if !ok {
-		return nil, fmt.Errorf("unknown split %q (train, val or test)", split)
-	}
-	emb, err := r.trainer.Embed(s)
-	if err != nil {
-		return nil, err
-	}
-	scores, err := gram.ScoreMatrix(r.backend, emb, r.trainer.ModelScore())
-	if err != nil {
-		return nil, err
-	}
-	mat, err := retrieval.NewMatrix(s.N, s.N, scores)
-	if err != nil {
-		return nil, err
-	}
-	ev := &evaluation{Opts: retrieval.Options{Median: retrieval.MedianLower, VideoToText: true}, Rows: s.N, Cols: s.N}
-	if ev.Result, err = retrieval.Evaluate(mat, nil, ev.Opts); err != nil {
-		return nil, err
-	}
-	if keep {
-		ev.Scores = scores
-	}
-	return ev, nil
+	dataset := &gram.Dataset{Name: d.Dir, Kind: "given features", Modalities: d.Modalities,
+		Train: splits["train"], Val: splits["val"], Test: splits["test"]}
+	return gram.NewRun(backend, mc, dataset, splitNotes(d.Splits))
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,11 +12,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data/captions"
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
-	"github.com/geoalign/geoalign/lib/retrieval"
-	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
-	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/gomlx/ml/model"
 )
 
 var hlformerKind = modelKind{
@@ -43,66 +38,33 @@ for validation — a deviation from the official code, recorded in RUNDIR/config
 	defaults: func() modelConfig { return hlformerDefaults() },
 }
 
-// hlformerConfig is `geoalign train hlformer`'s configuration.
-type hlformerConfig struct {
-	Model    hlformer.Config     // the architecture (hlformer.PaperConfig)
-	Loss     hlformer.LossConfig // the objective's weights (hlformer.CharadesLoss)
-	Training hlformerTraining
-}
+// hlformerConfig is `geoalign train hlformer`'s configuration: hlformer.RunConfig (Model, Loss,
+// Training).
+type hlformerConfig struct{ hlformer.RunConfig }
 
-// hlformerTraining is hlformer.TrainConfig's schedule, plus the validation share.
-type hlformerTraining struct {
-	Epochs            int
-	BatchVideos       int     // videos per batch, each with all its captions
-	QueryBucket       int     // queries per batch rounded down to a multiple of this (hlformer.PlanEpoch)
-	LearningRate      float64 // BertAdam, warmup_linear over 1 % of the steps
-	HardNegativeStart int     // first epoch (0-based) with hard triplet negatives
-	Patience          int     // early stop after this many epochs without a better validation SumR
-	VideoChunk        int     // videos per block of the chunked step (0: default, -1: single graph)
-	Seed              int64
-	ValFraction       float64 // validation share of the training videos when there is no val split
-}
-
-// hlformerDefaults is the official Charades-STA configuration (hlformer.PaperConfig,
-// CharadesLoss, CharadesTraining).
-func hlformerDefaults() *hlformerConfig {
-	tc := hlformer.CharadesTraining()
-	return &hlformerConfig{
-		Model: hlformer.PaperConfig(0, 0),
-		Loss:  hlformer.CharadesLoss(),
-		Training: hlformerTraining{Epochs: tc.Epochs, BatchVideos: tc.BatchVideos, QueryBucket: tc.QueryBucket,
-			LearningRate: tc.LearningRate, HardNegativeStart: tc.HardNegativeStart, Patience: tc.Patience,
-			VideoChunk: tc.VideoChunk, Seed: tc.Seed, ValFraction: data.DefaultValFraction},
-	}
-}
+// hlformerDefaults is the official Charades-STA configuration (hlformer.DefaultRunConfig).
+func hlformerDefaults() *hlformerConfig { return &hlformerConfig{hlformer.DefaultRunConfig()} }
 
 func (c *hlformerConfig) run() runFields {
 	t := &c.Training
-	return runFields{Epochs: &t.Epochs, Seed: &t.Seed, Patience: t.Patience, ValFraction: t.ValFraction}
+	return runFields{Epochs: &t.Epochs, Seed: &t.Seed}
 }
 
-// hlformerRun is an HLFormer model on a collection.
-type hlformerRun struct {
+// hlformerData is a collection in the MS-SL layout, its splits loaded when first needed.
+type hlformerData struct {
 	cfg    *hlformerConfig
 	layout prvr.Layout
-	m      *hlformer.Model
-	store  *model.Store
-	step   hlformer.Step
-	eval   *hlformer.Evaluator
 	splits map[string]*prvr.Split // loaded splits; "val" may be carved from "train"
 	notes  []string
 }
 
+// open checks the files of the layout, loads the training and validation splits when training
+// (filling in the feature widths) and builds the model (hlformer.NewRun).
 func (c *hlformerConfig) open(backend compute.Backend, src dataSource, training bool) (modelRun, error) {
-	t := c.Training
-	if !(t.ValFraction > 0 && t.ValFraction < 1) {
-		return nil, fmt.Errorf("Training.ValFraction = %g outside (0, 1)", t.ValFraction)
+	if err := c.Training.Validate(); err != nil {
+		return nil, err
 	}
-	if t.Epochs < 1 || t.BatchVideos < 2 || t.LearningRate <= 0 || t.QueryBucket < 0 || t.Patience < 0 {
-		return nil, fmt.Errorf("Training: need Epochs ≥ 1, BatchVideos ≥ 2, LearningRate > 0, QueryBucket ≥ 0, Patience ≥ 0 (got %d, %d, %g, %d, %d)",
-			t.Epochs, t.BatchVideos, t.LearningRate, t.QueryBucket, t.Patience)
-	}
-	r := &hlformerRun{cfg: c, splits: map[string]*prvr.Split{},
+	r := &hlformerData{cfg: c, splits: map[string]*prvr.Split{},
 		layout: prvr.Layout{Root: src.Root, Collection: src.Collection, VisualFeature: src.VisualFeature, TextFeature: src.TextFeature}}
 	if err := r.checkFiles(); err != nil {
 		return nil, err
@@ -111,42 +73,17 @@ func (c *hlformerConfig) open(backend compute.Backend, src dataSource, training 
 		if err := r.loadTrainVal(); err != nil {
 			return nil, err
 		}
-	}
-	if err := c.Model.Validate(); err != nil {
-		return nil, err
-	}
-	var err error
-	if r.m, err = hlformer.New(c.Model); err != nil {
-		return nil, err
-	}
-	if r.store, err = hlformer.NewStore(t.Seed); err != nil {
-		return nil, err
-	}
-	if training {
 		tr := r.splits["train"]
-		// The number of full batches does not depend on the shuffle.
-		batches := len(hlformer.PlanEpoch(tr, t.BatchVideos, t.QueryBucket, rand.New(rand.NewPCG(0, 0))))
-		if batches == 0 {
+		if hlformer.BatchesPerEpoch(tr, c.Training.TrainConfig()) == 0 {
 			return nil, fmt.Errorf("%s: the training split has %d videos, fewer than one batch of Training.BatchVideos = %d",
-				r.layout.CaptionFile("train"), tr.NumVideos(), t.BatchVideos)
-		}
-		chunk := t.VideoChunk
-		if chunk == 0 {
-			chunk = hlformer.DefaultVideoChunk
-		}
-		opt := train.BertAdam(t.LearningRate, t.Epochs*batches)
-		if r.step, err = hlformer.NewStep(backend, r.m, r.store, opt, c.Loss, chunk); err != nil {
-			return nil, err
+				r.layout.CaptionFile("train"), tr.NumVideos(), c.Training.BatchVideos)
 		}
 	}
-	if r.eval, err = hlformer.NewEvaluator(backend, r.m, r.store, dtypes.Float32); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return hlformer.NewRun(backend, c.RunConfig, r.load, r.notes)
 }
 
 // checkFiles reports a missing directory or file of the layout before anything is loaded.
-func (r *hlformerRun) checkFiles() error {
+func (r *hlformerData) checkFiles() error {
 	for _, p := range []string{
 		filepath.Join(r.layout.FeatureDir(), bigfile.ShapeFileName), filepath.Join(r.layout.FeatureDir(), bigfile.Video2FramesFileName),
 		r.layout.TextFeatureFile(),
@@ -160,7 +97,7 @@ func (r *hlformerRun) checkFiles() error {
 
 // load returns a split: "test" as the collection has it, "train" and "val" as training used them
 // (loadTrainVal).
-func (r *hlformerRun) load(split string) (*prvr.Split, error) {
+func (r *hlformerData) load(split string) (*prvr.Split, error) {
 	if split == "train" || split == "val" {
 		if err := r.loadTrainVal(); err != nil {
 			return nil, err
@@ -178,7 +115,7 @@ func (r *hlformerRun) load(split string) (*prvr.Split, error) {
 }
 
 // read loads one split of the collection and checks its widths against the configuration.
-func (r *hlformerRun) read(split string) (*prvr.Split, error) {
+func (r *hlformerData) read(split string) (*prvr.Split, error) {
 	s, err := prvr.Load(r.layout, split)
 	if err != nil {
 		return nil, err
@@ -195,7 +132,7 @@ func (r *hlformerRun) read(split string) (*prvr.Split, error) {
 
 // loadTrainVal loads the training split and the validation split: the collection's own when it
 // has one distinct from test, else carved from train (see hlformerKind.layout).
-func (r *hlformerRun) loadTrainVal() error {
+func (r *hlformerData) loadTrainVal() error {
 	if r.splits["train"] != nil && r.splits["val"] != nil {
 		return nil
 	}
@@ -252,36 +189,4 @@ func sameCaptionIDs(a, b string) (bool, error) {
 		return out
 	}
 	return slices.Equal(ids(ca), ids(cb)), nil
-}
-
-func (r *hlformerRun) Store() *model.Store { return r.store }
-func (r *hlformerRun) Notes() []string     { return r.notes }
-
-// Train runs lib/train's loop on HLFormer's task (hlformer.NewTask): each epoch hlformer.PlanEpoch's
-// batches drawn from the loop's data-order generator, hard negatives from
-// Training.HardNegativeStart, as hlformer.Trainer schedules them.
-func (r *hlformerRun) Train(lc train.Config) error {
-	t := r.cfg.Training
-	task := hlformer.NewTask(r.step, r.store, r.cfg.Model, hlformer.TrainConfig{BatchVideos: t.BatchVideos, QueryBucket: t.QueryBucket,
-		HardNegativeStart: t.HardNegativeStart, DType: dtypes.Float32}, r.splits["train"])
-	task.Validate = validation(r)
-	return runTask(task, lc)
-}
-
-// Evaluate scores a split by hlformer.Evaluator.EvaluateStream (videos encoded and scored one
-// chunk at a time): the PRVR protocol, text→video R@1/5/10/100.
-func (r *hlformerRun) Evaluate(split string, keep bool) (*evaluation, error) {
-	s, err := r.load(split)
-	if err != nil {
-		return nil, err
-	}
-	res, scores, err := r.eval.EvaluateStream(s)
-	if err != nil {
-		return nil, err
-	}
-	ev := &evaluation{Result: res, Opts: retrieval.Options{Ks: retrieval.PRVRKs}, Rows: s.NumQueries(), Cols: s.NumVideos(), GT: s.QueryVideo}
-	if keep {
-		ev.Scores = scores
-	}
-	return ev, nil
 }

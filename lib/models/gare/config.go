@@ -141,7 +141,7 @@ type Config struct {
 	Epochs          int
 
 	// ValFraction is the fraction of the training pairs carved out as the validation split that
-	// selects the model (the best ValMetric, checked every epoch) when training is given none
+	// selects the model (the best retrieval.ValMetric, checked every epoch) when training is given none
 	// (data.CarveValidation, a fixed permutation). A deviation: the official code selects on the
 	// test set (docs/official-code.md §4.4, §4.6 item 7); here the test split is never seen by training. 0 without
 	// TrainOptions.Val trains without validation and keeps the last step's model.

@@ -45,7 +45,7 @@
 // every model of the project uses: BertAdam (β₂ 0.98, weight decay 0.2 except biases — the
 // code's grouping decays the LayerNorm gains, Config.ExemptNormGains does not —, warmup_cosine 0.1, global and per-tensor clipping at 1.0), full batches of a fresh
 // permutation per epoch drawn from the loop's data-order generator, ψ dropout 0.3; a record per
-// epoch (or every TrainOptions.Every steps) with the validation ValMetric, the best validation's
+// epoch (or every TrainOptions.Every steps) with the validation retrieval.ValMetric, the best validation's
 // model kept and restored at the end, early stopping after Config.Patience validations without
 // improvement, the loop's NaN guard, and with TrainOptions.Dir atomic checkpoints and exact resume.
 // Deviation from the code, which selects its checkpoint by test R@1 (docs/official-code.md §4.4): the validation

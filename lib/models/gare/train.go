@@ -60,12 +60,6 @@ type StepStats struct {
 // stepTerms names StepStats' values for lib/train's loop (Terms[0] is the loss).
 var stepTerms = []string{"loss", "info", "ib", "norm", "dir"}
 
-// ValMetric is the validation metric that selects GARE models: text→video SumR (R@1 + R@5 + R@10)
-// of the model's own scores on the validation split. The official code selects the best test R@1
-// (docs/official-code.md §4.4: the test set doubles as the validation set); here the validation split is never the
-// test split (Config.ValFraction).
-const ValMetric = "sumr"
-
 // TrainOptions control a training run (Model.NewTrainer, Model.Train); the model's Config holds what
 // the run learns (epochs, batch, optimizer, validation fraction, patience).
 type TrainOptions struct {
@@ -81,8 +75,10 @@ type TrainOptions struct {
 	// epoch.
 	Every  int
 	OnStep func(step int) error
-	// Quiet turns the progress bar off; Log, when set, receives one line per record.
+	// Quiet turns the progress bar off; Label names it ("": "GARE on <data set>, seed <seed>"); Log,
+	// when set, receives one line per record.
 	Quiet bool
+	Label string
 	Log   io.Writer
 	// TextChunk selects the training step: 0 or SingleGraphStep for the single-graph step (the
 	// default: the step every committed GARE result was trained with), n > 0 for the chunked step
@@ -198,7 +194,9 @@ func StepsFor(cfg Config, n int) int { return cfg.Epochs * (n / cfg.Batch) }
 // Trainer trains a Model on lib/train's loop with the code's recipe: every epoch a permutation of
 // the training pairs drawn from the loop's data-order generator (TrainOptions.Seed), cut into full
 // batches of Config.Batch (the remainder is dropped), one BertAdam step per batch; validation
-// (ValMetric on ValSplit) at every record, the model of the best one kept and restored at the end,
+// (retrieval.ValMetric, text→video SumR R@1 + R@5 + R@10 of the model's own scores, on ValSplit; the
+// official code selects the best test R@1, docs/official-code.md §4.4, but here the validation split is never the test
+// split) at every record, the model of the best one kept and restored at the end,
 // Config.Patience validations without improvement stop early; the NaN guard; with
 // TrainOptions.Dir, atomic checkpoints and exact resume. Create it with Model.NewTrainer.
 type Trainer struct {
@@ -255,10 +253,12 @@ func (m *Model) NewTrainer(d *Dataset, opts TrainOptions) (*Trainer, error) {
 		Terms: stepTerms,
 	}
 	loopCfg := train.Config{Epochs: cfg.Epochs, Steps: opts.Steps, Seed: int64(opts.Seed), EvalEvery: opts.Every,
-		Patience: cfg.Patience, Dir: opts.Dir, Quiet: opts.Quiet, Log: opts.Log,
-		Label: fmt.Sprintf("GARE on %s, seed %d", d.Name, opts.Seed)}
+		Patience: cfg.Patience, Dir: opts.Dir, Quiet: opts.Quiet, Log: opts.Log, Label: opts.Label}
+	if loopCfg.Label == "" {
+		loopCfg.Label = fmt.Sprintf("GARE on %s, seed %d", d.Name, opts.Seed)
+	}
 	if t.ValSplit != nil {
-		task.Validate, loopCfg.Metric = t.validate, ValMetric
+		task.Validate, loopCfg.Metric = t.validate, retrieval.ValMetric
 	}
 	if opts.OnStep != nil && opts.Every > 0 {
 		task.Annotate = func(r *train.Record) (any, error) { return nil, opts.OnStep(r.Step) }
@@ -295,7 +295,8 @@ func (t *Trainer) trainStep(idx []int) ([]float64, error) {
 	return []float64{st.Total, st.Info, st.IB, st.Norm, st.Dir}, nil
 }
 
-// validate is the loop's Validate: the model's own scores on the validation split, ranked both ways.
+// validate is the loop's Validate: the model's own scores on the validation split, ranked both ways
+// (retrieval.Values).
 func (t *Trainer) validate() (map[string]float64, error) {
 	var err error
 	if t.scorer == nil {
@@ -314,7 +315,7 @@ func (t *Trainer) validate() (map[string]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gare: validation on %q: %w", t.ValSplit.Name, err)
 	}
-	return map[string]float64{ValMetric: res.T2V.SumR, "t2v_r1": res.T2V.R(1), "v2t_sumr": res.V2T.SumR}, nil
+	return retrieval.Values(res.Report), nil
 }
 
 // Train fits the model on a paired dataset (Model.NewTrainer, then Trainer.Train) and returns the

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/gomlx/ml/model"
 )
@@ -113,7 +114,7 @@ func TestValidationNeverSeesTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.T2V.SumR != res.Best.Val[ValMetric] || rep.V2T.SumR != res.Best.Val["v2t_sumr"] {
+	if rep.T2V.SumR != res.Best.Val[retrieval.ValMetric] || rep.V2T.SumR != res.Best.Val["v2t_sumr"] {
 		t.Fatalf("the final model's validation SumR %v / %v, the best record's %v", rep.T2V.SumR, rep.V2T.SumR, res.Best.Val)
 	}
 	t.Logf("best validation at step %d of %d: %v", res.Best.Step, res.Steps, res.Best.Val)

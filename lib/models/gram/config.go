@@ -133,7 +133,7 @@ type Config struct {
 	Seed              int64
 
 	// ValFraction is the fraction of the train split carved out as the validation split that
-	// selects the model (the best validation T→V+A SumR, ValMetric) when the Dataset has no Val
+	// selects the model (the best validation T→V+A SumR, retrieval.ValMetric) when the Dataset has no Val
 	// split (CarveValidation; a deviation: the official code has none). 0 without a Dataset.Val
 	// trains without validation and keeps the last epoch's model, as the official code does.
 	ValFraction float64

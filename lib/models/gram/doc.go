@@ -43,7 +43,7 @@
 // Model selection (a deviation: GRAM's code has no validation split and reports its last
 // checkpoint): the Dataset's Val split, or Config.ValFraction (10 %) of the train split carved out
 // by a fixed permutation (CarveValidation), is evaluated after every epoch with the model's own
-// score; the epoch of the best T→V+A SumR (ValMetric) is the model Train leaves in the store (and
+// score; the epoch of the best T→V+A SumR (retrieval.ValMetric) is the model Train leaves in the store (and
 // in best/ of the checkpoint directory), and Config.Patience stops training early. The test split
 // is only evaluated — as the final result, or as a learning curve with Config.EvalEvery — never
 // selected on.

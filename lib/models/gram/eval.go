@@ -171,6 +171,12 @@ type Evaluation struct {
 	T2V, V2T   retrieval.Metrics
 }
 
+// Report is the evaluation as lib/retrieval reports it (both directions).
+func (e Evaluation) Report() retrieval.Report {
+	v2t := e.V2T
+	return retrieval.Report{T2V: e.T2V, V2T: &v2t}
+}
+
 // Evaluate scores the embeddings with s and ranks both directions through lib/retrieval, with the
 // embeddings' relevance (instance-level when nil).
 func Evaluate(backend compute.Backend, emb *Embeddings, s Score) (Evaluation, error) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
@@ -63,9 +64,6 @@ type Trainer struct {
 	lastVal *Evaluation // the latest validation, for the record that follows it
 }
 
-// ValMetric is the validation metric that selects GRAM models: T→V+A SumR (R@1 + R@5 + R@10).
-const ValMetric = "t2v_sumr"
-
 // NewTrainer validates cfg and the data, carves the validation split, builds the model's store
 // (initialised from cfg.Seed), the compiled training step and the loop, which loads the latest
 // checkpoint of cfg.CheckpointDir if there is one.
@@ -89,20 +87,8 @@ func NewTrainer(backend compute.Backend, data *Dataset, cfg Config) (*Trainer, e
 	if err := t.Store.SetRNGStateFromSeed(cfg.Seed); err != nil {
 		return nil, err
 	}
-	opt := train.AdamW(cfg.LearningRate, cfg.Epochs*t.StepsPerEpoch())
-	opt.WeightDecay = cfg.WeightDecay
-	opt.Schedule = train.WarmupLinear{Warmup: cfg.Warmup}
-	opt.NoDecay = func(path string) bool { return path == AlphaPath || train.DefaultNoDecay(path) }
-	if m := cfg.AlphaLRMultiplier; m > 0 && m != 1 {
-		opt.LRMultiplier = func(path string) float64 {
-			if path == AlphaPath {
-				return m
-			}
-			return 1
-		}
-	}
 	var err error
-	t.step, err = train.NewStep(backend, t.Store, ProjectAlpha(opt), func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
+	t.step, err = train.NewStep(backend, t.Store, Optimizer(cfg, cfg.Epochs*t.StepsPerEpoch()), func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
 		return TrainingLoss(scope, cfg, inputs)
 	})
 	if err != nil {
@@ -119,7 +105,7 @@ func NewTrainer(backend compute.Backend, data *Dataset, cfg Config) (*Trainer, e
 		task.Validate = t.validate
 	}
 	t.loop, err = train.NewLoop(task, train.Config{
-		Epochs: cfg.Epochs, Seed: cfg.Seed, Metric: ValMetric, Patience: cfg.Patience,
+		Epochs: cfg.Epochs, Seed: cfg.Seed, Metric: retrieval.ValMetric, Patience: cfg.Patience,
 		Dir: cfg.CheckpointDir, Keep: cfg.CheckpointKeep,
 		Label: fmt.Sprintf("%s on %s, seed %d", cfg.Name(), data.Name, cfg.Seed), Quiet: cfg.Quiet,
 	})
@@ -127,6 +113,26 @@ func NewTrainer(backend compute.Backend, data *Dataset, cfg Config) (*Trainer, e
 		return nil, err
 	}
 	return t, t.readHistory()
+}
+
+// Optimizer is the training recipe's optimizer over totalSteps steps, the one NewTrainer trains
+// with: AdamW (lr cfg.LearningRate, weight decay cfg.WeightDecay except biases, normalisation
+// parameters and α), warmup_linear with warm-up cfg.Warmup, α's learning rate multiplied by
+// cfg.AlphaLRMultiplier, and α projected back to [0, 1] after every update (ProjectAlpha).
+func Optimizer(cfg Config, totalSteps int) optimizer.Interface {
+	opt := train.AdamW(cfg.LearningRate, totalSteps)
+	opt.WeightDecay = cfg.WeightDecay
+	opt.Schedule = train.WarmupLinear{Warmup: cfg.Warmup}
+	opt.NoDecay = func(path string) bool { return path == AlphaPath || train.DefaultNoDecay(path) }
+	if m := cfg.AlphaLRMultiplier; m > 0 && m != 1 {
+		opt.LRMultiplier = func(path string) float64 {
+			if path == AlphaPath {
+				return m
+			}
+			return 1
+		}
+	}
+	return ProjectAlpha(opt)
 }
 
 // StepsPerEpoch is the number of full batches of the train split (the last partial batch is
@@ -142,11 +148,17 @@ func (t *Trainer) GlobalStep() int64 { return int64(t.loop.Step()) }
 // Train runs the remaining epochs up to Config.Epochs (or an early stop). With a validation split
 // the store then holds the model of the best validation epoch (Trainer.Best), else the last one.
 func (t *Trainer) Train() error {
-	_, err := t.loop.Run()
-	if err == nil {
-		err = t.readHistory()
-	}
+	_, err := t.run()
 	return err
+}
+
+// run is Train, returning the loop's result.
+func (t *Trainer) run() (*train.Result, error) {
+	res, err := t.loop.Run()
+	if err != nil {
+		return nil, err
+	}
+	return res, t.readHistory()
 }
 
 // RunEpoch trains one more epoch (an interrupted run, checkpointed, resumes from there) and returns
@@ -194,14 +206,15 @@ func (t *Trainer) trainStep(batch []int) ([]float64, error) {
 	return vals, nil
 }
 
-// validate is the loop's Validate: the model's own score on the validation split.
+// validate is the loop's Validate: the model's own score on the validation split, both directions
+// (retrieval.Values; T→V+A SumR = R@1 + R@5 + R@10, retrieval.ValMetric, selects).
 func (t *Trainer) validate() (map[string]float64, error) {
 	ev, err := t.Evaluate(t.ValSplit)
 	if err != nil {
 		return nil, err
 	}
 	t.lastVal = &ev
-	return map[string]float64{ValMetric: ev.T2V.SumR, "t2v_r1": ev.T2V.R(1), "v2t_sumr": ev.V2T.SumR}, nil
+	return retrieval.Values(ev.Report()), nil
 }
 
 // annotate is the loop's Annotate: an epoch's record becomes an EpochStats (τ, α and its trajectory,

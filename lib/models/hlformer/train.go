@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"time"
 
@@ -62,9 +61,11 @@ type TrainConfig struct {
 	// train.BestDir))), history.json; a Trainer on a directory that holds a checkpoint resumes from
 	// it, and a finished run is not trained further.
 	CheckpointDir string
-	// Log receives one line per epoch (nil: silent). Progress shows the loop's progress bar.
+	// Log receives one line per epoch (nil: silent). Progress shows the loop's progress bar, named
+	// Label ("": "HLFormer on <split>, seed <seed>").
 	Log      io.Writer
 	Progress bool
+	Label    string
 }
 
 // CharadesTraining is the official Charades-STA schedule (docs/official-code.md §3.5): 100 epochs of 128-video batches,
@@ -85,10 +86,6 @@ func NewStore(seed int64) (*model.Store, error) {
 	store := model.NewStore()
 	return store, store.SetRNGStateFromSeed(seed)
 }
-
-// ValMetric is the validation metric that selects HLFormer models (best epoch, early stopping):
-// text→video SumR = R@1 + R@5 + R@10 + R@100 on the validation split, as the code's best-model rule.
-const ValMetric = "SumR"
 
 // StepTerms names a training step's values for lib/train's loop: the loss, then LossTermNames[1:].
 var StepTerms = append([]string{"loss"}, LossTermNames[1:]...)
@@ -147,7 +144,8 @@ func NewTask(step Step, store *model.Store, c Config, tc TrainConfig, trainSplit
 
 // Trainer trains an HLFormer model on lib/train's loop with the code's recipe: BertAdam (no bias
 // correction, per-tensor clipping at 1, warmup_linear 1 % or TrainConfig.Schedule) over the batches of
-// NewTask; after every epoch the validation split is evaluated (ValMetric through lib/retrieval), the
+// NewTask; after every epoch the validation split is evaluated (retrieval.Values; text→video SumR =
+// R@1 + R@5 + R@10 + R@100, retrieval.ValMetric, selects, as the code's best-model rule), the
 // model of the best one is kept (and restored at the end), TrainConfig.Patience epochs without a better
 // one stop early; the NaN guard; with TrainConfig.CheckpointDir, atomic checkpoints and exact resume.
 // The test split is never seen. Create it with NewTrainer.
@@ -182,25 +180,15 @@ func NewTrainer(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig
 	if tc.Epochs <= 0 || tc.BatchVideos <= 1 {
 		return nil, fmt.Errorf("hlformer: TrainConfig needs Epochs > 0 and BatchVideos > 1, got %d and %d", tc.Epochs, tc.BatchVideos)
 	}
-	// The number of full batches does not depend on the shuffle.
-	batches := len(PlanEpoch(trainSplit, tc.BatchVideos, tc.QueryBucket, rand.New(rand.NewPCG(0, 0))))
+	batches := BatchesPerEpoch(trainSplit, tc)
 	if batches == 0 {
 		return nil, fmt.Errorf("hlformer: split %q has fewer than %d videos with queries: no full batch", trainSplit.Name, tc.BatchVideos)
-	}
-	if tc.MaxBatches > 0 {
-		batches = min(batches, tc.MaxBatches)
 	}
 	store, err := NewStore(tc.Seed)
 	if err != nil {
 		return nil, err
 	}
-	opt := train.BertAdam(tc.LearningRate, tc.Epochs*batches)
-	if tc.Schedule != nil {
-		opt.Schedule = tc.Schedule
-	}
-	if !tc.ExemptNormGains {
-		opt.NoDecay = CodeNoDecay
-	}
+	opt := Optimizer(tc, tc.Epochs*batches)
 	chunk := tc.VideoChunk
 	if chunk == 0 {
 		chunk = DefaultVideoChunk
@@ -215,14 +203,43 @@ func NewTrainer(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig
 	task := NewTask(t.step, store, c, tc, trainSplit)
 	task.Step = t.timed(task.Step)
 	task.Validate = t.validate
+	label := tc.Label
+	if label == "" {
+		label = fmt.Sprintf("HLFormer on %s, seed %d", trainSplit.Name, tc.Seed)
+	}
 	t.loop, err = train.NewLoop(task, train.Config{
-		Epochs: tc.Epochs, Seed: tc.Seed, Metric: ValMetric, Patience: tc.Patience, Dir: tc.CheckpointDir,
-		Label: fmt.Sprintf("HLFormer on %s, seed %d", trainSplit.Name, tc.Seed), Quiet: !tc.Progress, Log: tc.Log,
+		Epochs: tc.Epochs, Seed: tc.Seed, Metric: retrieval.ValMetric, Patience: tc.Patience, Dir: tc.CheckpointDir,
+		Label: label, Quiet: !tc.Progress, Log: tc.Log,
 	})
 	if err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// Optimizer is the code's optimizer over totalSteps steps of tc, the one NewTrainer trains with:
+// BertAdam (lr tc.LearningRate, no bias correction, per-tensor clipping at 1, weight decay 0.01)
+// with the code's weight-decay grouping CodeNoDecay (train.DefaultNoDecay with tc.ExemptNormGains)
+// and warmup_linear over 1 % of the steps (tc.Schedule when set).
+func Optimizer(tc TrainConfig, totalSteps int) *train.Adam {
+	opt := train.BertAdam(tc.LearningRate, totalSteps)
+	if tc.Schedule != nil {
+		opt.Schedule = tc.Schedule
+	}
+	if !tc.ExemptNormGains {
+		opt.NoDecay = CodeNoDecay
+	}
+	return opt
+}
+
+// BatchesPerEpoch is the number of batches of an epoch of tc on trainSplit: the full batches of
+// PlanEpoch (a number that does not depend on the shuffle), at most tc.MaxBatches.
+func BatchesPerEpoch(trainSplit *prvr.Split, tc TrainConfig) int {
+	batches := len(PlanEpoch(trainSplit, tc.BatchVideos, tc.QueryBucket, rand.New(rand.NewPCG(0, 0))))
+	if tc.MaxBatches > 0 {
+		batches = min(batches, tc.MaxBatches)
+	}
+	return batches
 }
 
 // timed wraps a step to measure its wall time (the first step of the process compiles: not counted).
@@ -238,33 +255,21 @@ func (t *Trainer) timed(step func(TrainBatch) ([]float64, error)) func(TrainBatc
 	}
 }
 
-// validate is the loop's Validate: the model's text→video metrics on the validation split.
+// validate is the loop's Validate: the model's text→video metrics on the validation split
+// (retrieval.Values).
 func (t *Trainer) validate() (map[string]float64, error) {
 	res, _, err := t.eval.EvaluateStream(t.ValSplit)
 	if err != nil {
 		return nil, fmt.Errorf("hlformer: validation on %q: %w", t.ValSplit.Name, err)
 	}
-	return metricValues(res.T2V), nil
+	return retrieval.Values(res.Report), nil
 }
 
-// metricValues are m's values as a record of the loop holds them: "R@K" per cut-off, "MdR", "MnR",
-// "SumR" (retrieval.Metrics' JSON names), "queries" and "tied".
-func metricValues(m retrieval.Metrics) map[string]float64 {
-	v := map[string]float64{"MdR": m.MdR, "MnR": m.MnR, "SumR": m.SumR, "queries": float64(m.Queries), "tied": float64(m.Tied)}
-	for i, k := range m.Ks {
-		v["R@"+strconv.Itoa(k)] = m.Recall[i]
-	}
-	return v
-}
-
-// metricsOf is the inverse of metricValues for the PRVR cut-offs.
-func metricsOf(v map[string]float64) retrieval.Metrics {
-	m := retrieval.Metrics{MdR: v["MdR"], MnR: v["MnR"], SumR: v["SumR"], Queries: int(v["queries"]), Tied: int(v["tied"])}
-	for _, k := range retrieval.PRVRKs {
-		if r, ok := v["R@"+strconv.Itoa(k)]; ok {
-			m.Ks, m.Recall = append(m.Ks, k), append(m.Recall, r)
-		}
-	}
+// valMetrics reads a record's validation metrics back (retrieval.FromValues), with the number of
+// queries of the validation split.
+func (t *Trainer) valMetrics(v map[string]float64) retrieval.Metrics {
+	m := retrieval.FromValues(v, retrieval.T2V)
+	m.Queries = t.ValSplit.NumQueries()
 	return m
 }
 
@@ -310,12 +315,12 @@ func (t *Trainer) RunEpochs(n int) (*Result, error) {
 			terms[i+1] = r.Terms[name]
 		}
 		d := time.Duration(r.Seconds * float64(time.Second))
-		res.History = append(res.History, EpochStats{Epoch: r.Epoch - 1, Loss: terms, Val: metricsOf(r.Val), Best: r.Best,
+		res.History = append(res.History, EpochStats{Epoch: r.Epoch - 1, Loss: terms, Val: t.valMetrics(r.Val), Best: r.Best,
 			Hard: r.Epoch-1 >= t.Config.HardNegativeStart, Duration: d})
 		res.Elapsed += d
 	}
 	if lr.Best != nil {
-		res.Best, res.BestEpoch = metricsOf(lr.Best.Val), lr.Best.Epoch-1
+		res.Best, res.BestEpoch = t.valMetrics(lr.Best.Val), lr.Best.Epoch-1
 	}
 	if t.steps > 1 {
 		res.StepTime = t.stepTime / time.Duration(t.steps-1)

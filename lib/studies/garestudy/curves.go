@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -28,13 +28,13 @@ type curveValue struct {
 var (
 	trainLoss = curveValue{"train loss (mean over the epoch's steps)", func(r train.Record) (float64, bool) { return r.Loss, true }}
 	valSumR   = curveValue{"validation t2v SumR (R@1 + R@5 + R@10)", func(r train.Record) (float64, bool) {
-		v, ok := r.Val[gare.ValMetric]
+		v, ok := r.Val[retrieval.ValMetric]
 		return v, ok
 	}}
 )
 
 // LearningCurves are the learning-curve figures of the runs (issue 19): per epoch, the mean train
-// loss (loss) and the validation SumR (val, gare.ValMetric on the split carved from train) of stage 1
+// loss (loss) and the validation SumR (val, retrieval.ValMetric on the split carved from train) of stage 1
 // (one curve, Stage1Curve, dashed: every variant of a seed starts from the same stage-1 model) at
 // epochs 1…P and of every variant's stage 2 at P+1…P+E; each point is the mean over the seeds with
 // an error bar of ± one standard error (std/√n). title names the table.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/geoalign/geoalign/lib/models/gare"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
 )
 
@@ -15,7 +15,7 @@ import (
 // early counts only at the epochs it has; the offset shifts stage 2 after stage 1.
 func TestMeanCurveIsMeanAndStandardError(t *testing.T) {
 	rec := func(epoch int, sumr float64) train.Record {
-		return train.Record{Epoch: epoch, Loss: 10 - sumr/10, Val: map[string]float64{gare.ValMetric: sumr}}
+		return train.Record{Epoch: epoch, Loss: 10 - sumr/10, Val: map[string]float64{retrieval.ValMetric: sumr}}
 	}
 	curves := [][]train.Record{
 		{rec(1, 100), rec(2, 120), rec(3, 125)},

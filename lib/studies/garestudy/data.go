@@ -130,11 +130,11 @@ func saveGob(path string, v any) error {
 }
 
 // DefaultWorkDir is the disk cache of datasets, runs and models of a scale:
-// $GEOALIGN_RUN_CACHE/gare-<scale> when GEOALIGN_RUN_CACHE is set (the run-cache root `make figures`,
+// <runcache.Root>/gare-<scale> when GEOALIGN_RUN_CACHE is set (the run-cache root `make figures`,
 // the other studies and kernel/nb.RunCache share; notebook 12 reads its runs through this function),
 // else build/gare-<scale> under the repository root (git-ignored).
 func DefaultWorkDir(scale string) string {
-	if d := os.Getenv("GEOALIGN_RUN_CACHE"); d != "" {
+	if d := runcache.Root(""); d != "" {
 		return filepath.Join(d, "gare-"+scale)
 	}
 	return filepath.Join(repoRoot(), "build", "gare-"+scale)

@@ -33,7 +33,7 @@ import (
 // Both stages select on the validation split: Base.ValFraction (10 %) of the training pairs, carved
 // out by data.CarveValidation (a fixed permutation, so the two stages hold out the same pairs and
 // stage 1 never trains on stage 2's validation pairs). After every epoch the loop evaluates
-// text→video SumR on it (gare.ValMetric) and keeps the best epoch's model, which is what stage 2
+// text→video SumR on it (retrieval.ValMetric) and keeps the best epoch's model, which is what stage 2
 // starts from and what Run evaluates, once, on the test split (the official code instead keeps the
 // checkpoint with the best test R@1, docs/official-code.md §4.4; the tables' notes say so). Every Result carries
 // both stages' learning curves (train loss and validation metrics per epoch, lib/train's records).

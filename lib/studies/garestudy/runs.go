@@ -23,7 +23,7 @@ type Variant struct {
 
 // Result is one training + evaluation run: the test metrics of stage 2's best validation epoch and
 // the learning curves of both stages (lib/train's records, one per epoch: mean train loss terms and
-// the validation metrics, Best marking the epochs that improved gare.ValMetric).
+// the validation metrics, Best marking the epochs that improved retrieval.ValMetric).
 type Result struct {
 	Seed                 uint64
 	Report               retrieval.Report

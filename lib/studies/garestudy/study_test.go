@@ -101,7 +101,7 @@ func TestSyntheticSplitHasOneTestPairPerConcept(t *testing.T) {
 // closed form (1 + 5 + 10)·100/n (one relevant video: P(rank ≤ k) = k/n).
 func TestLongerTrainingValues(t *testing.T) {
 	rec := func(best bool, sumr float64) train.Record {
-		return train.Record{Val: map[string]float64{gare.ValMetric: sumr}, Best: best}
+		return train.Record{Val: map[string]float64{retrieval.ValMetric: sumr}, Best: best}
 	}
 	curve := []train.Record{rec(true, 100), rec(true, 150), {Loss: 1}, rec(false, 149), rec(true, 151), rec(false, 140)}
 	if got := keptValidation(curve); got != 151 {

@@ -93,7 +93,7 @@ const TrainingNote = "Training step: the single-graph step (garestudy.StudyStep 
 func SelectionNote(cfg gare.Config) string {
 	return fmt.Sprintf("Model selection on the validation split, never the test split: %g %% of the training pairs (Config.ValFraction), "+
 		"carved out by data.CarveValidation (a fixed permutation, the same pairs in both stages) and not trained on; after every epoch "+
-		"the loop evaluates text→video SumR on it (gare.ValMetric) and keeps the best epoch's model: stage 2 starts from stage 1's best, "+
+		"the loop evaluates text→video SumR on it (retrieval.ValMetric) and keeps the best epoch's model: stage 2 starts from stage 1's best, "+
 		"and the test split is evaluated once, on stage 2's best (deviation: the official code evaluates on the test set every 150 steps "+
 		"and keeps the best test R@1, spec §4.4).", 100*cfg.ValFraction)
 }

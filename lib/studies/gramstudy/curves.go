@@ -29,7 +29,7 @@ func stages(r *Run) []gram.EpochStats {
 }
 
 // TrainingCurves is the learning-curve figure beside a table: one row per data set with two
-// panels — the validation T→data SumR (the metric that selects the model, gram.ValMetric, on the
+// panels — the validation T→data SumR (the metric that selects the model, retrieval.ValMetric, on the
 // validation split carved from train) and the mean training loss of each epoch — one line per
 // group, the mean over its seeds with a band of ± one standard error. A warm-started variant's
 // curve runs through both stages (its loss and its score change at the switch). Groups without a

@@ -2,10 +2,10 @@ package gramstudy
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/runcache"
 
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/report"
@@ -21,14 +21,15 @@ func init() {
 
 // studyOptions maps the reproduction options to the studies'. The run cache (lib/runcache:
 // finished runs with the same data, configuration, seed and model code are reloaded instead of
-// retrained, an interrupted one resumes from its last epoch) is GEOALIGN_RUN_CACHE when set, else
+// retrained, an interrupted one resumes from its last epoch) is runcache.Root: GEOALIGN_RUN_CACHE when set, else
 // build/runs for the full configuration — the root the notebooks use (kernel/nb.RunCache) — and
 // none for CI.
 func studyOptions(opts reproduce.Options) Options {
-	cache := os.Getenv("GEOALIGN_RUN_CACHE")
-	if cache == "" && opts.Full {
-		cache = filepath.Join("build", "runs")
+	fallback := ""
+	if opts.Full {
+		fallback = filepath.Join("build", "runs")
 	}
+	cache := runcache.Root(fallback)
 	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: cache}
 }
 

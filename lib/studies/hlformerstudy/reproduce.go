@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/runcache"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
@@ -116,10 +117,10 @@ func hlformerTable1(opts reproduce.Options) ([]*report.Table, error) {
 }
 
 // RunCacheDir is where the studies (and the cross-paper grid) checkpoint every run, so that an interrupted full run resumes:
-// $GEOALIGN_RUN_CACHE/hlformer if set, else build/runs/hlformer for the full configuration (none for
+// <runcache.Root>/hlformer when GEOALIGN_RUN_CACHE is set, else build/runs/hlformer for the full configuration (none for
 // CI) — the directory notebook 13 uses (kernel/nb.RunCache), so either reuses the other's runs.
 func RunCacheDir(opts reproduce.Options) string {
-	if d := os.Getenv("GEOALIGN_RUN_CACHE"); d != "" {
+	if d := runcache.Root(""); d != "" {
 		return filepath.Join(d, "hlformer")
 	}
 	if opts.Full {

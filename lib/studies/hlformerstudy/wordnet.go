@@ -9,6 +9,7 @@ import (
 	"github.com/geoalign/geoalign/lib/hierarchy/wordnetbench"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/runcache"
 	"github.com/gomlx/compute"
 )
 
@@ -128,7 +129,7 @@ func wordnetConeEvidence(be compute.Backend, opts reproduce.Options, out, suffix
 	sc, dir := ConeCIScale, ""
 	if opts.Full {
 		sc, dir = ConeFullScale, filepath.Join("build", "wordnet", "checkpoints")
-		if d := os.Getenv("GEOALIGN_RUN_CACHE"); d != "" {
+		if d := runcache.Root(""); d != "" {
 			dir = filepath.Join(d, "wordnet")
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/studies/garestudy"
 	"github.com/geoalign/geoalign/lib/train"
 	"gonum.org/v1/plot"
@@ -119,7 +120,7 @@ func run(cache, work, out, variant string, preEpochs, epochs int, preLR, lr floa
 		curve []train.Record
 	}{{"stage 1", r.Stage1}, {"stage 2", r.Stage2}} {
 		for _, rec := range st.curve {
-			fmt.Fprintf(os.Stderr, "%s epoch %d: loss %.4f, val SumR %.2f%s (%.1f s)\n", st.name, rec.Epoch, rec.Loss, rec.Val[gare.ValMetric],
+			fmt.Fprintf(os.Stderr, "%s epoch %d: loss %.4f, val SumR %.2f%s (%.1f s)\n", st.name, rec.Epoch, rec.Loss, rec.Val[retrieval.ValMetric],
 				map[bool]string{true: " (best)"}[rec.Best], rec.Seconds)
 		}
 	}
@@ -162,6 +163,8 @@ func render(base string, files []string) error {
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
+		upgradeKeys(r.Stage1)
+		upgradeKeys(r.Stage2)
 		b1, b2 := best(r.Stage1), best(r.Stage2)
 		if b1 == nil || b2 == nil {
 			return fmt.Errorf("%s: a stage without validation records", path)
@@ -172,9 +175,9 @@ func render(base string, files []string) error {
 			load = strings.Fields(load[i+len("load average "):])[0]
 		}
 		t.AddRow(r.Variant, fmt.Sprintf("%d @ %g", r.PretrainEpochs, r.PretrainLR), fmt.Sprintf("%d of %d", b1.Epoch, len(r.Stage1)),
-			fmt.Sprintf("%.1f", b1.Val[gare.ValMetric]), fmt.Sprintf("%d @ %g", r.Epochs, r.LR), fmt.Sprintf("%d of %d", b2.Epoch, len(r.Stage2)),
-			fmt.Sprintf("%.1f", b2.Val[gare.ValMetric]), fmt.Sprintf("%.1f", b2.Val["t2v_r1"]),
-			fmt.Sprintf("%.1f → %.1f", first.Val[gare.ValMetric], last.Val[gare.ValMetric]),
+			fmt.Sprintf("%.1f", b1.Val[retrieval.ValMetric]), fmt.Sprintf("%d @ %g", r.Epochs, r.LR), fmt.Sprintf("%d of %d", b2.Epoch, len(r.Stage2)),
+			fmt.Sprintf("%.1f", b2.Val[retrieval.ValMetric]), fmt.Sprintf("%.1f", b2.Val["t2v_r1"]),
+			fmt.Sprintf("%.1f → %.1f", first.Val[retrieval.ValMetric], last.Val[retrieval.ValMetric]),
 			fmt.Sprintf("%.1f", perEpoch(r.Stage1)), fmt.Sprintf("%.1f", perEpoch(r.Stage2)), load)
 		runs = append(runs, r)
 	}
@@ -186,10 +189,10 @@ func render(base string, files []string) error {
 	for i, r := range runs {
 		var pts plotter.XYs
 		for _, rec := range r.Stage1 {
-			pts = append(pts, plotter.XY{X: float64(rec.Epoch), Y: rec.Val[gare.ValMetric]})
+			pts = append(pts, plotter.XY{X: float64(rec.Epoch), Y: rec.Val[retrieval.ValMetric]})
 		}
 		for _, rec := range r.Stage2 {
-			pts = append(pts, plotter.XY{X: float64(len(r.Stage1) + rec.Epoch), Y: rec.Val[gare.ValMetric]})
+			pts = append(pts, plotter.XY{X: float64(len(r.Stage1) + rec.Epoch), Y: rec.Val[retrieval.ValMetric]})
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
@@ -214,6 +217,24 @@ func (r Run) label() string {
 		l += " (" + r.Variant + ")"
 	}
 	return l
+}
+
+// legacyValMetric is the key of the validation SumR in GARE's records before every model recorded
+// retrieval.Values: the committed run files of figures/gare/tuning hold it.
+const legacyValMetric = "sumr"
+
+// upgradeKeys renames legacyValMetric to retrieval.ValMetric in the records of a run file written
+// before the rename, so that -render reads old and new run files alike.
+func upgradeKeys(curve []train.Record) {
+	for i := range curve {
+		val := curve[i].Val
+		if v, ok := val[legacyValMetric]; ok {
+			if _, ok := val[retrieval.ValMetric]; !ok {
+				val[retrieval.ValMetric] = v
+				delete(val, legacyValMetric)
+			}
+		}
+	}
 }
 
 // best is the record of the kept model (the last marked Best), nil if none.

@@ -1,6 +1,6 @@
 // Command gramcurves trains one GRAM / HyperGRAM variant of the gramstudy studies on one of their
 // data sets for a given number of epochs and one seed, and prints its learning curve: per epoch the
-// mean training loss, the validation T→data SumR (the metric that selects the model, gram.ValMetric)
+// mean training loss, the validation T→data SumR (the metric that selects the model, retrieval.ValMetric)
 // and R@1 on the validation split carved from train (gram.CarveValidation, ValFraction 0.1), α and the
 // seconds. The test split is never evaluated: this is the sweep that chooses Options.Epochs.
 //
