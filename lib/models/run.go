@@ -53,4 +53,8 @@ type Output struct {
 	Label string    // names the progress bar ("": the package's own label)
 	Quiet bool      // no progress bar
 	Log   io.Writer // one line per epoch (nil: none)
+	// Devices > 1 trains data-parallel over that many devices of the backend (train.Step.Distribute:
+	// XLA partitions the global batch's single-graph step; docs/xla.md §3). It changes where the
+	// arithmetic runs, not the run's numbers beyond the order of floating-point sums.
+	Devices int
 }

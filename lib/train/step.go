@@ -72,6 +72,17 @@ func (s *Step) Distribute(n int) error {
 	if err := s.exec.SetDefaultShardingSpec(replicated); err != nil {
 		return fmt.Errorf("train: replicating the variables over %d devices: %w", n, err)
 	}
+	// Variables created before this call replicate too. GoMLX v0.28.16 creates the store's RNG state
+	// variable without a back-pointer to its store, so a graph reading it (dropout, HLFormer's random
+	// triplet negatives) under AutoSharding dereferences nil in Variable.paramNode unless the
+	// variable already has its sharding spec.
+	for v := range s.store.IterVariables() {
+		if v.ShardingSpec() == nil {
+			if err := v.SetShardingSpec(replicated); err != nil {
+				return fmt.Errorf("train: replicating %s over %d devices: %w", v.Path(), n, err)
+			}
+		}
+	}
 	s.mesh = mesh
 	return nil
 }

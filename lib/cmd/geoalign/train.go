@@ -30,9 +30,10 @@ const gpuHelp = `Devices: the backend is chosen by GOMLX_BACKEND, never by the c
                                    not: XLA_FLAGS=--xla_gpu_cuda_data_dir=$VENV/.../site-packages/nvidia)
   options after a comma: xla:cuda,preallocate=false,memory_fraction=0.5,visible_devices=1
   GOMLX_NO_AUTO_INSTALL=1          never download a PJRT plugin (else GoMLX may fetch one)
-Training uses one device: GoMLX's data parallelism (ml/train DistributedDataset with
-distributed.AutoSharding, XLA only) runs ml/train.Trainer steps, and geoalign's training steps are
-model.Exec graphs of their own (chunked steps included), so they do not shard over devices.`
+  XLA's CPU plugin (make setup): GOMLX_BACKEND=xla:$PWD/build/pjrt/pjrt_c_api_cpu_plugin.so
+--devices N trains data-parallel on N devices (XLA only): the single-graph training step is
+partitioned by XLA over the batch axis, variables replicated, gradients all-reduced by XLA
+(docs/xla.md §3); the numbers are those of one device up to the order of sums.`
 
 func trainUsage(w io.Writer) {
 	fmt.Fprintf(w, `usage: geoalign train <model> [flags]     models: %s
@@ -58,7 +59,7 @@ type trainFlags struct {
 	data, root, collection, visual, text string
 	out, config                          string
 	printConfig, resume, quiet           bool
-	epochs                               int
+	epochs, devices                      int
 	seed                                 int64
 	set                                  map[string]bool
 }
@@ -98,6 +99,7 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&f.seed, "seed", 0, "random seed: initialisation, batches, dropout (overrides the configuration)")
 	fs.BoolVar(&f.resume, "resume", false, "continue RUNDIR from its last complete checkpoint (without it, an existing non-empty RUNDIR is an error)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar and no per-epoch lines")
+	fs.IntVar(&f.devices, "devices", 1, "train data-parallel on `N` devices of the backend (XLA: GOMLX_BACKEND=xla:…; the Go backend has 1)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s --out RUNDIR [flags]\n\n%s\n\n%s\n\nFlags:\n", name, kind.summary, kind.layout)
 		fs.PrintDefaults()
@@ -123,6 +125,13 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.out == "" {
 		return fail(exitUsage, "--out RUNDIR is required")
+	}
+	if f.devices < 1 {
+		return fail(exitUsage, "--devices %d: want ≥ 1", f.devices)
+	}
+	if have := backend.MustNew().NumDevices(); f.devices > have {
+		return fail(exitUsage, "--devices %d: backend %s has %d device(s) (several devices need XLA: GOMLX_BACKEND=xla:…, docs/xla.md §3)",
+			f.devices, backend.MustNew().Name(), have)
 	}
 	src, err := f.source(kind)
 	if err != nil {
@@ -175,7 +184,7 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	} else if err := createRun(f.out, kind.name, src, cfg, run.Notes()); err != nil {
 		return fail(exitFailure, "%v", err)
 	}
-	out := models.Output{Dir: f.out, Label: fmt.Sprintf("%s on %s", kind.name, src), Quiet: f.quiet || !isTerminal(stderr)}
+	out := models.Output{Dir: f.out, Label: fmt.Sprintf("%s on %s", kind.name, src), Quiet: f.quiet || !isTerminal(stderr), Devices: f.devices}
 	if !f.quiet {
 		out.Log = stderr
 	}

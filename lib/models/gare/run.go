@@ -94,7 +94,7 @@ func (r *Run) Train(out models.Output) (*train.Result, error) {
 		return nil, err
 	}
 	t, err := r.m.NewTrainer(r.pairs, TrainOptions{Seed: uint64(r.cfg.Training.Seed), TextChunk: r.cfg.Training.TextChunk, Val: val,
-		Dir: out.Dir, Label: out.Label, Quiet: out.Quiet, Log: out.Log})
+		Dir: out.Dir, Label: out.Label, Quiet: out.Quiet, Log: out.Log, Devices: out.Devices})
 	if err != nil {
 		return nil, err
 	}

@@ -86,6 +86,9 @@ type TrainOptions struct {
 	// the same gradient, another random stream for ψ's dropout). Models without Δ always use the
 	// single-graph step.
 	TextChunk int
+	// Devices > 1 trains data-parallel on that many devices (the single-graph step, distributed by
+	// train.Step.Distribute; TextChunk is then ignored). 0 or 1: one device.
+	Devices int
 	// Val is the validation split that selects the model (nil: Config.ValFraction of the training
 	// pairs carved out by train.CarveValidation, or no validation when it is 0). Never the test split.
 	Val *Dataset
@@ -243,8 +246,17 @@ func (m *Model) NewTrainer(d *Dataset, opts TrainOptions) (*Trainer, error) {
 		total = StepsFor(cfg, n)
 	}
 	var err error
-	if t.step, err = m.NewStep(total, opts.TextChunk); err != nil {
+	chunk := opts.TextChunk
+	if opts.Devices > 1 { // XLA partitions the single graph; the chunked step's blocks are host loops
+		chunk = SingleGraphStep
+	}
+	if t.step, err = m.NewStep(total, chunk); err != nil {
 		return nil, err
+	}
+	if opts.Devices > 1 {
+		if err := t.step.single.Distribute(opts.Devices); err != nil {
+			return nil, fmt.Errorf("gare: %w", err)
+		}
 	}
 	task := train.Task[[]int]{
 		Store: m.Store,

@@ -55,6 +55,9 @@ func (r *Run) Train(out models.Output) (*train.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := t.step.Distribute(out.Devices); err != nil {
+		return nil, fmt.Errorf("gram: %w", err)
+	}
 	r.trainer = t
 	return t.run()
 }

@@ -125,7 +125,7 @@ func (r *Run) Train(out models.Output) (*train.Result, error) {
 		return nil, err
 	}
 	tc := r.cfg.Training.TrainConfig()
-	tc.CheckpointDir, tc.Log, tc.Progress, tc.Label = out.Dir, out.Log, !out.Quiet, out.Label
+	tc.CheckpointDir, tc.Log, tc.Progress, tc.Label, tc.Devices = out.Dir, out.Log, !out.Quiet, out.Label, out.Devices
 	t, err := NewTrainer(r.backend, r.model, r.cfg.Loss, tc, tr, val)
 	if err != nil {
 		return nil, err

@@ -56,6 +56,9 @@ type TrainConfig struct {
 	// VideoChunk is the number of videos the training step encodes at once (NewStep): 0 means
 	// DefaultVideoChunk, SingleGraphStep the whole batch in one executable.
 	VideoChunk int
+	// Devices > 1 trains data-parallel on that many devices (the single-graph step, distributed by
+	// train.Step.Distribute; VideoChunk is then ignored). 0 or 1: one device.
+	Devices int
 	// CheckpointDir, if set, is the run directory of lib/train's loop: an atomic checkpoint after every
 	// epoch, the best validation's model in train.BestDir (train.LoadStore(filepath.Join(dir,
 	// train.BestDir))), history.json; a Trainer on a directory that holds a checkpoint resumes from
@@ -193,9 +196,17 @@ func NewTrainer(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig
 	if chunk == 0 {
 		chunk = DefaultVideoChunk
 	}
+	if tc.Devices > 1 { // XLA partitions the single graph; the chunked step's blocks are host loops
+		chunk = SingleGraphStep
+	}
 	t := &Trainer{Model: m, Store: store, TrainSplit: trainSplit, ValSplit: valSplit, Config: tc}
 	if t.step, err = NewStep(backend, m, store, opt, lc, chunk); err != nil {
 		return nil, err
+	}
+	if tc.Devices > 1 {
+		if err := t.step.(*train.Step).Distribute(tc.Devices); err != nil {
+			return nil, fmt.Errorf("hlformer: %w", err)
+		}
 	}
 	if t.eval, err = NewEvaluator(backend, m, store, tc.DType); err != nil {
 		return nil, err
