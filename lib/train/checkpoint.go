@@ -76,6 +76,15 @@ func OpenCheckpoints(store *model.Store, dir string) (c *Checkpoints, loaded boo
 	return c, loaded, nil
 }
 
+// Close removes the staging directory (empty between saves): a finished run keeps only its
+// checkpoints. Save must not be called after Close.
+func (c *Checkpoints) Close() error {
+	if err := os.RemoveAll(c.staging.Dir()); err != nil {
+		return fmt.Errorf("train: removing %s: %w", c.staging.Dir(), err)
+	}
+	return nil
+}
+
 // removeInterrupted deletes the .bin files without a .json in dir: a save killed between its two
 // renames (the .json never arrived, so the checkpoint never existed).
 func (c *Checkpoints) removeInterrupted(dir string) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/npy"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/rundir"
 	"github.com/geoalign/geoalign/lib/train"
 )
 
@@ -50,9 +51,24 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 	case *scoresPath != "" && !strings.HasSuffix(*scoresPath, ".npy"):
 		return fail(exitUsage, "--scores %s: the file name must end in .npy", *scoresPath)
 	}
+	if _, err := readSpec(*run); err != nil { // a run directory, before its lock is taken
+		return fail(exitUsage, "%v", err)
+	}
+	lock, err := rundir.Acquire(*run) // no training may change the run while it is evaluated
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	defer lock.Release()
 	spec, err := readSpec(*run)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
+	}
+	notes, err := checkRecord(*run, spec)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(stderr, "note:", n)
 	}
 	kind, ok := lookupModel(spec.Model)
 	if !ok {
@@ -151,7 +167,11 @@ func isDiagonal(gt []int, rows, cols int) bool {
 }
 
 // writeNpyAtomic writes a .npy file atomically (lib/atomicfile), its content built in memory.
+// The temporary files of an earlier write of path that was killed are removed first.
 func writeNpyAtomic[T npy.Element](path string, shape []int, data []T) error {
+	if err := atomicfile.RemoveTemps(filepath.Dir(path), filepath.Base(path)); err != nil {
+		return err
+	}
 	var b bytes.Buffer
 	if err := npy.Write(&b, shape, data); err != nil {
 		return err
