@@ -78,6 +78,9 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 	if err := decodeConfig(spec.Config, cfg, filepath.Join(*run, configFile)); err != nil {
 		return fail(exitUsage, "%v", err)
 	}
+	if err := validateKind(kind, cfg); err != nil {
+		return fail(exitUsage, "%s: %v", filepath.Join(*run, configFile), err)
+	}
 	if code, ok := checkBackend(stderr, "eval"); !ok {
 		return code
 	}

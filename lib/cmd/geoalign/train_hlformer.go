@@ -111,6 +111,9 @@ func (c *hlformerConfig) open(backend compute.Backend, src dataSource, training 
 		if err := r.loadTrainVal(); err != nil {
 			return nil, err
 		}
+		if err := r.checkSplits(); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.Model.Validate(); err != nil {
 		return nil, err
