@@ -185,6 +185,9 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	if *rf.Epochs < 1 {
 		return fail(exitUsage, "epochs = %d: need at least 1", *rf.Epochs)
 	}
+	if err := validateKind(kind, cfg); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 
 	if code, ok := checkBackend(stderr, fs.Name()); !ok {
 		return code
@@ -227,6 +230,18 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := writeCurves(filepath.Join(f.out, curvesFile), h); err != nil {
 		return fail(exitFailure, "%v", err)
+	}
+	// A run that never beat random ranking on validation ends with a warning (exit 0), which its
+	// config.json notes and history.json carry.
+	val, err := run.Evaluate("val", false)
+	if err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	if w := degenerateWarning(h, val); w != "" {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", name, w)
+		if err := recordWarning(f.out, w); err != nil {
+			return fail(exitFailure, "%v", err)
+		}
 	}
 	if best, ok := bestRecord(h); ok && !f.quiet {
 		fmt.Fprintf(stderr, "%s: %d epochs; best validation %s %.2f at epoch %d\nevaluate it: geoalign eval --run %s --json\n",
