@@ -54,7 +54,8 @@ type hlformerConfig struct {
 type hlformerTraining struct {
 	Epochs            int
 	BatchVideos       int     // videos per batch, each with all its captions
-	QueryBucket       int     // queries per batch rounded down to a multiple of this (hlformer.PlanEpoch)
+	QueryBucket       int     // queries per batch rounded down to a multiple of this (hlformer.Batching; 0: off)
+	DropPartialBatch  bool    // drop the last incomplete batch of every epoch (static shapes); the official code trains it
 	LearningRate      float64 // BertAdam, warmup_linear over 1 % of the steps
 	HardNegativeStart int     // first epoch (0-based) with hard triplet negatives
 	Patience          int     // early stop after this many epochs without a better validation SumR
@@ -127,12 +128,14 @@ func (c *hlformerConfig) open(backend compute.Backend, src dataSource, training 
 	}
 	if training {
 		tr := r.splits["train"]
-		// The number of full batches does not depend on the shuffle.
-		batches := len(hlformer.PlanEpoch(tr, t.BatchVideos, t.QueryBucket, rand.New(rand.NewPCG(0, 0))))
+		// The number of batches does not depend on the shuffle.
+		plans := r.batching().Plan(tr, rand.New(rand.NewPCG(0, 0)))
+		batches := len(plans)
 		if batches == 0 {
-			return nil, fmt.Errorf("%s: the training split has %d videos, fewer than one batch of Training.BatchVideos = %d",
+			return nil, fmt.Errorf("%s: the training split has %d videos, fewer than one batch of Training.BatchVideos = %d (Training.DropPartialBatch drops the smaller one)",
 				r.layout.CaptionFile("train"), tr.NumVideos(), t.BatchVideos)
 		}
+		r.notes = append(r.notes, batchingNotes(t, tr, plans)...)
 		chunk := t.VideoChunk
 		if chunk == 0 {
 			chunk = hlformer.DefaultVideoChunk
@@ -260,13 +263,13 @@ func sameCaptionIDs(a, b string) (bool, error) {
 func (r *hlformerRun) Store() *model.Store { return r.store }
 func (r *hlformerRun) Notes() []string     { return r.notes }
 
-// Train runs lib/train's loop on HLFormer's task (hlformer.NewTask): each epoch hlformer.PlanEpoch's
+// Train runs lib/train's loop on HLFormer's task (hlformer.NewTask): each epoch hlformer.Batching's
 // batches drawn from the loop's data-order generator, hard negatives from
 // Training.HardNegativeStart, as hlformer.Trainer schedules them.
 func (r *hlformerRun) Train(lc train.Config) error {
 	t := r.cfg.Training
 	task := hlformer.NewTask(r.step, r.store, r.cfg.Model, hlformer.TrainConfig{BatchVideos: t.BatchVideos, QueryBucket: t.QueryBucket,
-		HardNegativeStart: t.HardNegativeStart, DType: dtypes.Float32}, r.splits["train"])
+		PartialBatch: !t.DropPartialBatch, HardNegativeStart: t.HardNegativeStart, DType: dtypes.Float32}, r.splits["train"])
 	task.Validate = validation(r)
 	return runTask(task, lc)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/models/gare"
+	"github.com/geoalign/geoalign/lib/models/hlformer"
 )
 
 // validateKind checks what a model kind of `geoalign train` requires of its configuration beyond
@@ -56,7 +57,7 @@ func (r *hlformerRun) checkSplits() error {
 		return err
 	}
 	valFile := r.layout.CaptionFile("val")
-	if len(r.notes) > 0 { // carved from train: disjoint from it by construction
+	if len(r.notes) > 0 { // loadTrainVal's note: carved from train (disjoint from it by construction)
 		valFile = r.layout.CaptionFile("train")
 	}
 	if err := prvr.CheckDisjoint(val, test, valFile, r.layout.CaptionFile("test")); err != nil {
@@ -74,4 +75,46 @@ func placeholderWidths(widths ...*int) {
 			*w = 1
 		}
 	}
+}
+
+// batching is how the run cuts an epoch into batches (Training.BatchVideos, QueryBucket,
+// DropPartialBatch).
+func (r *hlformerRun) batching() hlformer.Batching {
+	t := r.cfg.Training
+	return hlformer.Batching{Videos: t.BatchVideos, QueryBucket: t.QueryBucket, DropPartial: t.DropPartialBatch}
+}
+
+// batchingNotes say how an epoch's batches (plans, one epoch's) differ from the split tr: a last
+// batch smaller than the others (the official code's DataLoader trains it), or the videos and
+// queries the static-shape options leave out of every epoch.
+func batchingNotes(t hlformerTraining, tr *prvr.Split, plans []hlformer.BatchPlan) []string {
+	perVideo := make([]int, tr.NumVideos())
+	for _, v := range tr.QueryVideo {
+		perVideo[v]++
+	}
+	videos, queries, batched := 0, 0, 0 // batched: the queries of the batched videos
+	for _, p := range plans {
+		videos, queries = videos+len(p.Videos), queries+len(p.Queries)
+		for _, v := range p.Videos {
+			batched += perVideo[v]
+		}
+	}
+	var notes []string
+	last := len(plans[len(plans)-1].Videos)
+	switch {
+	case !t.DropPartialBatch && len(plans) == 1 && last < t.BatchVideos:
+		notes = append(notes, fmt.Sprintf("the training split's %d videos make one batch, smaller than Training.BatchVideos = %d: trained as the official code's DataLoader does (drop_last=False)",
+			last, t.BatchVideos))
+	case !t.DropPartialBatch && last < t.BatchVideos:
+		notes = append(notes, fmt.Sprintf("the last batch of every epoch has %d of Training.BatchVideos = %d videos and is trained, as the official code's DataLoader does (drop_last=False)",
+			last, t.BatchVideos))
+	case t.DropPartialBatch && videos < tr.NumVideos():
+		notes = append(notes, fmt.Sprintf("deviation from the official code (static shapes, Training.DropPartialBatch): %d of the %d training videos sit out every epoch (the last, incomplete batch of the shuffle is dropped)",
+			tr.NumVideos()-videos, tr.NumVideos()))
+	}
+	if t.QueryBucket > 0 && queries < batched {
+		notes = append(notes, fmt.Sprintf("deviation from the official code (static shapes, Training.QueryBucket = %d): each batch's queries are rounded down to a multiple of %d, so about %d of the %d training queries of the batched videos sit out an epoch (random ones, drawn again every epoch)",
+			t.QueryBucket, t.QueryBucket, batched-queries, tr.NumQueries()))
+	}
+	return notes
 }
