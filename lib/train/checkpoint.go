@@ -29,7 +29,8 @@ import (
 
 const (
 	// StagingDir is the subdirectory of a checkpoint directory where a checkpoint is written before it
-	// is renamed into place. Whatever it holds when a directory is opened is an interrupted save.
+	// is renamed into place. Whatever it holds when a directory is opened is an interrupted save; a
+	// run that ends removes it (Checkpoints.Close).
 	StagingDir = ".staging"
 	// BestDir is the subdirectory of a run directory holding the checkpoint of the best validation
 	// (the model that evaluation loads; LoadStore(filepath.Join(dir, BestDir))).

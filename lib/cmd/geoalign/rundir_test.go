@@ -83,10 +83,16 @@ func TestResumeSameCommandLine(t *testing.T) {
 	for _, suffix := range []string{".json", ".bin"} {
 		os.Remove(strings.TrimSuffix(cps[len(cps)-1], ".json") + suffix)
 	}
+	mine := filepath.Join(run, ".notes.tmpl") // a researcher's file that looks temporary
+	os.WriteFile(mine, []byte("mine"), 0o644)
 	code, _, errOut := call(trainMain, append(args, "--out", run, "--resume")...)
 	if code != 0 {
 		t.Fatalf("the same command line with --resume: exit %d: %s", code, errOut)
 	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "mine" {
+		t.Errorf("--resume removed or changed %s: %v", mine, err)
+	}
+	os.Remove(mine)
 	if h := history(t, run); len(h) != 2 {
 		t.Errorf("resumed run has %d epochs, want 2", len(h))
 	}
