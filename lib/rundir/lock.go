@@ -1,11 +1,14 @@
 package rundir
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/gofrs/flock"
@@ -60,6 +63,12 @@ func Acquire(dir string) (*Lock, error) {
 		return nil, fmt.Errorf("rundir: %w", err)
 	}
 	return &Lock{fl: fl, dir: dir}, nil
+}
+
+// IsReadOnly reports whether Acquire failed because the directory cannot be written (permission
+// denied, a read-only file system): a run evaluated where it was published, say.
+func IsReadOnly(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }
 
 // Release gives the lock back.

@@ -55,10 +55,14 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "%v", err)
 	}
 	lock, err := rundir.Acquire(*run) // no training may change the run while it is evaluated
-	if err != nil {
+	switch {
+	case rundir.IsReadOnly(err): // a published run: nothing of this process can change it
+		fmt.Fprintf(stderr, "note: %s cannot be locked (%v): evaluated without its lock\n", *run, err)
+	case err != nil:
 		return fail(exitUsage, "%v", err)
+	default:
+		defer lock.Release()
 	}
-	defer lock.Release()
 	spec, err := readSpec(*run)
 	if err != nil {
 		return fail(exitUsage, "%v", err)

@@ -61,6 +61,7 @@ type trainFlags struct {
 	data, root, collection, visual, text string
 	out, config                          string
 	printConfig, resume, quiet           bool
+	notes                                []string // what resuming had to say (printed unless quiet)
 	epochs                               int
 	seed                                 int64
 	set                                  map[string]bool
@@ -177,7 +178,7 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(exitUsage, "%v", err)
 		}
-		for _, n := range notes {
+		for _, n := range append(f.notes, notes...) {
 			fmt.Fprintln(stderr, "note:", n)
 		}
 	}
@@ -305,6 +306,10 @@ func (f *trainFlags) resumeSpec(kind modelKind, cfg modelConfig, src dataSource)
 	again := kind.defaults()
 	if err := decodeConfig(spec.Config, again, path); err != nil {
 		return nil, err
+	}
+	if note := legacyDefaults(spec.Config, cfg); note != "" {
+		legacyDefaults(spec.Config, again)
+		f.notes = append(f.notes, note)
 	}
 	if f.config != "" {
 		if err := overlayConfigFile(again, f.config); err != nil {

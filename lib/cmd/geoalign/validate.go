@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/geoalign/geoalign/lib/data/prvr"
@@ -117,4 +118,24 @@ func batchingNotes(t hlformerTraining, tr *prvr.Split, plans []hlformer.BatchPla
 			t.QueryBucket, t.QueryBucket, batched-queries, tr.NumQueries()))
 	}
 	return notes
+}
+
+// legacyDefaults sets the fields a run's stored configuration raw predates to the values that run
+// trained with (a field added later decodes to its new default otherwise, and a resumed run would
+// not end as the uninterrupted one): HLFormer's Training.DropPartialBatch, true before it existed.
+// It returns a note saying so, or "".
+func legacyDefaults(raw []byte, cfg modelConfig) string {
+	c, ok := cfg.(*hlformerConfig)
+	if !ok {
+		return ""
+	}
+	var stored struct{ Training map[string]json.RawMessage }
+	if err := json.Unmarshal(raw, &stored); err != nil || stored.Training == nil {
+		return ""
+	}
+	if _, ok := stored.Training["DropPartialBatch"]; ok {
+		return ""
+	}
+	c.Training.DropPartialBatch = true
+	return "the run's configuration predates Training.DropPartialBatch: it keeps dropping the last partial batch of every epoch, as it was trained"
 }

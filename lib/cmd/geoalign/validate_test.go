@@ -110,3 +110,30 @@ func TestTrainIDsWithBOM(t *testing.T) {
 		t.Fatalf("ids.txt with a BOM: exit %d: %s", code, errOut)
 	}
 }
+
+// A run made before Training.DropPartialBatch existed dropped its partial batches: resumed, it
+// keeps doing so; a run that stores the field keeps its value; other models are untouched.
+func TestLegacyDefaults(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		want bool
+		note bool
+	}{
+		{`{"Training": {"Epochs": 3}}`, true, true},
+		{`{"Training": {"Epochs": 3, "DropPartialBatch": false}}`, false, false},
+		{`{"Training": {"DropPartialBatch": true}}`, true, false},
+	} {
+		cfg := hlformerDefaults()
+		if err := decodeConfig([]byte(c.raw), cfg, "config.json"); err != nil {
+			t.Fatal(err)
+		}
+		note := legacyDefaults([]byte(c.raw), cfg)
+		if cfg.Training.DropPartialBatch != c.want || (note != "") != c.note {
+			t.Errorf("%s: DropPartialBatch %v, note %q; want %v, a note: %v", c.raw, cfg.Training.DropPartialBatch, note, c.want, c.note)
+		}
+	}
+	g := gramKind.defaults()
+	if note := legacyDefaults([]byte(`{"Model": {}}`), g); note != "" {
+		t.Errorf("gram: note %q", note)
+	}
+}
