@@ -4,6 +4,7 @@ go 1.27.0
 
 require (
 	github.com/go-audio/wav v1.1.0
+	github.com/gofrs/flock v0.13.0
 	github.com/gomlx/compute v0.1.14
 	github.com/gomlx/gomlx v0.28.16
 	github.com/janpfeifer/gonb v0.11.5
@@ -21,7 +22,6 @@ require (
 	github.com/go-audio/audio v1.0.0 // indirect
 	github.com/go-audio/riff v1.0.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
-	github.com/gofrs/flock v0.13.0 // indirect
 	github.com/gofrs/uuid v4.4.0+incompatible // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/gomlx/compute-onnx v0.1.13 // indirect

@@ -2,11 +2,45 @@ package atomicfile
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
+
+// TempPrefix starts the name of every temporary file (TempPrefix + target name + "." + random
+// digits): a prefix of its own, so that no file of a user's can be taken for a leftover one.
+const TempPrefix = ".geoalign-tmp-"
+
+// IsTemp reports whether a file name is one of this package's temporary files.
+func IsTemp(name string) bool { return strings.HasPrefix(name, TempPrefix) }
+
+// RemoveTemps deletes the temporary files a killed write left in dir: those of target (a file
+// name in dir), or every one when target is "". A missing dir is not an error. Call it only where
+// no other process is writing target (e.g. under a lock).
+func RemoveTemps(dir, target string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("atomicfile: %w", err)
+	}
+	prefix := TempPrefix
+	if target != "" {
+		prefix += target + "."
+	}
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("atomicfile: removing a leftover temporary file: %w", err)
+			}
+		}
+	}
+	return nil
+}
 
 // Mode is the permission of the files Create and Write make. It is set explicitly
 // (os.CreateTemp creates 0600), so the umask does not apply.
@@ -22,7 +56,7 @@ type File struct {
 
 // Create starts writing path with permissions Mode. Nothing appears at path until Commit.
 func Create(path string) (*File, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	tmp, err := os.CreateTemp(filepath.Dir(path), TempPrefix+filepath.Base(path)+".*")
 	if err != nil {
 		return nil, fmt.Errorf("atomicfile: %w", err)
 	}

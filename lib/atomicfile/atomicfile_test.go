@@ -127,3 +127,41 @@ func TestCreateCommitAbort(t *testing.T) {
 		t.Errorf("directory holds %v after Abort, want only x.h5", got)
 	}
 }
+
+// Temporary files have a prefix of their own: RemoveTemps clears a killed write's leftovers (of
+// one target, or all) and never a user's file that merely looks temporary.
+func TestRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Create(filepath.Join(dir, "s.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close() // a write killed before Commit: the temporary file stays
+	other, _ := Create(filepath.Join(dir, "history.json"))
+	other.Close()
+	mine := []string{".notes.tmpl", ".s.npy.1.tmp", "s.npy.tmp"}
+	for _, n := range mine {
+		os.WriteFile(filepath.Join(dir, n), []byte("mine"), 0o644)
+	}
+	if !IsTemp(filepath.Base(f.Name())) || IsTemp(".notes.tmpl") {
+		t.Fatalf("IsTemp(%s) false or IsTemp(.notes.tmpl) true", filepath.Base(f.Name()))
+	}
+	if err := RemoveTemps(dir, "s.npy"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(f.Name()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("leftover of s.npy kept: %v", err)
+	}
+	if _, err := os.Stat(other.Name()); err != nil {
+		t.Errorf("leftover of another target removed: %v", err)
+	}
+	if err := RemoveTemps(dir, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := entries(t, dir); len(got) != len(mine) {
+		t.Errorf("directory holds %v, want the user's files %v", got, mine)
+	}
+	if err := RemoveTemps(filepath.Join(dir, "missing"), ""); err != nil {
+		t.Errorf("a missing directory: %v", err)
+	}
+}

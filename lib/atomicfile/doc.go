@@ -1,7 +1,8 @@
 // Package atomicfile writes files so that a reader — or the next run after a crash, a kill -9 or
 // a full disk — sees either the old content or the new one, never a prefix of the new one: the
-// data goes to a temporary file in the target's directory (".<name>.<random>.tmp", so that globs
-// such as *.json never match a leftover), is synced, and is renamed over the target (rename is
+// data goes to a temporary file in the target's directory (".geoalign-tmp-<name>.<random>", TempPrefix:
+// a hidden name that globs such as *.json never match, and that no file of a user's can be
+// mistaken for; RemoveTemps clears leftovers), is synced, and is renamed over the target (rename is
 // atomic within a file system on POSIX systems). The directory is synced afterwards so that the
 // rename itself survives a power loss.
 //

@@ -24,3 +24,16 @@ func IsBadInput(err error) bool {
 	var e *InputError
 	return errors.As(err, &e)
 }
+
+// ByteOrderMark is the UTF-8 byte order mark (U+FEFF) that some editors (Windows Notepad, Excel's
+// "CSV UTF-8") write at the start of a text file.
+const ByteOrderMark = "\ufeff"
+
+// TrimBOM removes a leading ByteOrderMark: call it on the first line of a text file, so that the
+// first id of an ids.txt saved by such an editor is the id, not U+FEFF followed by the id.
+func TrimBOM(firstLine string) string {
+	for len(firstLine) >= len(ByteOrderMark) && firstLine[:len(ByteOrderMark)] == ByteOrderMark {
+		firstLine = firstLine[len(ByteOrderMark):]
+	}
+	return firstLine
+}

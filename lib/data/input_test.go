@@ -26,3 +26,17 @@ func TestBadInputSurvivesWrapping(t *testing.T) {
 		t.Fatal("marking twice wraps twice")
 	}
 }
+
+func TestTrimBOM(t *testing.T) {
+	for in, want := range map[string]string{
+		"\xef\xbb\xbfs0000": "s0000", // the BOM as bytes: what Notepad writes
+		"s0000":             "s0000",
+		"\ufeff\ufeffx":     "x",
+		"a\ufeff":           "a\ufeff", // only a leading mark is one
+		"":                  "",
+	} {
+		if got := TrimBOM(in); got != want {
+			t.Errorf("TrimBOM(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

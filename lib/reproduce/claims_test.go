@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/geoalign/geoalign/lib/atomicfile"
 )
 
 func TestClaimsRoundTripIntoReport(t *testing.T) {
@@ -104,7 +106,7 @@ func TestClaimsRoundTripIntoReport(t *testing.T) {
 	for _, d := range []string{root, dir} {
 		entries, _ := os.ReadDir(d)
 		for _, e := range entries {
-			if strings.Contains(e.Name(), ".tmp") {
+			if atomicfile.IsTemp(e.Name()) {
 				t.Errorf("temporary file left in %s: %s", d, e.Name())
 			}
 		}

@@ -29,7 +29,8 @@ import (
 
 const (
 	// StagingDir is the subdirectory of a checkpoint directory where a checkpoint is written before it
-	// is renamed into place. Whatever it holds when a directory is opened is an interrupted save.
+	// is renamed into place. Whatever it holds when a directory is opened is an interrupted save; a
+	// run that ends removes it (Checkpoints.Close).
 	StagingDir = ".staging"
 	// BestDir is the subdirectory of a run directory holding the checkpoint of the best validation
 	// (the model that evaluation loads; LoadStore(filepath.Join(dir, BestDir))).
@@ -74,6 +75,15 @@ func OpenCheckpoints(store *model.Store, dir string) (c *Checkpoints, loaded boo
 		return nil, false, fmt.Errorf("train: %s: %w", staging, err)
 	}
 	return c, loaded, nil
+}
+
+// Close removes the staging directory (empty between saves): a finished run keeps only its
+// checkpoints. Save must not be called after Close.
+func (c *Checkpoints) Close() error {
+	if err := os.RemoveAll(c.staging.Dir()); err != nil {
+		return fmt.Errorf("train: removing %s: %w", c.staging.Dir(), err)
+	}
+	return nil
 }
 
 // removeInterrupted deletes the .bin files without a .json in dir: a save killed between its two

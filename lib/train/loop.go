@@ -301,6 +301,11 @@ func (l *Loop[B]) RunEpochs(n int) (*Result, error) {
 		if err := l.restoreBest(); err != nil {
 			return nil, err
 		}
+		if l.ckpt != nil { // the run has ended: no empty staging directory is left behind
+			if err := l.ckpt.Close(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return l.result(), nil
 }

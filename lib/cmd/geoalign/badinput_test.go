@@ -159,7 +159,7 @@ func TestRunDirRules(t *testing.T) {
 	}{
 		{"existing RUNDIR without --resume", trainMain, []string{"gram", "--data", data, "--out", runDir}, []string{runDir, "--resume"}},
 		{"RUNDIR of another model", trainMain, []string{"gare", "--out", runDir, "--resume"}, []string{"config.json", "is a gram run, not gare"}},
-		{"resume with other epochs", trainMain, []string{"gram", "--out", runDir, "--resume", "--epochs", "5"}, []string{"--epochs 5", "config.json has 2"}},
+		{"resume with other epochs", trainMain, []string{"gram", "--out", runDir, "--resume", "--epochs", "5"}, []string{"Model.Epochs: 2 → 5", "config.json"}},
 		{"resume with another config", trainMain, []string{"gram", "--out", runDir, "--resume", "--config", writeConfig(t, t.TempDir(), `{"Model": {"Hidden": 8}}`)},
 			[]string{"changes the configuration", "config.json"}},
 		{"resume with other data", trainMain, []string{"gram", "--out", runDir, "--resume", "--data", dir}, []string{"trained on"}},

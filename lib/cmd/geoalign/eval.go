@@ -13,6 +13,7 @@ import (
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/npy"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/rundir"
 	"github.com/geoalign/geoalign/lib/train"
 )
 
@@ -50,9 +51,28 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 	case *scoresPath != "" && !strings.HasSuffix(*scoresPath, ".npy"):
 		return fail(exitUsage, "--scores %s: the file name must end in .npy", *scoresPath)
 	}
+	if _, err := readSpec(*run); err != nil { // a run directory, before its lock is taken
+		return fail(exitUsage, "%v", err)
+	}
+	lock, err := rundir.Acquire(*run) // no training may change the run while it is evaluated
+	switch {
+	case rundir.IsReadOnly(err): // a published run: nothing of this process can change it
+		fmt.Fprintf(stderr, "note: %s cannot be locked (%v): evaluated without its lock\n", *run, err)
+	case err != nil:
+		return fail(exitUsage, "%v", err)
+	default:
+		defer lock.Release()
+	}
 	spec, err := readSpec(*run)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
+	}
+	notes, err := checkRecord(*run, spec)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(stderr, "note:", n)
 	}
 	kind, ok := lookupModel(spec.Model)
 	if !ok {
@@ -61,6 +81,9 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 	cfg := kind.defaults()
 	if err := decodeConfig(spec.Config, cfg, filepath.Join(*run, configFile)); err != nil {
 		return fail(exitUsage, "%v", err)
+	}
+	if err := validateKind(kind, cfg); err != nil {
+		return fail(exitUsage, "%s: %v", filepath.Join(*run, configFile), err)
 	}
 	if code, ok := checkBackend(stderr, "eval"); !ok {
 		return code
@@ -151,7 +174,11 @@ func isDiagonal(gt []int, rows, cols int) bool {
 }
 
 // writeNpyAtomic writes a .npy file atomically (lib/atomicfile), its content built in memory.
+// The temporary files of an earlier write of path that was killed are removed first.
 func writeNpyAtomic[T npy.Element](path string, shape []int, data []T) error {
+	if err := atomicfile.RemoveTemps(filepath.Dir(path), filepath.Base(path)); err != nil {
+		return err
+	}
 	var b bytes.Buffer
 	if err := npy.Write(&b, shape, data); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/geoalign/geoalign/lib/rundir"
 	"github.com/geoalign/geoalign/lib/train"
 )
 
@@ -191,7 +192,7 @@ func checkOnlyResumable(t *testing.T, run string, finished bool) {
 			if sub, _ := os.ReadDir(filepath.Join(run, name)); finished && len(sub) > 0 {
 				t.Errorf("staging directory left non-empty: %v", sub)
 			}
-		case !finished && isTempFile(name):
+		case name == rundir.LockFile, !finished && rundir.Own(name):
 		default:
 			t.Errorf("%s: unexpected entry %s", run, name)
 		}

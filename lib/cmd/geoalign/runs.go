@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/rundir"
 	"github.com/geoalign/geoalign/lib/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -22,7 +22,9 @@ import (
 // A run directory (RUNDIR, `geoalign train --out`) is lib/train's loop directory plus what
 // `geoalign eval` and --resume need to rebuild the model and its data:
 //
-//	config.json                        runSpec: model, data, the whole configuration; written first
+//	config.json                        runSpec: model, data, the whole configuration, the record of
+//	                                   what made the run (lib/rundir); written first
+//	.geoalign-lock                     the lock of the process using the run (its PID; lib/rundir)
 //	checkpoint-*.{json,bin}, best/     GoMLX checkpoints (the latest, and the best validation epoch)
 //	history.json                       per-epoch loss and validation metrics (train.HistoryFile)
 //	training_plot_points.json          the same for `gomlx_checkpoints -metrics -plot RUNDIR`
@@ -38,6 +40,9 @@ type runSpec struct {
 	Data   dataSource      `json:"data"`
 	Config json.RawMessage `json:"config"` // the model's configuration (modelConfig), widths filled from the data
 	Notes  []string        `json:"notes,omitempty"`
+	// Made records what made the run (configuration hash, data fingerprints, code, backend);
+	// eval and --resume check it. Absent in runs made before it existed.
+	Made *rundir.Record `json:"made,omitempty"`
 }
 
 // dataSource says where a run's data are (absolute paths).
@@ -107,43 +112,6 @@ func bestRecord(h []historyRecord) (historyRecord, bool) {
 		}
 	}
 	return historyRecord{}, false
-}
-
-// isEmptyDir reports whether dir does not exist or has no entries but the temporary file of an
-// interrupted atomic write (a run killed while writing its config.json).
-func isEmptyDir(dir string) (bool, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return true, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	for _, e := range entries {
-		if !isTempFile(e.Name()) {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
-// isTempFile reports whether name is a temporary file of lib/atomicfile (".<name>.tmp<random>"),
-// which a kill during the write leaves behind.
-func isTempFile(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp")
-}
-
-// removeTempFiles deletes the temporary files killed atomic writes left in dir.
-func removeTempFiles(dir string) error {
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if !e.IsDir() && isTempFile(e.Name()) {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // writeCurves draws the training loss and the validation metric per epoch side by side.

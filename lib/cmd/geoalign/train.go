@@ -2,15 +2,19 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/models"
+	"github.com/geoalign/geoalign/lib/rundir"
+	"github.com/geoalign/geoalign/lib/train"
 )
 
 func init() {
@@ -59,6 +63,7 @@ type trainFlags struct {
 	data, root, collection, visual, text string
 	out, config                          string
 	printConfig, resume, quiet           bool
+	notes                                []string // what resuming had to say (printed unless quiet)
 	epochs, devices                      int
 	seed                                 int64
 	set                                  map[string]bool
@@ -137,14 +142,28 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	if f.resume {
-		if src, err = f.resumeSpec(kind, cfg, src); err != nil {
+	// An existing run directory is locked before anything is read from it: a second process on
+	// the same RUNDIR stops here, naming the first, and changes nothing.
+	// (Only a run directory, or one with nothing but a run's housekeeping: a lock file is not left in
+	// a directory of other files.)
+	var lock *rundir.Lock
+	if isRunDir(f.out) {
+		if lock, err = rundir.Acquire(f.out); err != nil {
 			return fail(exitUsage, "%v", err)
 		}
-	} else {
-		if empty, err := isEmptyDir(f.out); err != nil {
-			return fail(exitUsage, "%v", err)
-		} else if !empty {
+		defer lock.Release()
+	}
+	empty, err := rundir.IsEmpty(f.out)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	fresh := !f.resume
+	if f.resume && empty { // killed before its config.json was complete: nothing to continue
+		fmt.Fprintf(stderr, "%s: %s holds no %s (a run stopped before writing it): starting the run\n", name, f.out, configFile)
+		fresh = true
+	}
+	if fresh {
+		if !empty {
 			return fail(exitUsage, "%s exists and is not empty: continue it with --resume, or choose another --out", f.out)
 		}
 		if src == (dataSource{}) {
@@ -159,10 +178,26 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		f.apply(cfg)
+	} else {
+		spec, err := f.resumeSpec(kind, cfg, src)
+		if err != nil {
+			return fail(exitUsage, "%v", err)
+		}
+		src = spec.Data
+		notes, err := checkRecord(f.out, spec)
+		if err != nil {
+			return fail(exitUsage, "%v", err)
+		}
+		for _, n := range append(f.notes, notes...) {
+			fmt.Fprintln(stderr, "note:", n)
+		}
 	}
 	rf := cfg.run()
 	if *rf.Epochs < 1 {
 		return fail(exitUsage, "epochs = %d: need at least 1", *rf.Epochs)
+	}
+	if err := validateKind(kind, cfg); err != nil {
+		return fail(exitUsage, "%v", err)
 	}
 
 	if code, ok := checkBackend(stderr, fs.Name()); !ok {
@@ -177,11 +212,19 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "note:", n)
 		}
 	}
-	if f.resume {
-		if err := removeTempFiles(f.out); err != nil {
+	if fresh {
+		locked := lock != nil
+		if lock, err = createRun(f.out, kind.name, src, cfg, run.Notes(), lock); err != nil {
+			var busy *rundir.BusyError
+			if errors.As(err, &busy) || errors.Is(err, errNotEmpty) {
+				return fail(exitUsage, "%v", err)
+			}
 			return fail(exitFailure, "%v", err)
 		}
-	} else if err := createRun(f.out, kind.name, src, cfg, run.Notes()); err != nil {
+		if !locked {
+			defer lock.Release()
+		}
+	} else if err := rundir.Clean(f.out, train.BestDir); err != nil {
 		return fail(exitFailure, "%v", err)
 	}
 	out := models.Output{Dir: f.out, Label: fmt.Sprintf("%s on %s", kind.name, src), Quiet: f.quiet || !isTerminal(stderr), Devices: f.devices}
@@ -197,6 +240,18 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := writeCurves(filepath.Join(f.out, curvesFile), h); err != nil {
 		return fail(exitFailure, "%v", err)
+	}
+	// A run that never beat random ranking on validation ends with a warning (exit 0), which its
+	// config.json notes and history.json carry.
+	val, err := run.Evaluate("val", false)
+	if err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	if w := degenerateWarning(h, val); w != "" {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", name, w)
+		if err := recordWarning(f.out, w); err != nil {
+			return fail(exitFailure, "%v", err)
+		}
 	}
 	if best, ok := bestRecord(h); ok && !f.quiet {
 		fmt.Fprintf(stderr, "%s: %d epochs; best validation %s %.2f at epoch %d\nevaluate it: geoalign eval --run %s --json\n",
@@ -240,45 +295,49 @@ func (f *trainFlags) apply(cfg modelConfig) {
 	}
 }
 
-// resumeSpec loads RUNDIR/config.json into cfg for --resume and returns its data source; flags
-// that name the data, the epochs or the seed must agree with it (a resumed run keeps its
-// configuration, so that it ends as the uninterrupted run would have).
-func (f *trainFlags) resumeSpec(kind modelKind, cfg modelConfig, src dataSource) (dataSource, error) {
+// resumeSpec loads RUNDIR/config.json into cfg for --resume and returns it. The command line
+// may be the one that started the run, or a part of it: the stored configuration with --config
+// and the flags applied over it must be the stored configuration (a resumed run keeps its
+// configuration, so that it ends as the uninterrupted run would have); the error names every
+// field that differs. Data flags, when given, must name the run's data.
+func (f *trainFlags) resumeSpec(kind modelKind, cfg modelConfig, src dataSource) (*runSpec, error) {
 	spec, err := readSpec(f.out)
 	if err != nil {
-		return src, err
+		return nil, err
 	}
 	path := filepath.Join(f.out, configFile)
 	if spec.Model != kind.name {
-		return src, fmt.Errorf("%s: %s is a %s run, not %s", path, f.out, spec.Model, kind.name)
+		return nil, fmt.Errorf("%s: %s is a %s run, not %s", path, f.out, spec.Model, kind.name)
 	}
 	if err := decodeConfig(spec.Config, cfg, path); err != nil {
-		return src, err
+		return nil, err
 	}
-	if f.config != "" { // allowed if it changes nothing: the same command line with --resume added
-		stored, _ := json.Marshal(cfg)
-		again := kind.defaults()
-		if err := decodeConfig(stored, again, path); err != nil {
-			return src, err
-		}
+	again := kind.defaults()
+	if err := decodeConfig(spec.Config, again, path); err != nil {
+		return nil, err
+	}
+	if note := legacyDefaults(spec.Config, cfg); note != "" {
+		legacyDefaults(spec.Config, again)
+		f.notes = append(f.notes, note)
+	}
+	if f.config != "" {
 		if err := overlayConfigFile(again, f.config); err != nil {
-			return src, err
+			return nil, err
 		}
-		if b, _ := json.Marshal(again); string(b) != string(stored) {
-			return src, fmt.Errorf("--config %s changes the configuration in %s: a resumed run keeps its configuration", f.config, path)
-		}
+	}
+	f.apply(again)
+	diffs, err := configDiff(kind.defaults(), cfg, again)
+	if err != nil {
+		return nil, err
+	}
+	if len(diffs) > 0 {
+		return nil, fmt.Errorf("the command line changes the configuration in %s (%s): a resumed run keeps its configuration; "+
+			"give the command line that started it, with --resume added", path, strings.Join(diffs, "; "))
 	}
 	if src != (dataSource{}) && src != spec.Data {
-		return src, fmt.Errorf("the data flags name %s, but %s was trained on %s", src, path, spec.Data)
+		return nil, fmt.Errorf("the data flags name %s, but %s was trained on %s", src, path, spec.Data)
 	}
-	rf := cfg.run()
-	if f.set["epochs"] && f.epochs != *rf.Epochs {
-		return src, fmt.Errorf("--epochs %d, but %s has %d: a resumed run keeps its configuration", f.epochs, path, *rf.Epochs)
-	}
-	if f.set["seed"] && f.seed != *rf.Seed {
-		return src, fmt.Errorf("--seed %d, but %s has %d: a resumed run keeps its configuration", f.seed, path, *rf.Seed)
-	}
-	return spec.Data, nil
+	return spec, nil
 }
 
 // overlayConfigFile decodes the JSON file path over cfg.
@@ -290,17 +349,53 @@ func overlayConfigFile(cfg modelConfig, path string) error {
 	return decodeConfig(b, cfg, path)
 }
 
-// createRun makes RUNDIR and writes its config.json (the configuration with the widths read from
-// the data), the first thing a run holds: from then on --resume can continue it.
-func createRun(dir, model string, src dataSource, cfg modelConfig, notes []string) error {
+// isRunDir reports whether dir exists and holds a config.json or nothing but housekeeping.
+func isRunDir(dir string) bool {
+	if _, err := os.Stat(dir); err != nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(dir, configFile)); err == nil {
+		return true
+	}
+	empty, err := rundir.IsEmpty(dir)
+	return err == nil && empty
+}
+
+// errNotEmpty reports a run directory that another process filled meanwhile.
+var errNotEmpty = errors.New("not empty")
+
+// createRun makes RUNDIR (locked: lock, or a lock taken here when RUNDIR did not exist) and writes
+// its config.json — the configuration with the widths read from the data and the record of what
+// made the run (rundir.Record) — the first thing a run holds: from then on --resume can continue
+// it. It returns the lock.
+func createRun(dir, model string, src dataSource, cfg modelConfig, notes []string, lock *rundir.Lock) (*rundir.Lock, error) {
 	raw, err := json.Marshal(cfg)
 	if err != nil {
-		return err
+		return lock, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	rec, err := newRecord(raw, src)
+	if err != nil {
+		return lock, err
 	}
-	return atomicfile.WriteJSON(filepath.Join(dir, configFile), runSpec{Model: model, Data: src, Config: raw, Notes: notes})
+	if lock == nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if lock, err = rundir.Acquire(dir); err != nil {
+			return nil, err
+		}
+		if empty, err := rundir.IsEmpty(dir); err != nil || !empty {
+			lock.Release()
+			if err == nil {
+				err = fmt.Errorf("%s: %w: another process created it meanwhile; choose another --out", dir, errNotEmpty)
+			}
+			return nil, err
+		}
+	}
+	if err := rundir.Clean(dir); err != nil {
+		return lock, err
+	}
+	return lock, atomicfile.WriteJSON(filepath.Join(dir, configFile), runSpec{Model: model, Data: src, Config: raw, Notes: notes, Made: rec})
 }
 
 // isTerminal reports whether w is a character device (a terminal): the progress bar redraws its

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -73,11 +74,17 @@ func (c *hlformerConfig) open(backend compute.Backend, src dataSource, training 
 		if err := r.loadTrainVal(); err != nil {
 			return nil, err
 		}
+		if err := r.checkSplits(); err != nil {
+			return nil, err
+		}
 		tr := r.splits["train"]
-		if hlformer.BatchesPerEpoch(tr, c.Training.TrainConfig()) == 0 {
-			return nil, fmt.Errorf("%s: the training split has %d videos, fewer than one batch of Training.BatchVideos = %d",
+		// The number of batches does not depend on the shuffle.
+		plans := c.Training.TrainConfig().Batching().Plan(tr, rand.New(rand.NewPCG(0, 0)))
+		if len(plans) == 0 {
+			return nil, fmt.Errorf("%s: the training split has %d videos, fewer than one batch of Training.BatchVideos = %d (Training.DropPartialBatch drops the smaller one)",
 				r.layout.CaptionFile("train"), tr.NumVideos(), c.Training.BatchVideos)
 		}
+		r.notes = append(r.notes, batchingNotes(c.Training, tr, plans)...)
 	}
 	return hlformer.NewRun(backend, c.RunConfig, r.load, r.notes)
 }

@@ -81,6 +81,7 @@ func (x Config) TrainConfig(seed int64) hlformer.TrainConfig {
 	tc.Epochs, tc.BatchVideos, tc.LearningRate = x.Epochs, x.BatchVideos, x.LR
 	tc.HardNegativeStart, tc.Patience, tc.Seed = x.HardNegativeStart, x.Patience, seed
 	tc.QueryBucket = 0
+	tc.PartialBatch = false // the batching of the committed cross-check (figures/crosscheck/hlformer.*)
 	tc.VideoChunk = hlformer.SingleGraphStep
 	tc.DType = dtypes.Float32
 	return tc

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/geoalign/geoalign/lib/data"
 )
 
 // Caption is one query of a PRVR split.
@@ -41,7 +43,11 @@ func Parse(r io.Reader, name string) ([]Caption, error) {
 	var out []Caption
 	seen := map[string]int{}
 	for line := 1; sc.Scan(); line++ {
-		s := strings.TrimSpace(sc.Text())
+		s := sc.Text()
+		if line == 1 {
+			s = data.TrimBOM(s)
+		}
+		s = strings.TrimSpace(s)
 		if s == "" {
 			continue
 		}

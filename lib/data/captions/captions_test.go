@@ -28,6 +28,14 @@ func TestParseOfficialFormat(t *testing.T) {
 	}
 }
 
+// A UTF-8 byte order mark before the first caption id is not part of it.
+func TestParseBOM(t *testing.T) {
+	got, err := Parse(strings.NewReader("\xef\xbb\xbfV2X#enc#0 a person is eating\n"), "t.caption.txt")
+	if err != nil || len(got) != 1 || got[0].ID != "V2X#enc#0" || VideoID(got[0].ID) != "V2X" {
+		t.Fatalf("%q, %v", got, err)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	for src, want := range map[string]string{
 		"a#enc#0 x\nnospace\n":   "t:2: want",

@@ -65,8 +65,9 @@ type reader struct {
 	noNPZ   bool
 }
 
-// read returns array name; with optional, a missing array is (nil, nil).
-func (r *reader) read(name string, optional bool) (*array, error) {
+// read returns array name; with optional, a missing array is (nil, nil). A feature array must be
+// of a float dtype (integer arrays are masks, or token ids saved in place of their embeddings).
+func (r *reader) read(name string, optional, feature bool) (*array, error) {
 	path := filepath.Join(r.dir, name+arraySuffix)
 	f, err := npy.Open(path)
 	switch {
@@ -81,6 +82,10 @@ func (r *reader) read(name string, optional bool) (*array, error) {
 		}
 	default:
 		return nil, err
+	}
+	if feature && !f.Header.Dtype.IsFloat() {
+		return nil, fmt.Errorf("%s: dtype %s: features must be float32 or float64 (an integer array holds ids or labels, not features: "+
+			"save the features themselves, e.g. np.save(path, x.astype(np.float32)))", f.Name(), f.Header.Dtype)
 	}
 	a := &array{file: f.Name(), shape: f.Header.Shape}
 	if len(a.shape) == 0 {
@@ -190,7 +195,11 @@ func readLines(path string) (lines []string, numbers []int, err error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
-		if s := strings.TrimSpace(sc.Text()); s != "" {
+		s := sc.Text()
+		if n == 1 {
+			s = data.TrimBOM(s)
+		}
+		if s = strings.TrimSpace(s); s != "" {
 			lines, numbers = append(lines, s), append(numbers, n)
 		}
 	}

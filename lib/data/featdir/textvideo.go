@@ -58,7 +58,7 @@ func LoadTextVideo(dir string, valFraction float64) (*TextVideo, error) {
 	if d.VideoIDs, err = ReadIDs(idsPath); err != nil {
 		return nil, err
 	}
-	video, err := r.read(videoArray, false)
+	video, err := r.read(videoArray, false, true)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func LoadTextVideo(dir string, valFraction float64) (*TextVideo, error) {
 		}
 		d.CaptionVid[i] = v
 	}
-	text, err := r.read(textArray, false)
+	text, err := r.read(textArray, false, true)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func LoadTextVideo(dir string, valFraction float64) (*TextVideo, error) {
 
 // readWords reads the optional words.npy and words_mask.npy.
 func (d *TextVideo) readWords(r *reader, capsPath string) error {
-	words, err := r.read(wordsArray, true)
+	words, err := r.read(wordsArray, true, true)
 	if err != nil || words == nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (d *TextVideo) readWords(r *reader, capsPath string) error {
 
 // readMask reads an optional [n, width] 0/1 mask (all ones when absent); every row needs a one.
 func readMask(r *reader, name, of string, n, width int) ([]float32, error) {
-	m, err := r.read(name, true)
+	m, err := r.read(name, true, false)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func LoadTuples(dir string, valFraction float64) (*Tuples, error) {
 	}
 	r := &reader{dir: dir}
 	for _, m := range d.Modalities {
-		a, err := r.read(m, false)
+		a, err := r.read(m, false, true)
 		if err != nil {
 			return nil, err
 		}

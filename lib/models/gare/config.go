@@ -200,6 +200,17 @@ func (c Config) Validate() error {
 		return fmt.Errorf("gare: PriorSigma = %g must be > 0", c.PriorSigma)
 	case c.LearningRate <= 0 || c.ProjectionLearningRate < 0:
 		return fmt.Errorf("gare: learning rates %g / %g must be positive", c.LearningRate, c.ProjectionLearningRate)
+	case c.WeightDecay < 0:
+		return fmt.Errorf("gare: WeightDecay = %g must be ≥ 0 (a negative decay grows the weights)", c.WeightDecay)
+	case !(c.Beta2 >= 0 && c.Beta2 < 1):
+		// Adam's second moment is an average with weight β₂ ∈ [0, 1); β₂ ≥ 1 makes the bias
+		// correction 1 − β₂ᵗ zero or negative (NaN from the first steps).
+		return fmt.Errorf("gare: Beta2 = %g outside [0, 1)", c.Beta2)
+	case !(c.Warmup >= 0 && c.Warmup < 1):
+		return fmt.Errorf("gare: Warmup = %g outside [0, 1) (a fraction of the training steps)", c.Warmup)
+	case c.Loss.Beta < 0 || c.Loss.LambdaNorm < 0 || c.Loss.LambdaDir < 0:
+		return fmt.Errorf("gare: loss weights Loss.Beta = %g, Loss.LambdaNorm = %g, Loss.LambdaDir = %g must be ≥ 0",
+			c.Loss.Beta, c.Loss.LambdaNorm, c.Loss.LambdaDir)
 	case c.Batch < 2 || c.Epochs < 0:
 		return fmt.Errorf("gare: Batch = %d (need ≥ 2) and Epochs = %d (need ≥ 0)", c.Batch, c.Epochs)
 	case c.ValFraction < 0 || c.ValFraction >= 1 || c.Patience < 0:

@@ -224,6 +224,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("gram: negative epochs %d", c.Epochs)
 	case c.LearningRate <= 0:
 		return fmt.Errorf("gram: learning rate must be positive, got %v", c.LearningRate)
+	case c.WeightDecay < 0:
+		return fmt.Errorf("gram: WeightDecay = %v must be ≥ 0 (a negative decay grows the weights)", c.WeightDecay)
 	case c.Warmup <= 0 || c.Warmup >= 1:
 		return fmt.Errorf("gram: warm-up fraction %v outside (0, 1)", c.Warmup)
 	case c.ValFraction < 0 || c.ValFraction >= 1:
@@ -232,6 +234,16 @@ func (c Config) Validate() error {
 		return fmt.Errorf("gram: negative Patience %d, EvalEvery %d or CheckpointKeep %d", c.Patience, c.EvalEvery, c.CheckpointKeep)
 	}
 	return nil
+}
+
+// ValidateHyperGRAM is Validate for a configuration that must be HyperGRAM's (`geoalign train
+// hypergram`): a hyperbolic (1) or hybrid (2) geometry, not GRAM's Euclidean one.
+func (c Config) ValidateHyperGRAM() error {
+	if c.Geometry != Hyperbolic && c.Geometry != Hybrid {
+		return fmt.Errorf("gram: Geometry = %d is GRAM's Euclidean volume: HyperGRAM needs %d (hyperbolic) or %d (hybrid); train GRAM with geoalign train gram",
+			c.Geometry, Hyperbolic, Hybrid)
+	}
+	return c.Validate()
 }
 
 // Name is a short label of the model, e.g. "GRAM", "HyperGRAM", "pure hyperbolic", "pairwise cosine".

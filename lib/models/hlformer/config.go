@@ -3,6 +3,8 @@ package hlformer
 import (
 	"fmt"
 	"strings"
+
+	"github.com/geoalign/geoalign/lib/data/prvr"
 )
 
 // Aggregation is how an HLFormer block fuses its parallel attention branches (HLFormer Table 2, rows 6–7).
@@ -184,9 +186,35 @@ func (c Config) Validate() error {
 	}
 	check(c.Dropout >= 0 && c.Dropout < 1 && c.InputDropout >= 0 && c.InputDropout < 1, "dropout rates must be in [0, 1)")
 	check(c.ClipLen > 0 && c.FrameLen > 1 && c.QueryLen > 0, "ClipLen, FrameLen (> 1), QueryLen must be positive")
+	check(c.ClipLen == prvr.ClipCount, "ClipLen = %d: every video is pooled into prvr.ClipCount = %d clips (the official map_size), so ClipLen must be %d",
+		c.ClipLen, prvr.ClipCount, prvr.ClipCount)
+	check(c.Aggregation >= MAIM && c.Aggregation <= ConcatLinear, "unknown Aggregation %d (0 MAIM, 1 mean pooling, 2 concat-linear)", c.Aggregation)
+	check(c.Encoder == HLFormerEncoder || c.Encoder == MSSLEncoder, "unknown Encoder %d (0 HLFormer, 1 MS-SL-like)", c.Encoder)
+	check(c.Mask == MaskCode || c.Mask == MaskPaper, "unknown Mask %d (0 code, 1 paper)", c.Mask)
+	check(c.LorentzLogits == LogitsCode || c.LorentzLogits == LogitsPaper, "unknown LorentzLogits %d (0 code, 1 paper)", c.LorentzLogits)
+	check(c.ClipScoreWeight >= 0 && c.FrameScoreWeight >= 0 && c.ClipScoreWeight+c.FrameScoreWeight > 0,
+		"score weights ClipScoreWeight = %g, FrameScoreWeight = %g must be ≥ 0, not both 0", c.ClipScoreWeight, c.FrameScoreWeight)
 	check(c.Gaze || c.Glance, "at least one of the gaze (frame) and glance (clip) branches must be on")
 	if errs != nil {
 		return fmt.Errorf("hlformer: bad config: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// Validate reports the first inconsistent weight of the objective: every weight and margin ≥ 0,
+// a hard-negative pool of at least one, the entailment cone's K > 0.
+func (l LossConfig) Validate() error {
+	switch {
+	case l.ClipNCE < 0 || l.FrameNCE < 0 || l.Diversity < 0 || l.POP < 0:
+		return fmt.Errorf("hlformer: loss weights ClipNCE %g, FrameNCE %g, Diversity %g, POP %g must be ≥ 0", l.ClipNCE, l.FrameNCE, l.Diversity, l.POP)
+	case l.Margin < 0 || l.DiversityMargin < 0:
+		return fmt.Errorf("hlformer: margins Margin %g, DiversityMargin %g must be ≥ 0", l.Margin, l.DiversityMargin)
+	case l.DiversityScale <= 0 || l.DiversityFocal < 0:
+		return fmt.Errorf("hlformer: DiversityScale %g must be > 0 and DiversityFocal %g ≥ 0", l.DiversityScale, l.DiversityFocal)
+	case l.HardPoolSize < 1:
+		return fmt.Errorf("hlformer: HardPoolSize = %d must be ≥ 1", l.HardPoolSize)
+	case l.MinRadius <= 0:
+		return fmt.Errorf("hlformer: MinRadius = %g must be > 0 (the entailment cone's K)", l.MinRadius)
 	}
 	return nil
 }

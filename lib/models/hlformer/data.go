@@ -122,12 +122,22 @@ type BatchPlan struct {
 	Labels  []int32
 }
 
-// PlanEpoch shuffles the videos of s that have queries and cuts them into batches of batchVideos videos
-// (the code's batch: 128 videos, each with all its captions; docs/official-code.md §3.1). Two deviations keep the shapes
-// of the compiled training step fixed: the last incomplete batch is dropped (reshuffled every epoch, so
-// every video is seen), and each batch's query count is rounded down to a multiple of queryBucket (0: no
-// rounding) by dropping random captions of videos that keep at least one. Query order is video by video.
-func PlanEpoch(s *prvr.Split, batchVideos, queryBucket int, rng *rand.Rand) []BatchPlan {
+// Batching is how an epoch of the training split is cut into batches: the code's batch is Videos =
+// 128 videos, each with all its captions (docs/official-code.md §3.1), and its DataLoader keeps the last, smaller
+// batch (PyTorch's default drop_last=False; official HLFormer src/Datasets/builder.py). Two options keep the
+// shapes of the compiled training step fixed instead, each a deviation from the code: DropPartial
+// drops the last incomplete batch (reshuffled every epoch, so every video is seen over epochs), and
+// QueryBucket rounds each batch's query count down to a multiple of it (0: no rounding) by dropping
+// random captions of videos that keep at least one.
+type Batching struct {
+	Videos      int
+	QueryBucket int
+	DropPartial bool
+}
+
+// Plan shuffles the videos of s that have queries and cuts them into batches. Query order is video
+// by video.
+func (b Batching) Plan(s *prvr.Split, rng *rand.Rand) []BatchPlan {
 	byVideo := make([][]int, s.NumVideos())
 	for q, v := range s.QueryVideo {
 		byVideo[v] = append(byVideo[v], q)
@@ -140,16 +150,23 @@ func PlanEpoch(s *prvr.Split, batchVideos, queryBucket int, rng *rand.Rand) []Ba
 	}
 	rng.Shuffle(len(videos), func(i, j int) { videos[i], videos[j] = videos[j], videos[i] })
 	var plans []BatchPlan
-	for start := 0; start+batchVideos <= len(videos); start += batchVideos {
-		vids := append([]int(nil), videos[start:start+batchVideos]...)
+	for start := 0; start < len(videos); start += b.Videos {
+		end := start + b.Videos
+		if end > len(videos) {
+			if b.DropPartial || len(videos)-start < 2 { // a batch of one video has no negative
+				break
+			}
+			end = len(videos)
+		}
+		vids := append([]int(nil), videos[start:end]...)
 		keep := make([][]int, len(vids))
 		total := 0
 		for i, v := range vids {
 			keep[i] = append([]int(nil), byVideo[v]...)
 			total += len(keep[i])
 		}
-		if queryBucket > 0 {
-			target := max(total/queryBucket*queryBucket, len(vids))
+		if b.QueryBucket > 0 {
+			target := max(total/b.QueryBucket*b.QueryBucket, len(vids))
 			for total > target {
 				i := rng.IntN(len(vids))
 				if len(keep[i]) > 1 {
@@ -170,6 +187,12 @@ func PlanEpoch(s *prvr.Split, batchVideos, queryBucket int, rng *rand.Rand) []Ba
 		plans = append(plans, p)
 	}
 	return plans
+}
+
+// PlanEpoch is Batching{batchVideos, queryBucket, DropPartial: true}.Plan: the static-shape
+// batches (the last incomplete batch dropped).
+func PlanEpoch(s *prvr.Split, batchVideos, queryBucket int, rng *rand.Rand) []BatchPlan {
+	return Batching{Videos: batchVideos, QueryBucket: queryBucket, DropPartial: true}.Plan(s, rng)
 }
 
 // BatchInputs are the tensors of one training batch, in the order of the training step's inputs:

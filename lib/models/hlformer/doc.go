@@ -35,7 +35,7 @@
 // Model.Loss wires lib/loss's MultiPositiveNCE, TripletRanking (hard negatives behind a graph switch),
 // QueryDiversity and EntailmentCone with the Charades weights (CharadesLoss, docs/official-code.md §3.3). Trainer (and
 // Train) runs lib/train's BertAdam (no bias correction, per-tensor clipping, warmup_linear 1 %) over PRVR
-// batches of 128 videos with all their captions (PlanEpoch, NewTask) on lib/train's loop, which
+// batches of 128 videos with all their captions (Batching, NewTask) on lib/train's loop, which
 // evaluates the validation split after every epoch with lib/retrieval (R@1/5/10/100, SumR, MdR, MnR;
 // Evaluator), keeps the best epoch, stops early, checkpoints atomically and resumes exactly. Data come
 // as lib/data/prvr splits (the official per-video processing).
@@ -66,6 +66,7 @@
 //   - LorentzLinear maps a head with ‖y_s‖² < LorentzSpaceNormFloor to the origin (the code: NaN) and
 //     computes the space part as a unit direction times √(t² − 1) (bounded float32 gradients).
 //   - geom.LogMap0Full guards the all-zero input (the code: NaN).
-//   - Training batches drop the last incomplete batch and round their query count down to a multiple of
-//     32 (PlanEpoch), so that the compiled step keeps a few fixed shapes.
+//   - Training batches round their query count down to a multiple of 32 (TrainConfig.QueryBucket), and
+//     without TrainConfig.PartialBatch drop the last incomplete batch (the code trains it: drop_last=False),
+//     so that the compiled step keeps a few fixed shapes (Batching).
 package hlformer

@@ -27,7 +27,8 @@ type RunConfig struct {
 type Training struct {
 	Epochs            int
 	BatchVideos       int     // videos per batch, each with all its captions
-	QueryBucket       int     // queries per batch rounded down to a multiple of this (PlanEpoch)
+	QueryBucket       int     // queries per batch rounded down to a multiple of this (Batching; 0: off)
+	DropPartialBatch  bool    // drop the last incomplete batch of every epoch (static shapes); the official code trains it
 	LearningRate      float64 // BertAdam, warmup_linear over 1 % of the steps
 	HardNegativeStart int     // first epoch (0-based) with hard triplet negatives
 	Patience          int     // early stop after this many epochs without a better validation SumR
@@ -63,7 +64,7 @@ func (t Training) Validate() error {
 
 // TrainConfig is the schedule t trains with: TrainConfig's defaults and t's fields.
 func (t Training) TrainConfig() TrainConfig {
-	return TrainConfig{Epochs: t.Epochs, BatchVideos: t.BatchVideos, QueryBucket: t.QueryBucket, LearningRate: t.LearningRate,
+	return TrainConfig{Epochs: t.Epochs, BatchVideos: t.BatchVideos, QueryBucket: t.QueryBucket, PartialBatch: !t.DropPartialBatch, LearningRate: t.LearningRate,
 		HardNegativeStart: t.HardNegativeStart, Patience: t.Patience, VideoChunk: t.VideoChunk, Seed: t.Seed, DType: dtypes.Float32}
 }
 

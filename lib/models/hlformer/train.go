@@ -31,9 +31,13 @@ func CodeNoDecay(path string) bool {
 // TrainConfig is the training schedule (docs/official-code.md §3.5, Charades: lr 2e-4, 100 epochs, batch 128 videos,
 // hard negatives from epoch 20, early stop after 10 epochs without a better val SumR).
 type TrainConfig struct {
-	Epochs       int
-	BatchVideos  int
-	QueryBucket  int     // queries per batch rounded down to a multiple of this (see PlanEpoch); 0: off
+	Epochs      int
+	BatchVideos int
+	QueryBucket int // queries per batch rounded down to a multiple of this (see Batching); 0: off
+	// PartialBatch trains the last, smaller batch of every epoch, as the code's DataLoader does
+	// (drop_last=False; one more compiled shape). false drops it (Batching.DropPartial: every step
+	// the same number of videos).
+	PartialBatch bool
 	LearningRate float64 // BertAdam lr (warmup_linear over 1 % of Epochs·batches, docs/official-code.md §3.5)
 	// Schedule replaces BertAdam's warmup_linear (1 % warm-up, linear decay to 0 at Epochs) when set,
 	// e.g. train.WarmupConstant; nil keeps the code's.
@@ -74,8 +78,13 @@ type TrainConfig struct {
 // CharadesTraining is the official Charades-STA schedule (docs/official-code.md §3.5): 100 epochs of 128-video batches,
 // lr 2e-4, hard negatives from epoch 20, patience 10, seed 0.
 func CharadesTraining() TrainConfig {
-	return TrainConfig{Epochs: 100, BatchVideos: 128, QueryBucket: 32, LearningRate: 2e-4,
+	return TrainConfig{Epochs: 100, BatchVideos: 128, QueryBucket: 32, PartialBatch: true, LearningRate: 2e-4,
 		HardNegativeStart: 20, Patience: 10, DType: dtypes.Float32}
+}
+
+// Batching is how the configuration cuts an epoch into batches.
+func (tc TrainConfig) Batching() Batching {
+	return Batching{Videos: tc.BatchVideos, QueryBucket: tc.QueryBucket, DropPartial: !tc.PartialBatch}
 }
 
 // ScaledHardNegativeStart maps the code's hard-negative start (epoch 20 of 100) and patience (10 of 100)
@@ -101,8 +110,8 @@ type TrainBatch struct {
 }
 
 // NewTask is HLFormer's training task for lib/train's loop, without its validation: every epoch the
-// batches of PlanEpoch over trainSplit (tc.BatchVideos videos, queries rounded to tc.QueryBucket, at most
-// tc.MaxBatches), shuffled by the loop's data-order generator, with hard negatives from epoch
+// batches of tc.Batching over trainSplit (tc.BatchVideos videos, queries rounded to tc.QueryBucket, the
+// last partial batch with tc.PartialBatch, at most tc.MaxBatches), shuffled by the loop's data-order generator, with hard negatives from epoch
 // tc.HardNegativeStart; one step per batch (BatchInputs in tc.DType) returning StepTerms. store is the
 // store step trains.
 func NewTask(step Step, store *model.Store, c Config, tc TrainConfig, trainSplit *prvr.Split) train.Task[TrainBatch] {
@@ -113,7 +122,7 @@ func NewTask(step Step, store *model.Store, c Config, tc TrainConfig, trainSplit
 	return train.Task[TrainBatch]{
 		Store: store,
 		Plan: func(epoch int, rng *rand.Rand) ([]TrainBatch, error) {
-			plans := PlanEpoch(trainSplit, tc.BatchVideos, tc.QueryBucket, rng)
+			plans := tc.Batching().Plan(trainSplit, rng)
 			if tc.MaxBatches > 0 && len(plans) > tc.MaxBatches {
 				plans = plans[:tc.MaxBatches]
 			}
@@ -185,7 +194,8 @@ func NewTrainer(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig
 	}
 	batches := BatchesPerEpoch(trainSplit, tc)
 	if batches == 0 {
-		return nil, fmt.Errorf("hlformer: split %q has fewer than %d videos with queries: no full batch", trainSplit.Name, tc.BatchVideos)
+		return nil, fmt.Errorf("hlformer: split %q has fewer than %d videos with queries: no full batch (TrainConfig.PartialBatch trains a smaller one)",
+			trainSplit.Name, tc.BatchVideos)
 	}
 	store, err := NewStore(tc.Seed)
 	if err != nil {
@@ -246,7 +256,7 @@ func Optimizer(tc TrainConfig, totalSteps int) *train.Adam {
 // BatchesPerEpoch is the number of batches of an epoch of tc on trainSplit: the full batches of
 // PlanEpoch (a number that does not depend on the shuffle), at most tc.MaxBatches.
 func BatchesPerEpoch(trainSplit *prvr.Split, tc TrainConfig) int {
-	batches := len(PlanEpoch(trainSplit, tc.BatchVideos, tc.QueryBucket, rand.New(rand.NewPCG(0, 0))))
+	batches := len(tc.Batching().Plan(trainSplit, rand.New(rand.NewPCG(0, 0)))) // the count does not depend on the shuffle
 	if tc.MaxBatches > 0 {
 		batches = min(batches, tc.MaxBatches)
 	}

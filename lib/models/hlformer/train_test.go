@@ -509,3 +509,37 @@ func TestCodeNoDecay(t *testing.T) {
 		}
 	}
 }
+
+// Batching with the partial batch kept (the code's DataLoader, drop_last=False) puts every video
+// with queries in exactly one batch per epoch, the last one smaller; dropping it (PlanEpoch) gives
+// the same full batches from the same generator state.
+func TestBatchingPartial(t *testing.T) {
+	tr, _ := tinyWorld(t, 40)
+	keep := Batching{Videos: 12, QueryBucket: 4}.Plan(tr, rand.New(rand.NewPCG(5, 5)))
+	drop := PlanEpoch(tr, 12, 4, rand.New(rand.NewPCG(5, 5)))
+	full := tr.NumVideos() / 12
+	if len(drop) != full || len(keep) != full+1 || len(keep[full].Videos) != tr.NumVideos()%12 {
+		t.Fatalf("%d videos: %d batches kept (last %d videos), %d dropped", tr.NumVideos(), len(keep), len(keep[len(keep)-1].Videos), len(drop))
+	}
+	seen := map[int]int{}
+	for i, p := range keep {
+		if i < full && !slices.Equal(p.Videos, drop[i].Videos) {
+			t.Errorf("batch %d: %v kept, %v dropped", i, p.Videos, drop[i].Videos)
+		}
+		for _, v := range p.Videos {
+			seen[v]++
+		}
+	}
+	for v := range tr.NumVideos() {
+		if seen[v] != 1 {
+			t.Errorf("video %d in %d batches", v, seen[v])
+		}
+	}
+	// A split smaller than one batch is one batch; a last batch of one video (no negative) is not one.
+	if p := (Batching{Videos: 64}).Plan(tr, rand.New(rand.NewPCG(1, 1))); len(p) != 1 || len(p[0].Videos) != tr.NumVideos() {
+		t.Errorf("%d videos in batches of 64: %d batches", tr.NumVideos(), len(p))
+	}
+	if p := (Batching{Videos: tr.NumVideos() - 1}).Plan(tr, rand.New(rand.NewPCG(1, 1))); len(p) != 1 {
+		t.Errorf("a last batch of one video was kept: %d batches", len(p))
+	}
+}

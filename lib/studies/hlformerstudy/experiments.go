@@ -543,6 +543,7 @@ func (s Scale) Training() hlformer.TrainConfig {
 	tc.HardNegativeStart, _ = hlformer.ScaledHardNegativeStart(s.Epochs)
 	tc.Patience = s.Patience
 	tc.VideoChunk = hlformer.SingleGraphStep // the step of every committed result (cached runs stay valid)
+	tc.PartialBatch = false                  // and its batching: the last incomplete batch dropped (static shapes)
 	return tc
 }
 

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/geoalign/geoalign/lib/npy"
+	"github.com/geoalign/geoalign/lib/train"
+)
+
+func TestRandomSumR(t *testing.T) {
+	// 20 items, 20 queries, R@1/5/10: 100·(1 + 5 + 10)/20 = 80, and Σ 100·√(p(1 − p)/20) for
+	// p = 1/20, 5/20, 10/20 = 25.736195425421972 (Python, math.sqrt).
+	mean, sd := randomSumR([]int{1, 5, 10}, 20, 20)
+	if math.Abs(mean-80) > 1e-12 || math.Abs(sd-25.736195425421972) > 1e-12 {
+		t.Errorf("randomSumR = %v ± %v, want 80 ± 25.736195425421972", mean, sd)
+	}
+}
+
+// Finding 8: features scaled by 1e30 train to a model no better than random; train ends with
+// exit 0 and a warning that stderr, config.json's notes and history.json's last record carry. A
+// learnable run has none.
+func TestDegenerateRunWarns(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	writeToyTuples(t, data, 32, 8, 8)
+	cfg := writeConfig(t, dir, gramTestConfig)
+	good := filepath.Join(dir, "good")
+	code, _, errOut := call(trainMain, "gram", "--data", data, "--config", cfg, "--epochs", "3", "--quiet", "--out", good)
+	if code != 0 || strings.Contains(errOut, "warning") {
+		t.Fatalf("learnable data: exit %d: %s", code, errOut)
+	}
+	for _, m := range []string{"text", "image", "audio"} {
+		p := filepath.Join(data, m+".npy")
+		f, err := npy.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shape := f.Header.Shape
+		x, _ := npy.ReadAll[float32](f)
+		f.Close()
+		for i := range x {
+			x[i] *= 1e30
+		}
+		if err := npy.WriteFile(p, shape, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := filepath.Join(dir, "bad")
+	noDAM := writeConfig(t, t.TempDir(), strings.Replace(gramTestConfig, `"Model": {`, `"Model": {"DAM": false, `, 1)) // DAM's head is NaN at this scale
+	code, _, errOut = call(trainMain, "gram", "--data", data, "--config", noDAM, "--epochs", "2", "--quiet", "--out", bad)
+	if code != 0 || !strings.Contains(errOut, "warning: validation t2v_sumr never beat random ranking") {
+		t.Fatalf("features × 1e30: exit %d, stderr %q: want exit 0 and the warning", code, errOut)
+	}
+	spec, err := readSpec(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := spec.Notes; len(n) == 0 || !strings.Contains(n[len(n)-1], "never beat random ranking") {
+		t.Errorf("config.json notes %q lack the warning", n)
+	}
+	b, _ := os.ReadFile(filepath.Join(bad, train.HistoryFile))
+	if !strings.Contains(string(b), `"warning": "validation t2v_sumr never beat random ranking`) {
+		t.Errorf("history.json lacks the warning:\n%s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(good, train.HistoryFile)); strings.Contains(string(b), "warning") {
+		t.Errorf("a learnable run's history.json has a warning")
+	}
+	// The record is unchanged by the note: eval checks it.
+	if code, _, errOut := call(evalMain, "--run", bad, "--json"); code != 0 {
+		t.Errorf("eval of the warned run: exit %d: %s", code, errOut)
+	}
+}
