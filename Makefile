@@ -3,6 +3,7 @@
 #   make setup              install everything on a fresh machine (idempotent)
 #   make test               go vet, go test, make test-xla, and every notebook executed headless and screenshot
 #   make test-xla           the numeric packages' tests, a train of each model and a notebook on XLA's CPU plugin
+#   make gpu-check          on a machine with an NVIDIA GPU: CUDA plugin from PyPI, equivalence tests, step times -> figures/gpu-check.md
 #   make data               build the real data tracks into datasets/cache/
 #   make bench              paired benchmarks (geoalign vs PyTorch CPU, vs issue 11's official times) -> figures/bench.md
 #   make profile            CPU profiles of the heavy benchmarks by Go-backend op family -> figures/profile.md
@@ -38,7 +39,7 @@ NOTEBOOK_TIMEOUT ?= 1200
 export FULL ?=
 PAPER ?= all
 
-.PHONY: test-xla setup test vet gotest notebooks notebooks-html notebooks-inplace data bench profile reproduce-table1 figures crosscheck crosscheck-hlformer crosscheck-gare fuzz clean env
+.PHONY: test-xla gpu-check setup test vet gotest notebooks notebooks-html notebooks-inplace data bench profile reproduce-table1 figures crosscheck crosscheck-hlformer crosscheck-gare fuzz clean env
 
 setup:
 	bash kernel/setup.sh
@@ -65,6 +66,10 @@ test-xla:
 	$(XLA_CPU) go test -timeout 30m $(XLA_PACKAGES)
 	$(XLA_CPU) go test -timeout 30m -run 'TestTrainEval' ./lib/cmd/geoalign
 	$(XLA_CPU) GEOALIGN_FIGURES=$(CURDIR)/build/figures-xla bash kernel/run-notebooks.sh --timeout $(NOTEBOOK_TIMEOUT) --outdir build/notebooks-xla $(XLA_NOTEBOOK)
+
+# The GPU check (issue 29, docs/xla.md §4): exits 2 on a machine without an NVIDIA GPU.
+gpu-check:
+	bash kernel/gpu-check.sh
 
 # A notebook saves its figures and tables under build/figures in either configuration
 # (kernel/nb.OutDir): figures/ has one writer, `make figures`.
