@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -45,8 +46,9 @@ Sentences longer than 256 tokens are truncated (as sentence-transformers does).
 flags:
 `
 
-// encodeWindow is how many sentences are encoded and written at a time: memory stays bounded by
-// one window's outputs (at most 512 × 256 tokens × 384 float32 = 200 MB with --tokens).
+// encodeWindow is how many sentences are encoded and written at a time (minilm.EncodeWindows):
+// memory stays bounded by one window's outputs (at most 512 × 256 tokens × 384 float32 = 200 MB
+// with --tokens).
 const encodeWindow = 512
 
 func runEncode(args []string, stdout, stderr io.Writer) int {
@@ -110,20 +112,16 @@ func runEncode(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad("%v", err)
 	}
-	ids := make([][]int32, len(sentences))
-	for i, s := range sentences {
-		ids[i] = m.Tokenizer.Encode(s)
-	}
 	var w encodeWriter
 	switch {
 	case !*tokens:
-		w, err = newNPYWriter(out, []int{len(ids), m.Dim()}, nil)
+		w, err = newNPYWriter(out, []int{len(sentences), m.Dim()}, nil)
 	case ext == ".npy":
-		longest := 0
-		for _, s := range ids {
-			longest = max(longest, len(s))
+		lengths := make([]int, len(sentences))
+		for i, s := range sentences {
+			lengths[i] = len(m.Tokenizer.Encode(s))
 		}
-		w, err = newNPYWriter(out, []int{len(ids), longest, m.Dim()}, ids)
+		w, err = newNPYWriter(out, []int{len(sentences), slices.Max(lengths), m.Dim()}, lengths)
 	default:
 		w, err = newH5Writer(out, names, m.Dim())
 	}
@@ -131,22 +129,18 @@ func runEncode(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "geoalign encode text: %v\n", err)
 		return exitFailure
 	}
-	bar := progress.New("encode text", len(ids))
-	for start := 0; start < len(ids); start += encodeWindow {
-		window := ids[start:min(start+encodeWindow, len(ids))]
-		res, err := m.EncodeIDs(window, *tokens)
-		if err == nil {
-			err = w.write(start, res)
-		}
-		if err != nil {
-			w.abort()
-			fmt.Fprintf(stderr, "geoalign encode text: %v\n", err)
-			return exitFailure
-		}
-		bar.Add(len(window), "")
-	}
+	bar := progress.New("encode text", len(sentences))
+	err = m.EncodeWindows(sentences, *tokens, encodeWindow, func(start int, res *minilm.Output) error {
+		bar.Add(len(res.IDs), "")
+		return w.write(start, res)
+	})
 	bar.Done()
-	if err := w.commit(); err != nil {
+	if err == nil {
+		err = w.commit()
+	} else {
+		w.abort()
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "geoalign encode text: %v\n", err)
 		return exitFailure
 	}
@@ -154,7 +148,7 @@ func runEncode(args []string, stdout, stderr io.Writer) int {
 	if *tokens {
 		what = "token states"
 	}
-	fmt.Fprintf(stdout, "encode text: %d %s (%s, %d-d) of %s → %s\n", len(ids), what, *modelName, m.Dim(), in, out)
+	fmt.Fprintf(stdout, "encode text: %d %s (%s, %d-d) of %s → %s\n", len(sentences), what, *modelName, m.Dim(), in, out)
 	return exitOK
 }
 
@@ -211,24 +205,24 @@ type encodeWriter interface {
 	abort()
 }
 
-// npyWriter writes OUT.npy row by row: sentence embeddings [N, D], or with ids the zero-padded
-// token states [N, L, D] and OUT_lengths.npy.
+// npyWriter writes OUT.npy row by row: sentence embeddings [N, D], or with lengths the
+// zero-padded token states [N, L, D] and OUT_lengths.npy.
 type npyWriter struct {
 	f       *atomicfile.File
 	buf     *bufio.Writer
 	shape   []int
-	ids     [][]int32 // nil for sentence embeddings
-	lengths string    // OUT_lengths.npy with ids
+	lengths []int  // tokens per sentence; nil for sentence embeddings
+	lenPath string // OUT_lengths.npy with lengths
 }
 
-func newNPYWriter(path string, shape []int, ids [][]int32) (*npyWriter, error) {
+func newNPYWriter(path string, shape []int, lengths []int) (*npyWriter, error) {
 	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	w := &npyWriter{f: f, buf: bufio.NewWriterSize(f, 1<<20), shape: shape, ids: ids}
-	if ids != nil {
-		w.lengths = strings.TrimSuffix(path, filepath.Ext(path)) + "_lengths.npy"
+	w := &npyWriter{f: f, buf: bufio.NewWriterSize(f, 1<<20), shape: shape, lengths: lengths}
+	if lengths != nil {
+		w.lenPath = strings.TrimSuffix(path, filepath.Ext(path)) + "_lengths.npy"
 	}
 	if err := npy.WriteHeader(w.buf, npy.Header{Dtype: npy.Float32, Shape: shape}); err != nil {
 		f.Abort()
@@ -239,7 +233,7 @@ func newNPYWriter(path string, shape []int, ids [][]int32) (*npyWriter, error) {
 
 func (w *npyWriter) write(_ int, res *minilm.Output) error {
 	d := w.shape[len(w.shape)-1]
-	if w.ids == nil {
+	if w.lengths == nil {
 		return npyRows(w.buf, res.Sentences)
 	}
 	pad := make([]float32, w.shape[1]*d)
@@ -267,12 +261,12 @@ func (w *npyWriter) commit() error {
 		w.abort()
 		return err
 	}
-	if w.ids != nil {
-		n := make([]int64, len(w.ids))
-		for i, s := range w.ids {
-			n[i] = int64(len(s))
+	if w.lengths != nil {
+		n := make([]int64, len(w.lengths))
+		for i, l := range w.lengths {
+			n[i] = int64(l)
 		}
-		if err := npy.WriteFile(w.lengths, []int{len(n)}, n); err != nil {
+		if err := npy.WriteFile(w.lenPath, []int{len(n)}, n); err != nil {
 			w.abort()
 			return err
 		}

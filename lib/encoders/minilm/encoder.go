@@ -164,3 +164,22 @@ func (m *Model) EncodeIDs(ids [][]int32, withTokens bool) (*Output, error) {
 	}
 	return out, nil
 }
+
+// EncodeWindows encodes texts window sentences at a time, so that memory holds one window's
+// outputs only, and hands each window's Output (IDs, Sentences and, withTokens, Tokens of
+// texts[start:start+len(out.IDs)]) to emit, in order. It stops at the first error.
+func (m *Model) EncodeWindows(texts []string, withTokens bool, window int, emit func(start int, out *Output) error) error {
+	if window < 1 {
+		return fmt.Errorf("minilm: window %d < 1", window)
+	}
+	for start := 0; start < len(texts); start += window {
+		out, err := m.Encode(texts[start:min(start+window, len(texts))], withTokens)
+		if err != nil {
+			return err
+		}
+		if err := emit(start, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
