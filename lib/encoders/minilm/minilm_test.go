@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/npy"
 )
 
@@ -109,6 +110,8 @@ func TestTokenizerMatchesHuggingFace(t *testing.T) {
 func TestEncoderMatchesSentenceTransformers(t *testing.T) {
 	g, want, wantTokens := readGolden(t)
 	m := loadModel(t)
+	info, _ := backend.Describe()
+	t.Logf("backend %s (%s)", info.Name, info.Config)
 	idx := make([]int, len(g.Sentences))
 	for i := range idx {
 		idx[i] = i
