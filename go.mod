@@ -8,6 +8,8 @@ require (
 	github.com/gomlx/compute v0.1.14
 	github.com/gomlx/gomlx v0.28.16
 	github.com/janpfeifer/gonb v0.11.5
+	github.com/nlpodyssey/safetensors v0.0.0-20250209183917-bfb01cc25f7c
+	golang.org/x/text v0.35.0
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.15.2
 )
@@ -33,7 +35,6 @@ require (
 	golang.org/x/image v0.26.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/term v0.40.0 // indirect
-	golang.org/x/text v0.35.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 )

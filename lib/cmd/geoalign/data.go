@@ -29,7 +29,7 @@ func dataDirs(fs *flag.FlagSet) (cache, shared *string) {
 	return cache, shared
 }
 
-const dataUsage = `usage: geoalign data build [-only glove,charades,digits,tuxpaint,tuxpaint-langs,wordnet] [-cache dir] [-shared dir]
+const dataUsage = `usage: geoalign data build [-only glove,charades,digits,tuxpaint,tuxpaint-langs,wordnet,minilm] [-cache dir] [-shared dir]
        geoalign data load [-split test]       time loading the Charades-STA PRVR track
        geoalign data baseline [-split test]   zero-training Charades-STA PRVR baseline`
 

@@ -165,6 +165,13 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"eval", "-h"}, exitOK, "--scores"},
 		{[]string{"eval", "--run", out}, exitUsage, "config.json"},
 
+		{[]string{"encode"}, exitUsage, "usage: geoalign encode text"},
+		{[]string{"encode", "-h"}, exitOK, "usage: geoalign encode text"},
+		{[]string{"encode", "bogus"}, exitUsage, `unknown subcommand "bogus"`},
+		{[]string{"encode", "text", "-h"}, exitOK, "-tokens"},
+		{[]string{"encode", "text", "--model", "bogus", aFile, filepath.Join(out, "x.npy")}, exitUsage, `unknown --model "bogus"`},
+		{[]string{"encode", "text", "--model", "minilm", filepath.Join(dir, "none.txt"), filepath.Join(dir, "x.npy")}, exitUsage, "none.txt"},
+
 		{[]string{"wordnet", "-h"}, exitOK, "usage: geoalign wordnet"},
 		{[]string{"wordnet", "--model", "bogus"}, exitUsage, "--model"},
 		{[]string{"wordnet", "--preset", "bogus"}, exitUsage, "--preset"},

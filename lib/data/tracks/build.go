@@ -26,6 +26,8 @@ var builders = []builder{
 	{"tuxpaint", TuxPaintVocabulary, BuildTuxPaint},
 	{"tuxpaint-langs", TuxPaintLangsVocabulary, BuildTuxPaintLangs},
 	{"wordnet", WordNetVocabulary, BuildWordNet},
+	// after charades, tuxpaint and tuxpaint-langs, whose texts it encodes (no GloVe words)
+	{"minilm", func(Env, map[string]bool) error { return nil }, BuildMiniLM},
 }
 
 // TrackNames are the names accepted by BuildAll.

@@ -25,6 +25,9 @@ type Env struct {
 	// real ../shared/data; nil checks nothing, as for the tests' miniatures). An input that
 	// differs is an error naming it: rebuilding from a corrupt input would build corrupt data.
 	Staged map[string]string
+	// MiniLM is the folder of all-MiniLM-L6-v2's files for the minilm track; empty means
+	// minilm.DefaultDir() (build/minilm, installed by `make setup`).
+	MiniLM string
 }
 
 // StagedSHA256 pins the files staged in ../shared/data (copied unchanged from the repositories
