@@ -69,8 +69,24 @@ notebooks-html:
 data:
 	go run ./lib/cmd/geoalign data build
 
-bench:
-	/usr/bin/python3 lib/bench/run.py --out figures/bench.md
+# The current peers (PyTorch 2, JAX) live in build/bench-venv, made once by the first `make bench`
+# from lib/bench/requirements.txt (exact versions and sha256 of every wheel; lib/bench/pin.py regenerates
+# it). PyPI's Linux torch wheel is the CUDA build: ≈ 4 GB of wheels, so it is kept out of `make setup` and CI.
+# The venv's stamp depends on requirements.txt, so a re-pin rebuilds it.
+BENCH_VENV := build/bench-venv
+$(BENCH_VENV)/.installed: lib/bench/requirements.txt
+	rm -rf $(BENCH_VENV)
+	/usr/bin/python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --no-cache-dir --require-hashes --only-binary=:all: -r lib/bench/requirements.txt
+	touch $@
+
+# Go benchmarks once per geoalign backend: GOMLX_BACKEND=go, and XLA-CPU through the PJRT plugin of
+# `make setup` (BENCH_XLA_BACKEND overrides it; a missing or failing plugin gives a "not run" column).
+# BENCH_ARGS passes options to run.py, e.g. BENCH_ARGS=--quick for a smoke run.
+BENCH_XLA_BACKEND ?= xla:$(CURDIR)/build/pjrt/pjrt_c_api_cpu_plugin.so
+BENCH_ARGS ?=
+bench: $(BENCH_VENV)/.installed
+	BENCH_XLA_BACKEND=$(BENCH_XLA_BACKEND) GOMLX_NO_AUTO_INSTALL=1 /usr/bin/python3 lib/bench/run.py --venv $(BENCH_VENV) --out figures/bench.md $(BENCH_ARGS)
 
 profile:
 	/usr/bin/python3 lib/bench/profile_ops.py --out figures/profile.md
