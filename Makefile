@@ -3,7 +3,7 @@
 #   make setup              install everything on a fresh machine (idempotent)
 #   make test               go vet, go test, and every notebook executed headless and screenshot
 #   make data               build the real data tracks into datasets/cache/
-#   make bench              paired benchmarks (geoalign vs PyTorch CPU, vs issue 11's official times) -> figures/bench.md
+#   make bench              paired benchmarks: geoalign (Go, XLA-CPU) vs PyTorch 2, JAX, the official code -> figures/bench.md
 #   make profile            CPU profiles of the heavy benchmarks by Go-backend op family -> figures/profile.md
 #   make reproduce-table1   Table 1 analogues of the four papers -> figures/tables/ (PAPER=gram|hypergram|gare|hlformer)
 #   make figures            regenerate every committed figure and table
@@ -88,8 +88,9 @@ BENCH_ARGS ?=
 bench: $(BENCH_VENV)/.installed
 	BENCH_XLA_BACKEND=$(BENCH_XLA_BACKEND) GOMLX_NO_AUTO_INSTALL=1 /usr/bin/python3 lib/bench/run.py --venv $(BENCH_VENV) --out figures/bench.md $(BENCH_ARGS)
 
+# The Go backend by op family (Go CPU profiles); XLA-CPU's training steps by binary (perf), when the plugin loads.
 profile:
-	/usr/bin/python3 lib/bench/profile_ops.py --out figures/profile.md
+	BENCH_XLA_BACKEND=$(BENCH_XLA_BACKEND) GOMLX_NO_AUTO_INSTALL=1 /usr/bin/python3 lib/bench/profile_ops.py --out figures/profile.md
 
 reproduce-table1:
 	go run ./lib/cmd/geoalign reproduce --paper $(PAPER) --out figures/tables

@@ -422,7 +422,7 @@ def check_cell(row_checks):
     if not row_checks:
         return "—"
     cells = []
-    for side in ("xla", "torch2", "jax", "torch1"):
+    for side in ("go", "xla", "torch2", "jax", "torch1"):
         if side not in row_checks:
             continue
         items = row_checks[side]
@@ -430,7 +430,7 @@ def check_cell(row_checks):
         rels = [i[2] for i in items if i[1] == "rel"]
         eqs = [i[2] for i in items if i[1] == "equal"]
         worst = (f" {max(rels):.0e}" if rels else "") + (f" {100 * min(eqs):.2f}% equal" if eqs else "")
-        short = {"xla": "XLA", "torch2": "PT2", "jax": "JAX", "torch1": "PT1.13"}[side]
+        short = {"go": "geoalign's dump", "xla": "XLA", "torch2": "PT2", "jax": "JAX", "torch1": "PT1.13"}[side]
         if any(i[1] == "failed" for i in items):
             cells.append(f"{short} ✗ (check failed)")
         else:

@@ -62,8 +62,10 @@ def check_lines(bench, outputs):
     sys.stdout.flush()
 
 
-def run(name, fn, reps=5, warmup=1, check=None):
-    """Time fn (its outputs waited for with block_until_ready): warm-up runs, then the median of reps."""
+def run(name, fn, reps=5, warmup=1, check=None, compile_fn=None):
+    """Time fn (its outputs waited for with block_until_ready): warm-up runs, then the median of reps.
+    compile_fn, when given, replaces the warm-up: it calls every jit-compiled function of fn once at fn's
+    shapes on part of the data (for the long workloads that run once: a full warm-up would double them)."""
     call = lambda: jax.block_until_ready(fn())
     if CHECK_DIR:
         if check is None:
@@ -73,8 +75,11 @@ def run(name, fn, reps=5, warmup=1, check=None):
         return
     if QUICK:
         reps, warmup = 1, 1
-    for _ in range(max(warmup, 1)):  # the first call compiles: never timed
-        call()
+    if compile_fn is not None:
+        jax.block_until_ready(compile_fn())
+    else:
+        for _ in range(max(warmup, 1)):  # the first call compiles: never timed
+            call()
     times = []
     for _ in range(reps):
         t0 = time.perf_counter()
