@@ -21,7 +21,7 @@ Go backend's. The table says per row who agrees.
 Usage: run.py [--out figures/bench.md] [--venv build/bench-venv] [--filter REGEX] [--benchtime 3x]
               [--sides go,xla,nosimd,torch2,jax,torch1] [--no-check] [--quick] [--render-only]
 --quick: a smoke run to verify the harness (-benchtime 1x, one timed repetition per twin, smaller
-HLFormer and streaming sizes, no size variants); it writes build/bench/quick.md, never figures/.
+HLFormer and streaming sizes, no size variants); it writes build/bench/quick.md (or --out outside figures/).
 The measurements of a run are kept beside the table (<out>.json); --render-only re-renders the table from
 them without measuring.
 """
@@ -66,12 +66,14 @@ QUICK_ENV = {"HLFORMER_BENCH_VIDEOS": "8", "HLFORMER_BENCH_EVAL_VIDEOS": "64", "
 # with the official code from the same weights (figures/crosscheck).
 CHECKED = {"MatMul1024": {}, "TransformerBlock": {}, "VolumeMatrix": {}, "HyperbolicVolumeMatrix": {},
            "GramLoss": {}, "GramVolumeMatrix1024": {}, "Rank20k": {}, "StreamEval": {"STREAM_EVAL_ITEMS": "2000"}}
-# Agreement: float outputs within REL_TOL of geoalign's (max |difference| / max |geoalign|): float32
-# computations whose reductions run in another order differ by a few ulps of the largest element per
-# reduction step; 1e-3 leaves room for the 3×3 determinants of GRAM's volumes (cancellation) and still
-# catches any formula error (those are O(1)). Integer outputs (ranks): at least EQUAL_TOL of them
-# identical (two float32 score computations can swap near-equal neighbours).
-REL_TOL, EQUAL_TOL = 1e-3, 0.999
+# Agreement: float outputs within REL_TOL of geoalign's (max |difference| / max |geoalign|). Two float32
+# computations of the same formula whose reductions run in another order differ by a few float32 ulps
+# relative to the largest element; the smoke runs of 2026-11-25 measured ≤ 8e-6 on every side (GRAM's loss
+# gradient, through 3×3 determinants), so 1e-4 leaves an order of magnitude and still catches any formula
+# error (those are O(1)). Integer outputs (ranks): at least EQUAL_TOL identical, because geoalign counts a
+# tie with the ground truth against the query (lib/retrieval) and argsort orders ties arbitrarily: Rank20k's
+# uniform float32 scores put a tie in about 0.04 % of the 20,000 rows.
+REL_TOL, EQUAL_TOL = 1e-4, 0.999
 # Rows computed outside any GoMLX backend (pure Go): one geoalign column only.
 NO_BACKEND = {"Rank20k"}
 
@@ -646,7 +648,9 @@ def main():
     if bad := [s for s in args.sides if s not in SIDES]:
         sys.exit(f"run.py: --sides: unknown side(s) {bad}; known: {', '.join(SIDES)}")
     if args.quick:
-        args.out, args.benchtime = "build/bench/quick.md", "1x"
+        args.benchtime = "1x"
+        if args.out.startswith("figures/"):  # a smoke run never writes the committed table
+            args.out = "build/bench/quick.md"
         args.sides = [s for s in args.sides if s != "nosimd"]
     dst = os.path.join(ROOT, args.out)
     raw = os.path.splitext(dst)[0] + ".json"  # the run's measurements, so the table can be re-rendered
