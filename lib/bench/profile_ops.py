@@ -196,7 +196,7 @@ def xla_section(args, work, built):
         print(f"== profile {label} (XLA-CPU)", flush=True)
         try:
             ns, fam, programs = profile_xla(label, pkg, bench, env_extra, work, built, cfg)
-        except (RuntimeError, subprocess.CalledProcessError) as e:
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as e:  # OSError: no perf on this machine
             out += [f"## {label}", "", f"Not run: {str(e)[:300]}", ""]
             continue
         total = sum(v for v in fam.values() if v > 0)

@@ -49,4 +49,5 @@ def scores():
     return jnp.concatenate(rows, axis=0)[:N, :N]
 
 
-run("GareInference1k", scores, reps=int(os.environ.get("GARE_REPS", "3")))
+run("GareInference1k", scores, reps=int(os.environ.get("GARE_REPS", "3")),
+    compile_fn=lambda: block_scores(psi, text[:BLOCK], frames[:BLOCK], mask[:BLOCK]))
