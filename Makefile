@@ -5,7 +5,7 @@
 #   make test-xla           the numeric packages' tests, a train of each model and a notebook on XLA's CPU plugin
 #   make gpu-check          on a machine with an NVIDIA GPU: CUDA plugin from PyPI, equivalence tests, step times -> figures/gpu-check.md
 #   make data               build the real data tracks into datasets/cache/
-#   make bench              paired benchmarks (geoalign vs PyTorch CPU, vs issue 11's official times) -> figures/bench.md
+#   make bench              paired benchmarks: geoalign (Go, XLA-CPU) vs PyTorch 2, JAX, the official code -> figures/bench.md
 #   make profile            CPU profiles of the heavy benchmarks by Go-backend op family -> figures/profile.md
 #   make reproduce-table1   Table 1 analogues of the four papers -> figures/tables/ (PAPER=gram|hypergram|gare|hlformer)
 #   make figures            regenerate every committed figure and table
@@ -90,11 +90,28 @@ notebooks-html:
 data:
 	go run ./lib/cmd/geoalign data build
 
-bench:
-	/usr/bin/python3 lib/bench/run.py --out figures/bench.md
+# The current peers (PyTorch 2, JAX) live in build/bench-venv, made once by the first `make bench`
+# from lib/bench/requirements.txt (exact versions and sha256 of every wheel; lib/bench/pin.py regenerates
+# it). PyPI's Linux torch wheel is the CUDA build: ≈ 4 GB of wheels, so it is kept out of `make setup` and CI.
+# The venv's stamp depends on requirements.txt, so a re-pin rebuilds it.
+BENCH_VENV := build/bench-venv
+$(BENCH_VENV)/.installed: lib/bench/requirements.txt
+	rm -rf $(BENCH_VENV)
+	/usr/bin/python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --no-cache-dir --require-hashes --only-binary=:all: -r lib/bench/requirements.txt
+	touch $@
 
+# Go benchmarks once per geoalign backend: GOMLX_BACKEND=go, and XLA-CPU through the PJRT plugin of
+# `make setup` (BENCH_XLA_BACKEND overrides it; a missing or failing plugin gives a "not run" column).
+# BENCH_ARGS passes options to run.py, e.g. BENCH_ARGS=--quick for a smoke run.
+BENCH_XLA_BACKEND ?= xla:$(CURDIR)/build/pjrt/pjrt_c_api_cpu_plugin.so
+BENCH_ARGS ?=
+bench: $(BENCH_VENV)/.installed
+	BENCH_XLA_BACKEND=$(BENCH_XLA_BACKEND) GOMLX_NO_AUTO_INSTALL=1 /usr/bin/python3 lib/bench/run.py --venv $(BENCH_VENV) --out figures/bench.md $(BENCH_ARGS)
+
+# The Go backend by op family (Go CPU profiles); XLA-CPU's training steps by binary (perf), when the plugin loads.
 profile:
-	/usr/bin/python3 lib/bench/profile_ops.py --out figures/profile.md
+	BENCH_XLA_BACKEND=$(BENCH_XLA_BACKEND) GOMLX_NO_AUTO_INSTALL=1 /usr/bin/python3 lib/bench/profile_ops.py --out figures/profile.md
 
 reproduce-table1:
 	go run ./lib/cmd/geoalign reproduce --paper $(PAPER) --out figures/tables

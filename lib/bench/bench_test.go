@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -29,7 +30,11 @@ func BenchmarkPairedMatMul1024(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	x, y := randomTensor(rng, 1, n, n), randomTensor(rng, 1, n, n)
 	exec := graph.MustNewExec(backend.MustNew(), graph.MatMul)
-	exec.MustExec(x, y)[0].FinalizeAll()
+	out := exec.MustExec(x, y)[0]
+	if Checking() {
+		Dump(b, Tensor("x", x), Tensor("y", y), Tensor("out", out))
+	}
+	out.FinalizeAll()
 	b.ResetTimer()
 	for b.Loop() {
 		exec.MustExec(x, y)[0].FinalizeAll()
@@ -100,6 +105,14 @@ func BenchmarkPairedTransformerBlock(b *testing.B) {
 		for _, t := range exec.MustExec(args...) {
 			t.FinalizeAll()
 		}
+	}
+	if Checking() {
+		out := exec.MustExec(args...)
+		arrays := []Array{Tensor("x", inputs[0]), Tensor("target", inputs[1]), Tensor("loss", out[0]), Tensor("grad_w0", out[1])}
+		for i, w := range inputs[2:] {
+			arrays = append(arrays, Tensor(fmt.Sprintf("w%d", i), w))
+		}
+		Dump(b, arrays...)
 	}
 	run()
 	b.ResetTimer()

@@ -7,14 +7,24 @@
 //   - TransformerBlock: a training step (forward + backward) of 2 pre-LN transformer layers,
 //     B=128, S=32, D=384, 6 heads, MLP 4×, exact GELU, MSE loss (≈88 GFLOP).
 //
-// Each has a PyTorch twin in torch/<Name>.py that prints one go-bench line. The runner
-// (run.py, `make bench`) executes every Go benchmark in its own process (peak RSS from
-// /usr/bin/time), once with GOEXPERIMENT=simd and, for this package, once without, runs the
-// torch twins with 2 threads, and writes the paired table to figures/bench.md, followed by issue 11's
-// table: the official code's times and peak memory (the issue's measurements, in columns labelled
-// official) beside this run's, with the ratios and whether the goal (less time, at most half the
-// memory) is met. The run's measurements are kept in figures/bench.json; `run.py --render-only`
-// re-renders the table from them without measuring.
+// Every paired benchmark has twins: lib/bench/torch/<Name>.py (run on PyTorch 2 from the venv that the
+// first `make bench` makes in build/bench-venv from requirements.txt, exact versions and sha256 of every
+// wheel, and on Debian's python3-torch 1.13) and lib/bench/jax/<Name>.py (jit-compiled, outputs waited
+// for with block_until_ready). The runner (run.py, `make bench`) executes every Go benchmark in its own
+// process (peak RSS from /usr/bin/time) once per geoalign backend — GOMLX_BACKEND=go, and XLA-CPU through
+// the PJRT plugin of `make setup` (BENCH_XLA_BACKEND; a missing or failing plugin makes that column
+// "not run: <reason>", lib/bench/backendinfo checks it loads) — and lib/bench's reference workloads once
+// without SIMD; every process runs on BENCH_THREADS CPUs (affinity) with that many threads. Before timing, a
+// check pass runs the benchmarks that take plain inputs with $BENCH_CHECK_DIR set: they write their inputs
+// and one output (check.go, Dump), every twin recomputes from the same inputs and compares, and XLA-CPU's
+// output is compared with the Go backend's. The table (figures/bench.md) gives each side's time and peak
+// RSS, the ratio of geoalign's faster backend to the fastest current peer (PyTorch 2 or JAX), the fraction
+// of the measured matmul peak per side on the matmul-bound rows, and who agrees in the check pass; then the
+// streaming-evaluation curve and issue 11's table against the official code, re-timed on PyTorch 2 by
+// lib/bench/official (the official GRAM, GARE and HLFormer code imported from its pinned checkouts under
+// build/official, lib/crosscheck/README.md). The run's measurements are kept in figures/bench.json;
+// `run.py --render-only` re-renders the table from them without measuring, and `run.py --quick` is a smoke
+// run of the whole harness (reduced sizes, one repetition) that writes build/bench/quick.md only.
 //
 // `make profile` (profile_ops.py) runs the heavy benchmarks once under the Go CPU profiler and writes
 // figures/profile.md: for each, the share of the backend's execution time per op family of GoMLX's

@@ -1,59 +1,81 @@
 #!/usr/bin/python3
-"""make bench: run every paired benchmark and write one table (figures/bench.md).
+"""make bench: every paired benchmark on geoalign's backends and on the current peers, one table
+(figures/bench.md; issues 11 and 32).
 
-Go side: every `func BenchmarkPaired<Name>` in lib/**/*_test.go, each in its own process
-(so /usr/bin/time's peak RSS belongs to that benchmark alone), built with GOEXPERIMENT=simd;
-lib/bench's reference workloads are also built and run without SIMD to show what SIMD buys.
-PyTorch side: lib/bench/torch/<Name>.py twins (Debian python3-torch + OpenBLAS), same thread
-count, run twice: default OpenMP settings and OMP_WAIT_POLICY=PASSIVE.
-Usage: run.py [--out figures/bench.md] [--filter REGEX] [--benchtime 3x] [--no-nosimd] [--no-passive] [--render-only]
-The measurements of the run are kept beside the table (figures/bench.json); --render-only re-renders
-the table from them without measuring (after a change of the table's layout).
+geoalign: every `func BenchmarkPaired<Name>` in lib/**/*_test.go, each in its own process (so
+/usr/bin/time's peak RSS belongs to that benchmark alone), built once with GOEXPERIMENT=simd and run once
+per backend: GOMLX_BACKEND=go (the Go backend) and GOMLX_BACKEND=$BENCH_XLA_BACKEND (XLA-CPU through a
+PJRT plugin; the Makefile points it at build/pjrt/pjrt_c_api_cpu_plugin.so). The backend comes from the
+environment only; lib/bench's reference workloads also run on the Go backend without SIMD.
+Peers: lib/bench/torch/<Name>.py on PyTorch 2 and lib/bench/jax/<Name>.py on JAX, both from the venv of
+`make bench` (--venv, lib/bench/requirements.txt), and the same torch twins on Debian's python3-torch 1.13
+(/usr/bin/python3), the baseline of the issue-11 table.
+Every process runs on BENCH_THREADS CPUs (default 2): CPU affinity restricted to that many CPUs, plus
+GOMAXPROCS, torch.set_num_threads, OMP_NUM_THREADS and MKL_NUM_THREADS.
+
+Check pass (before timing): the benchmarks that support it (CHECKED) run once with $BENCH_CHECK_DIR set
+and write their inputs and one output there (lib/bench/check.go); every twin reads the same inputs,
+recomputes and compares (lib/bench/{torch,jax}/_common.py), and XLA-CPU's output is compared with the
+Go backend's. The table says per row who agrees.
+
+Usage: run.py [--out figures/bench.md] [--venv build/bench-venv] [--filter REGEX] [--benchtime 3x]
+              [--sides go,xla,nosimd,torch2,jax,torch1] [--no-check] [--quick] [--render-only]
+--quick: a smoke run to verify the harness (-benchtime 1x, one timed repetition per twin, smaller
+HLFormer and streaming sizes, no size variants); it writes build/bench/quick.md (or --out outside figures/).
+The measurements of a run are kept beside the table (<out>.json); --render-only re-renders the table from
+them without measuring.
 """
 import argparse, datetime, json, os, platform, re, subprocess, sys, tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LINE = re.compile(r"^(BenchmarkPaired\w+?)(?:-\d+)?\s+(\d+)\s+([\d.]+) ns/op(.*)$")
+CHECK_LINE = re.compile(r"^CHECK (\S+) (\S+) (rel|equal|none) (\S+)$")
+NAN = float("nan")
 
+# The sides of the table: key -> (column title, kind). geoalign sides run the Go test binaries; peers run
+# the twins. "fastest peer" is taken over CURRENT_PEERS only (Debian's torch 1.13 is shown for reference).
+SIDES = {
+    "go": ("Go backend", "geoalign"),
+    "xla": ("XLA-CPU", "geoalign"),
+    "nosimd": ("Go backend, no SIMD", "geoalign"),
+    "torch2": ("PyTorch 2", "peer"),
+    "jax": ("JAX", "peer"),
+    "torch1": ("PyTorch 1.13 (Debian)", "peer"),
+    "official": ("official code on PyTorch 2", "official"),
+}
+GEOALIGN_BACKENDS = ["go", "xla"]
+CURRENT_PEERS = ["torch2", "jax"]
 
-def sh(cmd, env=None, check=True):
-    r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
-    if check and r.returncode != 0:
-        sys.exit(f"bench: {' '.join(cmd)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
-    return r
-
-
-def timed(cmd, env=None, cwd=ROOT):
-    """Run cmd under /usr/bin/time; return (parsed go-bench line or None, peak RSS MB, output)."""
-    with tempfile.NamedTemporaryFile(mode="r", suffix=".rss") as f:
-        r = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", f.name] + cmd, cwd=cwd, env=env,
-                           capture_output=True, text=True)
-        try:
-            rss_mb = int(open(f.name).read().strip().splitlines()[-1]) / 1024
-        except (ValueError, IndexError):
-            rss_mb = float("nan")
-    parsed = None
-    for line in r.stdout.splitlines():
-        m = LINE.match(line.strip())
-        if m:
-            extra = dict((v, float(k)) for k, v in re.findall(r"([\d.]+) (\S+)", m.group(4)))
-            parsed = {"name": m.group(1)[len("BenchmarkPaired"):], "ns": float(m.group(3)), "extra": extra}
-    if r.returncode != 0 or parsed is None:
-        print(f"  ! {' '.join(cmd[-4:])}: exit {r.returncode}\n{r.stdout[-1500:]}{r.stderr[-1500:]}", file=sys.stderr)
-    return parsed, rss_mb, r
-
-
-# Extra rows: a workload also run at a smaller size (both sides read the same environment
-# variable), when its official size does not fit this machine on one side; or our side in a second
-# configuration (the twin ignores the variable and is run again as it is): GARE's training step as
-# one graph, the step the committed GARE results were trained with (lib/models/gare.SingleGraphStep).
+# Extra rows: a workload also run at a smaller size (both sides read the same environment variable),
+# or our side in a second configuration (the twin ignores the variable and is run again as it is):
+# GARE's training step as one graph, the step the committed GARE results were trained with
+# (lib/models/gare.SingleGraphStep).
 SIZE_VARIANTS = {
     "HLFormerTrainStep": [("64 videos, single graph", {"HLFORMER_BENCH_VIDEOS": "64", "HLFORMER_BENCH_VIDEO_CHUNK": "-1"})],
     "GareTrainStep": [("single graph", {"GARE_BENCH_TEXT_CHUNK": "-1"})],
     # Streaming evaluation as the corpus grows (the default row is 20,000 items).
     "StreamEval": [(f"{n // 1000}k items", {"STREAM_EVAL_ITEMS": str(n)}) for n in (1000, 5000, 10000)],
 }
+# --quick: the smallest sizes that still run every code path (both sides read these variables).
+QUICK_ENV = {"HLFORMER_BENCH_VIDEOS": "8", "HLFORMER_BENCH_EVAL_VIDEOS": "64", "STREAM_EVAL_ITEMS": "2000",
+             "OFFICIAL_GARE_ITEMS": "96"}  # the last is read by lib/bench/official/GareInference1k.py only
 
+# Benchmarks that write their inputs and one output in the check pass (lib/bench.Dump), and the sizes
+# they are checked at. The HLFormer and GARE twins build their own weights (the model's parameters are
+# not inputs of the Go benchmark), so they are not compared here: lib/crosscheck compares our models
+# with the official code from the same weights (figures/crosscheck).
+CHECKED = {"MatMul1024": {}, "TransformerBlock": {}, "VolumeMatrix": {}, "HyperbolicVolumeMatrix": {},
+           "GramLoss": {}, "GramVolumeMatrix1024": {}, "Rank20k": {}, "StreamEval": {"STREAM_EVAL_ITEMS": "2000"}}
+# Agreement: float outputs within REL_TOL of geoalign's (max |difference| / max |geoalign|). Two float32
+# computations of the same formula whose reductions run in another order differ by a few float32 ulps
+# relative to the largest element; the smoke runs of 2026-11-25 measured ≤ 8e-6 on every side (GRAM's loss
+# gradient, through 3×3 determinants), so 1e-4 leaves an order of magnitude and still catches any formula
+# error (those are O(1)). Integer outputs (ranks): at least EQUAL_TOL identical, because geoalign counts a
+# tie with the ground truth against the query (lib/retrieval) and argsort orders ties arbitrarily: Rank20k's
+# uniform float32 scores put a tie in about 0.04 % of the 20,000 rows.
+REL_TOL, EQUAL_TOL = 1e-4, 0.999
+# Rows computed outside any GoMLX backend (pure Go): one geoalign column only.
+NO_BACKEND = {"Rank20k"}
 
 # Issue 11's reference: the papers' official PyTorch code timed on this machine kind (random inputs
 # at the papers' shapes, Debian torch 1.13 + OpenBLAS, 2 threads, steady-state medians), as the
@@ -73,67 +95,70 @@ OFFICIAL = [
 MIB_PER_GB = 1e9 / 2 ** 20
 
 
-def fmt_decimal(mib):
-    """MiB as decimal MB/GB (10⁶ / 10⁹ bytes), the units of issue 11's table."""
-    if mib != mib:
-        return "—"
-    b = mib * 2 ** 20
-    return f"{b / 1e6:.0f} MB" if b < 1e9 else f"{b / 1e9:.2f} GB"
+def sh(cmd, env=None, check=True):
+    r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    if check and r.returncode != 0:
+        sys.exit(f"bench: {' '.join(cmd)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+    return r
 
 
-def official_lines(meta, results):
-    """Issue 11's table with our numbers from this run beside the official code's, ratios and the goal."""
-    out = ["", "## Against the official code (issue 11's table)", ""]
-    if meta.get("isa") and meta["isa"] != "AVX-512":
-        out += [f"**Not like for like:** this run's CPU has {meta['isa']} and no AVX-512, unlike the machine kind "
-                "the official times were measured on (Zen 4 with AVX-512, ../shared/research/toolchain.md); the "
-                "ratios below compare two machines. The PyTorch-twin columns above are the like-for-like comparison.", ""]
-    out += [
-           "The *official* columns are issue 11's measurements of the papers' official PyTorch code on this "
-           "machine kind (not this run); the geoalign columns are this run's default rows. "
-           "Goal: less time and at most half the memory. Memory in this table is in decimal units (1 GB = 10⁹ bytes; "
-           "the issue's GB read that way, the stricter reading), unlike the binary MB/GB of the table above.", "",
-           "| workload (issue 11) | official time | official peak memory | geoalign time | geoalign peak RSS "
-           "| speed-up vs official | memory ratio (ours/official) | goal met |",
-           "|---|---|---|---|---|---|---|---|"]
-    for label, row, secs, gb in OFFICIAL:
-        g = results.get(row, {}).get("simd")
-        ns, rss = (g[0], g[1]) if g else (float("nan"), float("nan"))
-        off_mb = gb * MIB_PER_GB if gb else float("nan")
-        speed = secs * 1e9 / ns if ns == ns else float("nan")
-        mem = rss / off_mb if rss == rss and off_mb == off_mb else float("nan")
-        if ns != ns:
-            goal = "no: " + (g[2] if g and g[2] else "not run")
-        else:
-            faster = speed > 1
-            halved = mem <= 0.5 if mem == mem else None
-            goal = ("yes" if faster and halved is not False else "no") + (
-                "" if halved is not None else " (time only: no official memory)")
-        out.append(f"| {label} | {fmt_time(secs * 1e9)} | {fmt_decimal(off_mb)} | {fmt_time(ns)} | {fmt_decimal(rss)} "
-                   f"| {'—' if speed != speed else f'{speed:.2f}×'} | {'—' if mem != mem else f'{mem:.2f}'} | {goal} |")
-    return out
+def threads():
+    return int(os.environ.get("BENCH_THREADS", "2"))
 
 
-def curve_lines(results):
-    """The streaming-evaluation curve (issue 11: constant memory as corpora grow), one line per side."""
-    points = [(1000, "StreamEval (1k items)"), (5000, "StreamEval (5k items)"), (10000, "StreamEval (10k items)"), (20000, "StreamEval")]
-    points = [(n, results[row]) for n, row in points if row in results]
-    if len(points) < 2:
-        return []
-    out = ["", "Streaming evaluation from embeddings as the corpus grows (StreamEval rows; items: time, peak RSS):"]
-    for label, key in [("geoalign", "simd"), ("PyTorch (official-style: full score matrix + argsort)", "torch")]:
-        cells = [f"{n // 1000}k: {fmt_time(r[key][0])}, {fmt_mb(r[key][1])}" for n, r in points if key in r]
-        out.append(f"- {label}: " + "; ".join(cells) + ".")
-    return out
+def pin_cpus():
+    """preexec_fn: run the child on the first BENCH_THREADS CPUs it may use (XLA and oneDNN size their
+    thread pools from the affinity mask; GOMAXPROCS and torch.set_num_threads are set as well)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) > threads():
+        os.sched_setaffinity(0, cpus[:threads()])
 
 
-def outcome(parsed, rss, r):
-    """(ns, peak RSS MB, note) of one run; note says why there is no time (out of memory, failure)."""
+def base_env():
+    n = str(threads())
+    return dict(os.environ, GOMAXPROCS=n, BENCH_THREADS=n, OMP_NUM_THREADS=n, MKL_NUM_THREADS=n)
+
+
+def timed(cmd, env=None, cwd=ROOT):
+    """Run cmd under /usr/bin/time; return (parsed go-bench line or None, peak RSS MiB, CPU %, result)."""
+    with tempfile.NamedTemporaryFile(mode="r", suffix=".rss") as f:
+        r = subprocess.run(["/usr/bin/time", "-f", "%M %P", "-o", f.name] + cmd, cwd=cwd, env=env,
+                           capture_output=True, text=True, preexec_fn=pin_cpus)
+        try:
+            kb, cpu = open(f.name).read().strip().splitlines()[-1].split()
+            rss_mb, cpu = int(kb) / 1024, float(cpu.rstrip("%"))
+        except (ValueError, IndexError):
+            rss_mb, cpu = NAN, NAN
+    parsed = None
+    for line in r.stdout.splitlines():
+        m = LINE.match(line.strip())
+        if m:
+            extra = dict((v, float(k)) for k, v in re.findall(r"([\d.]+) (\S+)", m.group(4)))
+            parsed = {"name": m.group(1)[len("BenchmarkPaired"):], "ns": float(m.group(3)), "extra": extra}
+    if r.returncode != 0 or parsed is None:
+        print(f"  ! {' '.join(cmd[-4:])}: exit {r.returncode}\n{r.stdout[-1500:]}{r.stderr[-1500:]}", file=sys.stderr)
+    return parsed, rss_mb, cpu, r
+
+
+def first_error(r):
+    """The most telling line of a failed run's output, for a "not run" / "failed" cell."""
+    lines = [l.strip() for l in (r.stderr + "\n" + r.stdout).splitlines() if l.strip()]
+    for pat in (r"panic: .*", r".*[Ee]rror.*", r".*failed.*"):
+        hit = next((l for l in lines if re.match(pat, l)), None)
+        if hit:
+            return hit[:160].replace("|", "/")
+    return lines[-1][:160].replace("|", "/") if lines else ""
+
+
+def outcome(parsed, rss, cpu, r):
+    """One cell's measurement: ns per op, peak RSS MiB, CPU % of the process, note (why there is no time)."""
     if parsed:
-        return parsed["ns"], rss, ""
+        return {"ns": parsed["ns"], "rss": rss, "cpu": cpu, "note": "", "extra": parsed["extra"]}
     if r.returncode in (-9, 137):
-        return float("nan"), rss, "killed: out of memory"
-    return float("nan"), rss, f"failed (exit {r.returncode})"
+        note = "killed: out of memory"
+    else:
+        note = f"failed (exit {r.returncode}): {first_error(r)}"
+    return {"ns": NAN, "rss": rss, "cpu": cpu, "note": note}
 
 
 def go_benchmarks(pattern):
@@ -145,6 +170,15 @@ def go_benchmarks(pattern):
                     if re.search(pattern, m.group(1)):
                         pkgs.setdefault("./" + os.path.relpath(dirpath, ROOT), []).append(m.group(1))
     return pkgs
+
+
+def twins(pattern):
+    """Workload names with a PyTorch or JAX twin matching pattern."""
+    names = set()
+    for sub in ("torch", "jax"):
+        d = os.path.join(ROOT, "lib", "bench", sub)
+        names |= {fn[:-3] for fn in os.listdir(d) if fn.endswith(".py") and not fn.startswith("_")}
+    return sorted(n for n in names if re.search(pattern, "BenchmarkPaired" + n))
 
 
 def fmt_time(ns):
@@ -174,137 +208,462 @@ def test_binary(pkg, label, env):
     return bin_path
 
 
-def measure(args):
-    """Run every selected benchmark on both sides; return (meta, results), results[row][side] =
-    (ns per op, peak RSS MiB, note) with side simd / nosimd / torch / torch_passive."""
-    threads = os.environ.get("BENCH_THREADS", "2")
-    env = dict(os.environ, GOMAXPROCS=threads)
-    results = {}  # name -> dict
+def backend_config(side):
+    """GOMLX_BACKEND for a geoalign side, or (None, reason) when it cannot run."""
+    if side in ("go", "nosimd"):
+        return "go", None
+    cfg = os.environ.get("BENCH_XLA_BACKEND", "")
+    if not cfg:
+        return None, "not run: BENCH_XLA_BACKEND is empty (the Makefile sets it to the plugin of make setup)"
+    path = cfg.split(":", 1)[1].split(",")[0] if cfg.startswith("xla:") else ""
+    if path.startswith("/") and not os.path.exists(path):
+        return None, f"not run: no XLA CPU plugin at {os.path.relpath(path, ROOT)} (make setup installs it)"
+    return cfg, None
 
+
+def describe_backend(cfg, env):
+    """lib/bench/backendinfo's JSON for GOMLX_BACKEND=cfg, or (None, error line)."""
+    exe = os.path.join(ROOT, "build", "bench", "backendinfo")
+    sh(["go", "build", "-o", exe, "./lib/bench/backendinfo"], env=env)
+    r = subprocess.run([exe], cwd=ROOT, env=dict(env, GOMLX_BACKEND=cfg), capture_output=True, text=True,
+                       preexec_fn=pin_cpus)
+    if r.returncode != 0:
+        return None, first_error(r)
+    return json.loads(r.stdout), None
+
+
+def peer_python(side, venv):
+    if side == "torch1":
+        return "/usr/bin/python3"
+    return os.path.join(ROOT, venv, "bin", "python")
+
+
+def peer_versions(venv):
+    """Versions of the peers' libraries, read from the interpreters that run them."""
+    out = {}
+    probe = ("import torch; c = torch.__config__.show(); "
+             "print(torch.__version__, 'MKL' if torch.backends.mkl.is_available() else 'no MKL', "
+             "'oneDNN' if torch.backends.mkldnn.is_available() else 'no oneDNN', "
+             "'OpenBLAS' if 'openblas' in c.lower() else '', sep='|')")
+    for side in ("torch1", "torch2"):
+        r = sh([peer_python(side, venv), "-c", probe], check=False)
+        out[side] = r.stdout.strip().replace("|", ", ").rstrip(", ") if r.returncode == 0 else None
+    r = sh([peer_python("jax", venv), "-c", "import jax, jaxlib; print(jax.__version__, jaxlib.__version__)"], check=False)
+    out["jax"] = "jax {} / jaxlib {}".format(*r.stdout.split()) if r.returncode == 0 else None
+    return out
+
+
+def measure(args):
+    """Run every selected benchmark on every side; return (meta, results, checks):
+    results[row][side] = cell (outcome), checks[row][side] = [(output, measure, value)]."""
+    env = base_env()
+    n_threads = str(threads())
+    sides = args.sides
+    quick_env = QUICK_ENV if args.quick else {}
+    results, checks = {}, {}
+    meta_backends = {}
     os.makedirs(os.path.join(ROOT, "build", "bench"), exist_ok=True)
-    for pkg, names in sorted(go_benchmarks(args.filter).items()):
-        variants = [("simd", "simd")]
-        if pkg == "./lib/bench" and not args.no_nosimd:
-            variants.append(("nosimd", ""))
-        for label, experiment in variants:
-            print(f"== build {pkg} ({label})", flush=True)
-            bin_path = test_binary(pkg, label, dict(env, GOEXPERIMENT=experiment))
+
+    # Which geoalign backends can run, with their own description.
+    runnable = {}
+    for side in [s for s in ("go", "xla") if s in sides]:
+        cfg, why = backend_config(side)
+        if cfg:
+            info, err = describe_backend(cfg, env)
+            if info is None:
+                why = f"not run: GOMLX_BACKEND={cfg} does not load: {err}"
+            else:
+                meta_backends[side] = {"config": cfg, "description": info["description"], "name": info["name"]}
+                runnable[side] = cfg
+        if why:
+            meta_backends[side] = {"not_run": why}
+            print(f"== {SIDES[side][0]}: {why}", flush=True)
+
+    benches = go_benchmarks(args.filter)
+    built = {}
+    for pkg in benches:
+        built[(pkg, "simd")] = test_binary(pkg, "simd", dict(env, GOEXPERIMENT="simd"))
+        if pkg == "./lib/bench" and "nosimd" in sides:
+            built[(pkg, "nosimd")] = test_binary(pkg, "nosimd", dict(env, GOEXPERIMENT=""))
+
+    def go_run(pkg, name, side, extra_env, benchtime):
+        label = "nosimd" if side == "nosimd" else "simd"
+        cfg = "go" if side == "nosimd" else runnable[side]
+        return timed([built[(pkg, label)], "-test.run", "^$", "-test.bench", f"^{name}$", "-test.benchtime", benchtime],
+                     env=dict(env, GOMLX_BACKEND=cfg, **extra_env), cwd=os.path.join(ROOT, pkg))
+
+    # Check pass: geoalign's dumps, then every twin against them.
+    check_root = os.path.join(ROOT, "build", "bench", "check")
+    if not args.no_check:
+        import shutil
+        for pkg, names in sorted(benches.items()):
             for name in names:
                 short = name[len("BenchmarkPaired"):]
-                sizes = [("", {})] + (SIZE_VARIANTS.get(short, []) if label == "simd" else [])
-                for size, size_env in sizes:
-                    print(f"   {name} {size} ({label})", flush=True)
-                    parsed, rss, out = timed([bin_path, "-test.run", "^$", "-test.bench", f"^{name}$",
-                                              "-test.benchtime", args.benchtime], env=dict(env, **size_env),
-                                             cwd=os.path.join(ROOT, pkg))
-                    r = results.setdefault(short + (f" ({size})" if size else ""), {})
-                    r[label] = outcome(parsed, rss, out)
-                    if parsed and label == "simd":
-                        r["extra"] = parsed["extra"]
+                if short not in CHECKED:
+                    continue
+                for side in [s for s in ("go", "xla") if s in runnable] if short not in NO_BACKEND else ["go"]:
+                    d = os.path.join(check_root, side)
+                    shutil.rmtree(os.path.join(d, short), ignore_errors=True)
+                    print(f"== check {short}: geoalign ({side})", flush=True)
+                    parsed, _, _, r = go_run(pkg, name, side, dict(CHECKED[short], BENCH_CHECK_DIR=d), "1x")
+                    if not parsed:
+                        checks.setdefault(short, {})[side] = [("-", "failed", first_error(r))]
+                if "xla" in runnable and short not in NO_BACKEND:
+                    checks.setdefault(short, {})["xla"] = compare_dumps(os.path.join(check_root, "go", short),
+                                                                        os.path.join(check_root, "xla", short))
+        for name in twins(args.filter):
+            if name not in CHECKED or not os.path.isdir(os.path.join(check_root, "go", name)):
+                continue
+            for side in [s for s in sides if SIDES[s][1] == "peer"]:
+                sub = "jax" if side == "jax" else "torch"
+                if not os.path.exists(os.path.join(ROOT, "lib", "bench", sub, name + ".py")):
+                    continue
+                print(f"== check {name}: {SIDES[side][0]}", flush=True)
+                r = subprocess.run([peer_python(side, args.venv), name + ".py"], cwd=os.path.join(ROOT, "lib", "bench", sub),
+                                   env=dict(env, BENCH_CHECK_DIR=os.path.join(check_root, "go"), **CHECKED[name]),
+                                   capture_output=True, text=True, preexec_fn=pin_cpus)
+                lines = [m.groups()[1:] for m in map(CHECK_LINE.match, r.stdout.splitlines()) if m]
+                checks.setdefault(name, {})[side] = [(o, k, float(v)) for o, k, v in lines] if r.returncode == 0 and lines \
+                    else [("-", "failed", first_error(r))]
 
-    torch_dir = os.path.join(ROOT, "lib", "bench", "torch")
-    torch_version = sh(["/usr/bin/python3", "-c", "import torch; print(torch.__version__)"], check=False).stdout.strip()
-    for fn in sorted(os.listdir(torch_dir)):
-        if not fn.endswith(".py") or fn.startswith("_") or not re.search(args.filter, "BenchmarkPaired" + fn[:-3]):
-            continue
-        name = fn[:-3]
-        for size, size_env in [("", {})] + SIZE_VARIANTS.get(name, []):
-            row = name + (f" ({size})" if size else "")
-            for label, extra_env in [("torch", {})] + ([] if args.no_passive else [("torch_passive", {"OMP_WAIT_POLICY": "PASSIVE"})]):
-                print(f"   torch {row} ({label})", flush=True)
-                parsed, rss, out = timed(["/usr/bin/python3", fn], env=dict(env, BENCH_THREADS=threads, **extra_env, **size_env), cwd=torch_dir)
-                results.setdefault(row, {})[label] = outcome(parsed, rss, out)
+    # Timed runs: geoalign on each backend.
+    for pkg, names in sorted(benches.items()):
+        for name in names:
+            short = name[len("BenchmarkPaired"):]
+            for side in [s for s in ("go", "xla", "nosimd") if s in sides]:
+                if side == "nosimd" and pkg != "./lib/bench":
+                    continue
+                variants = [("", {})] + ([] if args.quick or side == "nosimd" else SIZE_VARIANTS.get(short, []))
+                for size, size_env in variants:
+                    row = results.setdefault(short + (f" ({size})" if size else ""), {})
+                    if side == "xla" and short in NO_BACKEND:
+                        row[side] = {"ns": NAN, "rss": NAN, "cpu": NAN, "note": "n/a: pure Go, no GoMLX backend"}
+                        continue
+                    if side == "xla" and side not in runnable:  # the reason is in the table's header
+                        row[side] = {"ns": NAN, "rss": NAN, "cpu": NAN, "note": "not run (see above)"}
+                        continue
+                    print(f"   {name} {size} ({side})", flush=True)
+                    row[side] = outcome(*go_run(pkg, name, side, dict(quick_env, **size_env), args.benchtime))
 
+    # Timed runs: the peers' twins.
+    twin_env = dict(env, **quick_env, **({"BENCH_QUICK": "1"} if args.quick else {}))
+    for name in twins(args.filter):
+        variants = [("", {})] + ([] if args.quick else SIZE_VARIANTS.get(name, []))
+        for size, size_env in variants:
+            row = results.setdefault(name + (f" ({size})" if size else ""), {})
+            for side in [s for s in sides if SIDES[s][1] == "peer"]:
+                sub = "jax" if side == "jax" else "torch"
+                if not os.path.exists(os.path.join(ROOT, "lib", "bench", sub, name + ".py")):
+                    row[side] = {"ns": NAN, "rss": NAN, "cpu": NAN, "note": "no twin yet"}
+                    continue
+                print(f"   {name} {size} ({side})", flush=True)
+                row[side] = outcome(*timed([peer_python(side, args.venv), name + ".py"], env=dict(twin_env, **size_env),
+                                           cwd=os.path.join(ROOT, "lib", "bench", sub)))
+
+    # The official code on PyTorch 2 (lib/bench/official), for the rows of issue 11's table.
+    official = {}
+    if "official" in sides:
+        odir = os.path.join(ROOT, "lib", "bench", "official")
+        for label, name, _, _ in OFFICIAL:
+            if not re.search(args.filter, "BenchmarkPaired" + name) or not os.path.exists(os.path.join(odir, name + ".py")):
+                continue
+            print(f"   {name} (official code, PyTorch 2)", flush=True)
+            parsed, rss, cpu, r = timed([peer_python("torch2", args.venv), name + ".py"], env=twin_env, cwd=odir)
+            cell = outcome(parsed, rss, cpu, r)
+            not_run = next((l[len("NOT RUN: "):] for l in r.stdout.splitlines() if l.startswith("NOT RUN: ")), None)
+            if not_run:
+                cell["note"] = "not run: " + not_run
+            official[name] = cell
+        commits = {n: sh(["git", "-C", os.path.join(ROOT, "build", "official", n), "rev-parse", "--short=12", "HEAD"],
+                         check=False).stdout.strip() or "missing" for n in ("hlformer", "geoopt", "gare", "gram")}
     cpu, isa = machine()
     meta = {
         "date": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}",
-        "cpu": f"{cpu} ({isa})", "isa": isa, "cores": os.cpu_count(), "threads": threads,
+        "commit": sh(["git", "rev-parse", "--short", "HEAD"], check=False).stdout.strip(),
+        "cpu": f"{cpu} ({isa})", "isa": isa, "cores": os.cpu_count(), "threads": n_threads,
         "gomlx": next((l.split()[1] for l in open(os.path.join(ROOT, "go.mod")) if "github.com/gomlx/gomlx " in l), "?"),
-        "backend": os.environ.get("GOMLX_BACKEND", "?"),
         "go": sh(["go", "version"], env=env, check=False).stdout.strip(),
-        "torch": torch_version, "benchtime": args.benchtime,
+        "backends": meta_backends, "peers": peer_versions(args.venv), "sides": sides,
+        "benchtime": args.benchtime, "quick": args.quick,
     }
-    return meta, results
+    if official:
+        meta["official_torch2"] = {
+            "header": f"{meta['date']}, this machine, PyTorch {meta['peers'].get('torch2')}, {n_threads} threads; checkouts "
+                      + ", ".join(f"{n} {c}" for n, c in commits.items()),
+            "rows": official,
+            "notes": ["Official code on PyTorch 2: what each row runs, and what is done around the code, is in the "
+                      "docstring of lib/bench/official/<row>.py (HLFormer: _hlformer.py; GARE: lib/crosscheck/official_gare.py's "
+                      "PATCHES). The ranking row times the sort of GRAM's compute_metric_ret on the whole matrix; its "
+                      "Python list search is replaced by the same search as a tensor operation."]}
+    return meta, results, checks
 
 
-def render(meta, results):
-    """figures/bench.md's text from one run's meta and results."""
-    # The machine's measured matmul peak: the best GFLOP/s of the 1024³ matmul either side reached.
-    peak = float("nan")
-    if "MatMul1024" in results:
-        flop = 2 * 1024 ** 3
-        peak = max(flop / v[0] for k, v in results["MatMul1024"].items() if k in ("simd", "torch", "torch_passive") and v[0] == v[0])
+def compare_dumps(ref_dir, other_dir):
+    """XLA-CPU's check outputs against the Go backend's: the arrays both wrote that the Go benchmark
+    computed (not its inputs, which are the same random tensors)."""
+    import numpy as np
+    out = []
+    if not os.path.isdir(other_dir):
+        return [("-", "failed", "no dump")]
+    inputs = {"x", "y", "target", "anchor", "video", "audio", "text", "tau", "txt", "vid", "scores"} | {f"w{i}" for i in range(64)}
+    for fn in sorted(os.listdir(ref_dir)):
+        name = fn[:-4]
+        if name in inputs or not os.path.exists(os.path.join(other_dir, fn)):
+            continue
+        ref, got = np.load(os.path.join(ref_dir, fn)), np.load(os.path.join(other_dir, fn))
+        if ref.dtype.kind in "iu":
+            out.append((name, "equal", float(np.mean(ref == got))))
+        else:
+            scale = max(float(np.max(np.abs(ref))), np.finfo(np.float32).tiny)
+            out.append((name, "rel", float(np.max(np.abs(got.astype(np.float64) - ref))) / scale))
+    return out
 
-    nan = (float("nan"), float("nan"), "")
-    tm = lambda v: v[2] if v[2] else fmt_time(v[0])
+
+def check_cell(row_checks):
+    """The table's "agrees with geoalign" cell: each side that was compared, ✓ or ✗ with its worst value."""
+    if not row_checks:
+        return "—"
+    cells = []
+    for side in ("go", "xla", "torch2", "jax", "torch1"):
+        if side not in row_checks:
+            continue
+        items = row_checks[side]
+        bad = [i for i in items if i[1] == "failed" or (i[1] == "rel" and not i[2] <= REL_TOL) or (i[1] == "equal" and not i[2] >= EQUAL_TOL)]
+        rels = [i[2] for i in items if i[1] == "rel"]
+        eqs = [i[2] for i in items if i[1] == "equal"]
+        worst = (f" {max(rels):.0e}" if rels else "") + (f" {100 * min(eqs):.2f}% equal" if eqs else "")
+        short = {"go": "geoalign's dump", "xla": "XLA", "torch2": "PT2", "jax": "JAX", "torch1": "PT1.13"}[side]
+        if any(i[1] == "failed" for i in items):
+            cells.append(f"{short} ✗ (check failed)")
+        else:
+            cells.append(f"{short} {'✗' if bad else '✓'}{worst}")
+    return "; ".join(cells)
+
+
+def row_key(name):
+    """Rows by workload; a workload's default row first, then its variants in SIZE_VARIANTS order."""
+    base, _, size = name.partition(" (")
+    sizes = [s for s, _ in SIZE_VARIANTS.get(base, [])]
+    return (base, sizes.index(size[:-1]) + 1 if size[:-1] in sizes else 0)
+
+
+def cell_time(c):
+    if c is None:
+        return "—"
+    return c["note"] if c.get("note") else fmt_time(c["ns"])
+
+
+def best(row, keys):
+    """(side, ns) of the fastest measured side among keys, or (None, NaN)."""
+    got = [(row[k]["ns"], k) for k in keys if k in row and row[k]["ns"] == row[k]["ns"]]
+    return (min(got)[1], min(got)[0]) if got else (None, NAN)
+
+
+def render(meta, results, checks):
+    """figures/bench.md's text from one run's meta, results and checks."""
+    sides = [s for s in ("go", "xla", "torch2", "jax", "torch1") if s in meta["sides"]]
+    # The machine's measured matmul peak: the best 1024³ float32 GFLOP/s any side reached in this run.
+    flop = {"MatMul1024": 2 * 1024 ** 3}
+    tb = results.get("TransformerBlock", {}).get("go", {})
+    if tb.get("extra", {}).get("GFLOP/s"):
+        flop["TransformerBlock"] = tb["extra"]["GFLOP/s"] * tb["ns"]  # the benchmark's closed form (bench_test.go)
+    mm = results.get("MatMul1024", {})
+    rates = [flop["MatMul1024"] / v["ns"] for v in mm.values() if isinstance(v, dict) and v.get("ns", NAN) == v.get("ns", NAN)]
+    peak = max(rates) if rates else NAN
+
+    head = "| workload | " + " | ".join(f"{SIDES[s][0]} time | {SIDES[s][0]} peak RSS" if s != "torch1" else f"{SIDES[s][0]} time"
+                                        for s in sides)
+    head += " | geoalign best ÷ fastest peer | fraction of measured matmul peak | agrees with geoalign (check pass) |"
+    ncols = head.count("|") - 1
     rows = []
-    def row_key(name):
-        """Rows by workload; a workload's default row first, then its variants in SIZE_VARIANTS order."""
-        base, _, size = name.partition(" (")
-        sizes = [s for s, _ in SIZE_VARIANTS.get(base, [])]
-        return (base, sizes.index(size[:-1]) + 1 if size[:-1] in sizes else 0)
-
     for name in sorted(results, key=row_key):
         r = results[name]
-        g, t, tp, ns = r.get("simd", nan), r.get("torch", nan), r.get("torch_passive", nan), r.get("nosimd", nan)
-        ratio = t[0] / g[0] if g[0] == g[0] and t[0] == t[0] else float("nan")
-        ratio_p = tp[0] / g[0] if g[0] == g[0] and tp[0] == tp[0] else float("nan")
-        mem = g[1] / t[1] if g[1] == g[1] and t[1] == t[1] else float("nan")
-        gflops = r.get("extra", {}).get("GFLOP/s")
-        frac = f"{gflops / peak * 100:.0f}% ({gflops:.0f} GFLOP/s)" if gflops and peak == peak else "—"
-        rows.append(f"| {name} | {tm(g)} | {fmt_mb(g[1])} | {tm(ns)} | {tm(t)} | {fmt_mb(t[1])} "
-                    f"| {tm(tp)} | {'—' if ratio != ratio else f'{ratio:.2f}×'} | {'—' if ratio_p != ratio_p else f'{ratio_p:.2f}×'} "
-                    f"| {'—' if mem != mem else f'{mem:.2f}'} | {frac} |")
+        cells = []
+        for s in sides:
+            c = r.get(s)
+            cells.append(cell_time(c))
+            if s != "torch1":
+                cells.append(fmt_mb(c["rss"]) if c else "—")
+        gs, gns = best(r, GEOALIGN_BACKENDS)
+        ps, pns = best(r, CURRENT_PEERS)
+        ratio = f"{pns / gns:.2f}× ({SIDES[gs][0]} vs {SIDES[ps][0]})" if gs and ps else "—"
+        frac = "—"
+        base = name.partition(" (")[0]
+        if base in flop and peak == peak and base == name:
+            frac = ", ".join(f"{SIDES[s][0]} {100 * flop[base] / r[s]['ns'] / peak:.0f}%" for s in sides
+                             if s in r and r[s]["ns"] == r[s]["ns"])
+        rows.append(f"| {name} | " + " | ".join(cells) + f" | {ratio} | {frac} | {check_cell(checks.get(base) if base == name else None)} |")
 
-    out = [
-        "# geoalign paired benchmarks",
-        "",
-        f"Generated by `make bench` on {meta['date']}. "
-        f"Machine: {meta['cpu']}, {meta['cores']} cores; {meta['threads']} threads on both sides (GOMAXPROCS, torch.set_num_threads).",
-        f"geoalign: GoMLX {meta['gomlx']}, backend GOMLX_BACKEND={meta['backend']}, {meta['go']}, "
-        f"GOEXPERIMENT=simd unless the column says otherwise; Go benchmark time = ns/op of `go test -bench` "
-        f"(-benchtime {meta['benchtime']}, after one compile/warm-up run). PyTorch {meta['torch']} (Debian) + OpenBLAS pthread; "
-        f"median of its repetitions after warm-up. Peak RSS of the whole process from /usr/bin/time.",
+    b = meta.get("backends", {})
+    def backend_line(side):
+        v = b.get(side, {})
+        return v.get("not_run") or f"GOMLX_BACKEND={v.get('config')} ({v.get('description')})"
+    p = meta.get("peers", {})
+    out = ["# geoalign paired benchmarks", ""]
+    if meta.get("quick"):
+        out += ["**Quick smoke run (run.py --quick): -benchtime 1x, one repetition per twin, reduced sizes "
+                f"({', '.join(f'{k}={v}' for k, v in QUICK_ENV.items())}), no size variants. Not for publication.**", ""]
+    out += [
+        f"Generated by `make bench` on {meta['date']} at commit {meta.get('commit', '?')}. Machine: {meta['cpu']}, {meta['cores']} cores; "
+        f"every process runs on {meta['threads']} CPUs (affinity) with {meta['threads']} threads (GOMAXPROCS, "
+        "torch.set_num_threads, OMP_NUM_THREADS, MKL_NUM_THREADS; XLA sizes its pools from the affinity).",
+        f"geoalign: GoMLX {meta['gomlx']}, {meta['go']}, GOEXPERIMENT=simd; Go backend: {backend_line('go')}; "
+        f"XLA-CPU: {backend_line('xla')}. Time = ns/op of `go test -bench` (-benchtime {meta['benchtime']}, after one "
+        "compile/warm-up run).",
+        f"Peers (twins in lib/bench/torch and lib/bench/jax, median of their repetitions after warm-up; JAX "
+        f"functions jit-compiled, outputs waited for with block_until_ready): PyTorch 2 = {p.get('torch2') or 'not installed'}; "
+        f"JAX = {p.get('jax') or 'not installed'} (CPU); PyTorch 1.13 = Debian python3-torch {p.get('torch1') or 'not installed'}. "
+        "Peak RSS of the whole process from /usr/bin/time.",
         "Inputs are random (synthetic) at the shapes given in each benchmark's doc comment.",
         "",
-        "| workload | geoalign time | geoalign peak RSS | geoalign, no SIMD | PyTorch time | PyTorch peak RSS "
-        "| PyTorch (OMP passive) | speed-up vs PyTorch | vs PyTorch (passive) | memory ratio (ours/torch) | fraction of measured matmul peak |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        head,
+        "|" + "---|" * ncols,
     ] + rows + [
         "",
-        f"Measured matmul peak (best 1024³ float32 GFLOP/s of either side in this run): {peak:.0f} GFLOP/s." if peak == peak else "",
-        "speed-up = PyTorch time / geoalign time (> 1: geoalign is faster).",
+        (f"Measured matmul peak: the best 1024³ float32 rate any side reached in this run, {peak:.0f} GFLOP/s"
+         "; the fraction of it each side reached on the matmul-bound rows (TransformerBlock at its nominal "
+         "88.2 GFLOP per step, lib/bench/bench_test.go)." if peak == peak else ""),
+        "geoalign best ÷ fastest peer = the fastest current peer's time (PyTorch 2 or JAX) / the time of geoalign's "
+        "faster backend (> 1: geoalign is faster); Debian's PyTorch 1.13 is shown for comparison with the issue-11 "
+        "table and is not a peer in the ratio.",
+        f"Check pass: every row with a check ran geoalign once with its inputs and one output written to files "
+        f"(lib/bench/check.go); each twin recomputed from the same inputs. ✓: float outputs within {REL_TOL:g} of "
+        f"geoalign's (max |difference| / max |geoalign|, the worst printed), ranks ≥ {100 * EQUAL_TOL:g}% identical; "
+        "XLA = XLA-CPU's output against the Go backend's. Sizes of the check: " +
+        "; ".join(f"{k} {' '.join(f'{a}={b}' for a, b in v.items())}" for k, v in CHECKED.items() if v) +
+        ". GARE and HLFormer rows have no check here: their twins build their own weights; lib/crosscheck compares "
+        "the models with the official code from the same weights (figures/crosscheck).",
         "Rows with a size in parentheses run the same workload smaller, or another variant of our step, on "
-        "both sides (the PyTorch twin reads the sizes; the environment: " + "; ".join(f"{n} ({s}): {' '.join(f'{k}={v}' for k, v in e.items())}" for n, vs in SIZE_VARIANTS.items() for s, e in vs)
+        "every side (the twins read the sizes; the environment: " + "; ".join(f"{n} ({s}): {' '.join(f'{k}={v}' for k, v in e.items())}" for n, vs in SIZE_VARIANTS.items() for s, e in vs)
         + "); a time cell saying \"killed: out of memory\" is a run the kernel's OOM killer stopped, its RSS cell the peak reached.",
-    ] + curve_lines(results) + official_lines(meta, results)
+    ]
+    nosimd = [(n, r["nosimd"]) for n, r in sorted(results.items()) if "nosimd" in r]
+    if nosimd:
+        out.append("Go backend built without GOEXPERIMENT=simd (what SIMD buys): " +
+                   "; ".join(f"{n} {cell_time(c)} (vs {cell_time(results[n].get('go'))} with SIMD)" for n, c in nosimd) + ".")
+    out += curve_lines(results, sides) + official_lines(meta, results)
     if meta.get("provenance"):
-        out[2:2] = [meta["provenance"]]
+        out[2:2] = [meta["provenance"], ""]
     return "\n".join(out) + "\n"
+
+
+def curve_lines(results, sides):
+    """The streaming-evaluation curve (issue 11: constant memory as corpora grow), one line per side."""
+    points = [(1000, "StreamEval (1k items)"), (5000, "StreamEval (5k items)"), (10000, "StreamEval (10k items)"), (20000, "StreamEval")]
+    points = [(n, results[row]) for n, row in points if row in results]
+    if len(points) < 2:
+        return []
+    out = ["", "Streaming evaluation from embeddings as the corpus grows (StreamEval rows; items: time, peak RSS). "
+           "geoalign scores a block at a time and ranks as it goes; the twins do what the official scripts do "
+           "(the full score matrix, then argsort):"]
+    for s in sides:
+        cells = [f"{n // 1000}k: {cell_time(r.get(s))}, {fmt_mb(r[s]['rss']) if s in r else '—'}" for n, r in points if s in r]
+        if cells:
+            out.append(f"- {SIDES[s][0]}: " + "; ".join(cells) + ".")
+    return out
+
+
+def fmt_decimal(mib):
+    """MiB as decimal MB/GB (10⁶ / 10⁹ bytes), the units of issue 11's table."""
+    if mib != mib:
+        return "—"
+    b = mib * 2 ** 20
+    return f"{b / 1e6:.0f} MB" if b < 1e9 else f"{b / 1e9:.2f} GB"
+
+
+def official_lines(meta, results):
+    """Issue 11's table with our numbers from this run beside the official code's, ratios and the goal;
+    with the official code re-timed on PyTorch 2 (lib/bench/official, figures/bench-official.json) when present."""
+    out = ["", "## Against the official code (issue 11's table)", ""]
+    if meta.get("isa") and meta["isa"] != "AVX-512":
+        out += [f"**Not like for like:** this run's CPU has {meta['isa']} and no AVX-512, unlike the machine kind "
+                "the issue-11 official times were measured on (Zen 4 with AVX-512); the "
+                "ratios against those columns compare two machines. The twin columns above are the like-for-like comparison.", ""]
+    off2 = meta.get("official_torch2", {})
+    out += [
+        "The *official (issue 11)* columns are issue 11's measurements of the papers' official PyTorch code "
+        "(Debian torch 1.13 + OpenBLAS, 2 threads, a Zen 4), not this run. "
+        + (f"The *official on PyTorch 2* columns are the same code re-timed by lib/bench/official ({off2.get('header', '')})."
+           if off2 else "The official code was not re-timed on PyTorch 2 in this run (run.py --sides official, lib/bench/official).")
+        + " The geoalign columns are this run's default rows on geoalign's faster backend. Goal: less time and at most half the "
+        "memory. Memory in this table is in decimal units (1 GB = 10⁹ bytes; the issue's GB read that way, the stricter "
+        "reading), unlike the binary MB/GB of the table above.", "",
+        "| workload (issue 11) | official (issue 11) time | official (issue 11) peak memory | official on PyTorch 2 time "
+        "| official on PyTorch 2 peak RSS | geoalign time | geoalign peak RSS "
+        "| speed-up vs official on PyTorch 2 | memory ratio (ours / official on PyTorch 2) | goal met (vs PyTorch 2) |",
+        "|---|---|---|---|---|---|---|---|---|---|"]
+    for label, row, secs, gb in OFFICIAL:
+        r = results.get(row, {})
+        gs, ns = best(r, GEOALIGN_BACKENDS)
+        rss = r[gs]["rss"] if gs else NAN
+        o = off2.get("rows", {}).get(row, {})
+        ons, orss = o.get("ns", NAN), o.get("rss", NAN)
+        speed = ons / ns if ns == ns and ons == ons else NAN
+        mem = rss / orss if rss == rss and orss == orss else NAN
+        if ns != ns or ons != ons:
+            goal = "—"
+        else:
+            goal = "yes" if speed > 1 and mem <= 0.5 else "no"
+        off_mb = gb * MIB_PER_GB if gb else NAN
+        out.append(f"| {label} | {fmt_time(secs * 1e9)} | {fmt_decimal(off_mb)} | {o.get('note') or fmt_time(ons)} | {fmt_decimal(orss)} "
+                   f"| {fmt_time(ns)}{f' ({SIDES[gs][0]})' if gs else ''} | {fmt_decimal(rss)} "
+                   f"| {'—' if speed != speed else f'{speed:.2f}×'} | {'—' if mem != mem else f'{mem:.2f}'} | {goal} |")
+    if off2.get("notes"):
+        out += [""] + [f"- {n}" for n in off2["notes"]]
+    return out
+
+
+def load(raw):
+    """A stored run; a run stored before issue 32 (sides simd/torch/torch_passive as lists) is converted."""
+    stored = json.load(open(raw))
+    meta, results, checks = stored["meta"], stored["results"], stored.get("checks", {})
+    rename = {"simd": "go", "torch": "torch1", "nosimd": "nosimd"}
+    for name, r in results.items():
+        for side in list(r):
+            v = r[side]
+            if isinstance(v, list):
+                del r[side]
+                if side in rename:
+                    r[rename[side]] = {"ns": v[0], "rss": v[1], "note": v[2], "cpu": NAN}
+        if "extra" in r and isinstance(r.get("go"), dict):
+            r["go"]["extra"] = r.pop("extra")
+    meta.setdefault("sides", ["go", "nosimd", "torch1"])
+    return meta, results, checks
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="figures/bench.md")
+    ap.add_argument("--venv", default="build/bench-venv", help="the peers' Python environment (make bench creates it)")
     ap.add_argument("--filter", default=".")
     ap.add_argument("--benchtime", default=os.environ.get("BENCHTIME", "3x"))
-    ap.add_argument("--no-nosimd", action="store_true")
-    ap.add_argument("--no-passive", action="store_true")
+    ap.add_argument("--sides", default="go,xla,nosimd,torch2,jax,torch1,official",
+                    help="comma-separated: " + ",".join(SIDES))
+    ap.add_argument("--no-check", action="store_true", help="skip the check pass")
+    ap.add_argument("--quick", action="store_true", help="smoke run of the harness; writes build/bench/quick.md")
     ap.add_argument("--render-only", action="store_true",
-                    help="re-render the table from the run stored beside --out (bench.json), measuring nothing")
+                    help="re-render the table from the run stored beside --out (<out>.json), measuring nothing")
     args = ap.parse_args()
+    args.sides = [s for s in args.sides.split(",") if s]
+    if bad := [s for s in args.sides if s not in SIDES]:
+        sys.exit(f"run.py: --sides: unknown side(s) {bad}; known: {', '.join(SIDES)}")
+    if args.quick:
+        args.benchtime = "1x"
+        if args.out.startswith("figures/"):  # a smoke run never writes the committed table
+            args.out = "build/bench/quick.md"
+        args.sides = [s for s in args.sides if s != "nosimd"]
     dst = os.path.join(ROOT, args.out)
     raw = os.path.splitext(dst)[0] + ".json"  # the run's measurements, so the table can be re-rendered
     if args.render_only:
-        stored = json.load(open(raw))
-        meta, results = stored["meta"], {k: {side: tuple(v) if side != "extra" else v for side, v in r.items()}
-                                          for k, r in stored["results"].items()}
+        meta, results, checks = load(raw)
     else:
-        meta, results = measure(args)
+        if any(SIDES[s][1] == "peer" and s != "torch1" for s in args.sides) and not os.path.exists(peer_python("torch2", args.venv)):
+            sys.exit(f"run.py: no Python at {args.venv}/bin/python: run `make bench` (it creates the venv), or pass --venv")
+        meta, results, checks = measure(args)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         with open(raw, "w") as f:  # NaN (a run without a time) is written as JSON NaN, which json reads back
-            json.dump({"meta": meta, "results": results}, f, indent=1, sort_keys=True)
-    text = render(meta, results)
+            json.dump({"meta": meta, "results": results, "checks": checks}, f, indent=1, sort_keys=True)
+    text = render(meta, results, checks)
     open(dst, "w").write(text)
     print(text)
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/bench"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 )
@@ -47,6 +48,11 @@ func benchmarkVolumeStep(b *testing.B, volume func(anchor *Node, others ...*Node
 		}
 	}
 	step() // compile
+	if bench.Checking() {
+		out := exec.MustExec(anchor, video, audio)
+		bench.Dump(b, bench.Tensor("anchor", anchor), bench.Tensor("video", video), bench.Tensor("audio", audio),
+			bench.Tensor("loss", out[0]), bench.Tensor("grad_anchor", out[1]))
+	}
 	b.ResetTimer()
 	for b.Loop() {
 		step()

@@ -3,6 +3,8 @@ package retrieval
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/geoalign/geoalign/lib/bench"
 )
 
 // randomSquare fills an n × n float32 matrix with uniform scores and lifts the
@@ -27,6 +29,13 @@ func randomSquare(n int) Matrix[float32] {
 // Paired with lib/bench/torch/Rank20k.py (the official codes' argsort ranking).
 func BenchmarkPairedRank20k(b *testing.B) {
 	m := randomSquare(20000)
+	if bench.Checking() {
+		res, err := Evaluate[float32](m, nil, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		bench.Dump(b, bench.Floats("scores", m.Data, m.Rows, m.Cols), bench.Ints("ranks", res.T2VRanks))
+	}
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := Evaluate[float32](m, nil, Options{}); err != nil {

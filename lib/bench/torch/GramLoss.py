@@ -8,24 +8,24 @@ B = 256, k = 3, d = 512, L2-normalised float32 inputs; gradients to text, video,
 """
 import torch
 import torch.nn.functional as F
-from _common import run, unit_vectors, volume_matrix
+from _common import inputs, run, unit_vectors, volume_matrix
 
 B, D = 256, 512
 g = torch.Generator().manual_seed(61)
 unit = lambda n: unit_vectors(n, D, g)
-text0, video0, audio0 = unit(B), unit(B), unit(B)
+text0, video0, audio0, tau0 = inputs("GramLoss", text=unit(B), video=unit(B), audio=unit(B), tau=torch.tensor(0.07))
 
 
 def step():
     t, v, a = (x.clone().requires_grad_(True) for x in (text0, video0, audio0))
-    tau = torch.tensor(0.07, requires_grad=True)
+    tau = tau0.clone().requires_grad_(True)
     targets = torch.arange(B)
     vol = volume_matrix(t, v.detach(), a.detach())           # text -> data, gradient to text
     volT = volume_matrix(t.detach(), v, a).T                  # data -> text, gradient to data
     loss = 0.5 * (F.cross_entropy(-vol / tau, targets, label_smoothing=0.1)
                   + F.cross_entropy(-volT / tau, targets, label_smoothing=0.1))
     loss.backward()
-    return loss
+    return loss, t.grad
 
 
-run("GramLoss", step, reps=10, warmup=2)
+run("GramLoss", step, reps=10, warmup=2, check=lambda out: {"loss": out[0], "grad_text": out[1]})

@@ -6,12 +6,12 @@ float32 inputs, no gradient.
 """
 import torch
 import torch.nn.functional as F
-from _common import run, unit_vectors, volume_matrix
+from _common import inputs, run, unit_vectors, volume_matrix
 
 B, D = 1024, 512
 g = torch.Generator().manual_seed(63)
 unit = lambda n: unit_vectors(n, D, g)
-text, video, audio = unit(B), unit(B), unit(B)
+text, video, audio = inputs("GramVolumeMatrix1024", text=unit(B), video=unit(B), audio=unit(B))
 
 
 @torch.no_grad()
@@ -19,4 +19,4 @@ def step():
     return volume_matrix(text, video, audio)
 
 
-run("GramVolumeMatrix1024", step, reps=10, warmup=2)
+run("GramVolumeMatrix1024", step, reps=10, warmup=2, check=lambda out: {"volume": out})

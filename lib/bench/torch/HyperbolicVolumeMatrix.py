@@ -7,12 +7,12 @@ torch.linalg.det in float32 and sqrt(|det|). Objective: mean volume; backward to
 B1 = B2 = 256, k = 3, d = 512, L2-normalised float32 inputs.
 """
 import torch
-from _common import gram_tensor_volume, run, unit_vectors
+from _common import gram_tensor_volume, inputs, run, unit_vectors
 
 B1, B2, D = 256, 256, 512
 g = torch.Generator().manual_seed(6)
 unit = lambda n: unit_vectors(n, D, g)
-anchor, video, audio = unit(B1), unit(B2), unit(B2)
+anchor, video, audio = inputs("HyperbolicVolumeMatrix", anchor=unit(B1), video=unit(B2), audio=unit(B2))
 
 
 def hyperbolic_volume_matrix(l, v, a):
@@ -32,7 +32,8 @@ def step():
     l, v, a = (t.clone().requires_grad_(True) for t in (anchor, video, audio))
     loss = hyperbolic_volume_matrix(l, v, a).mean()
     loss.backward()
-    return loss
+    return loss, l.grad
 
 
-run("HyperbolicVolumeMatrix", step, reps=10, warmup=2)
+run("HyperbolicVolumeMatrix", step, reps=10, warmup=2,
+    check=lambda out: {"loss": out[0], "grad_anchor": out[1]})

@@ -8,16 +8,18 @@ descending=True)[1] ... index(gt); MS-SL/HLFormer: np.argsort then np.where). Ro
 the work. Scores: uniform in [0, 1) with +0.4 on the diagonal, like the Go benchmark.
 """
 import torch
-from _common import run
+from _common import inputs, run
 
 N, CHUNK = 20000, 2000
 g = torch.Generator().manual_seed(4)
 S = torch.rand(N, N, generator=g)
 S[torch.arange(N), torch.arange(N)] += 0.4
+S, = inputs("Rank20k", scores=S)
+RANKS = torch.empty(N, dtype=torch.int64)
 
 
 def rank_metrics():
-    ranks = torch.empty(N, dtype=torch.int64)
+    ranks = RANKS
     for r0 in range(0, N, CHUNK):
         idx = S[r0:r0 + CHUNK].argsort(dim=1, descending=True)
         gt = torch.arange(r0, r0 + CHUNK).unsqueeze(1)
@@ -27,4 +29,4 @@ def rank_metrics():
         "MdR": r.median().item(), "MnR": r.mean().item()}
 
 
-run("Rank20k", rank_metrics, reps=1, warmup=0)
+run("Rank20k", rank_metrics, reps=1, warmup=0, check=lambda out: {"ranks": RANKS})

@@ -2,7 +2,7 @@
 of 2 pre-LN transformer layers, B=128, S=32, D=384, 6 heads, MLP 4x, exact GELU, MSE loss."""
 import torch
 import torch.nn.functional as F
-from _common import run
+from _common import inputs, run
 
 B, S, D, H, L = 128, 32, 384, 6, 2
 hd = D // H
@@ -12,7 +12,9 @@ target = torch.randn(B, S, D, generator=g)
 weights = []
 for _ in range(L):
     for shape in [(D, D)] * 4 + [(D, 4 * D), (4 * D, D)]:
-        weights.append((0.02 * torch.randn(*shape, generator=g)).requires_grad_())
+        weights.append(0.02 * torch.randn(*shape, generator=g))
+x0, target, *weights = inputs("TransformerBlock", x=x0, target=target, **{f"w{i}": w for i, w in enumerate(weights)})
+weights = [w.requires_grad_() for w in weights]
 
 
 def layer(x, w):
@@ -34,4 +36,4 @@ def step():
     return loss, grads
 
 
-run("TransformerBlock", step, reps=5)
+run("TransformerBlock", step, reps=5, check=lambda out: {"loss": out[0], "grad_w0": out[1][0]})

@@ -5,19 +5,19 @@ products, take torch.linalg.det in float32, then sqrt(|det|). Objective: mean vo
 anchor and both data modalities. B1 = B2 = 256, k = 3, d = 512, L2-normalised float32 inputs.
 """
 import torch
-from _common import run, unit_vectors, volume_matrix
+from _common import inputs, run, unit_vectors, volume_matrix
 
 B1, B2, D = 256, 256, 512
 g = torch.Generator().manual_seed(5)
 unit = lambda n: unit_vectors(n, D, g)
-anchor, video, audio = unit(B1), unit(B2), unit(B2)
+anchor, video, audio = inputs("VolumeMatrix", anchor=unit(B1), video=unit(B2), audio=unit(B2))
 
 
 def step():
     l, v, a = (t.clone().requires_grad_(True) for t in (anchor, video, audio))
     loss = volume_matrix(l, v, a).mean()
     loss.backward()
-    return loss
+    return loss, l.grad
 
 
-run("VolumeMatrix", step, reps=10, warmup=2)
+run("VolumeMatrix", step, reps=10, warmup=2, check=lambda out: {"loss": out[0], "grad_anchor": out[1]})

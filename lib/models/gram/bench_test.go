@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/bench"
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/loss"
 	"github.com/gomlx/gomlx/core/graph"
@@ -51,6 +52,11 @@ func BenchmarkPairedGramLoss(b *testing.B) {
 		}
 	}
 	step() // compile
+	if bench.Checking() {
+		out := exec.MustExec(text, video, audio, tau)
+		bench.Dump(b, bench.Tensor("text", text), bench.Tensor("video", video), bench.Tensor("audio", audio),
+			bench.Floats("tau", []float32{tau}), bench.Tensor("loss", out[0]), bench.Tensor("grad_text", out[1]))
+	}
 	b.ResetTimer()
 	for b.Loop() {
 		step()
@@ -69,6 +75,10 @@ func BenchmarkPairedGramVolumeMatrix1024(b *testing.B) {
 	defer exec.Finalize()
 	step := func() { exec.MustExec(text, video, audio)[0].FinalizeAll() }
 	step()
+	if bench.Checking() {
+		bench.Dump(b, bench.Tensor("text", text), bench.Tensor("video", video), bench.Tensor("audio", audio),
+			bench.Tensor("volume", exec.MustExec(text, video, audio)[0]))
+	}
 	b.ResetTimer()
 	for b.Loop() {
 		step()

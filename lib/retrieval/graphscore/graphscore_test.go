@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/bench"
 	"github.com/geoalign/geoalign/lib/retrieval"
 )
 
@@ -215,6 +216,14 @@ func BenchmarkPairedStreamEval(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer sc.Close()
+	if bench.Checking() {
+		res, err := retrieval.Evaluate[float32](sc, nil, retrieval.Options{VideoToText: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		bench.Dump(b, bench.Floats("txt", txt, n, d), bench.Floats("vid", vid, n, d),
+			bench.Ints("t2v_ranks", res.T2VRanks), bench.Ints("v2t_ranks", res.V2TRanks))
+	}
 	b.ResetTimer()
 	for b.Loop() {
 		res, err := retrieval.Evaluate[float32](sc, nil, retrieval.Options{VideoToText: true})
