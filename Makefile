@@ -58,7 +58,7 @@ gotest:
 # `geoalign train` of each model (the CLI's TestTrainEval* tests) and one notebook headless.
 PJRT_CPU_PLUGIN := $(CURDIR)/build/pjrt/pjrt_c_api_cpu_plugin.so
 XLA_CPU := GOMLX_BACKEND=xla:$(PJRT_CPU_PLUGIN) GOMLX_NO_AUTO_INSTALL=1
-XLA_PACKAGES := ./lib/geom/... ./lib/loss/... ./lib/models/... ./lib/train/... ./lib/retrieval/... ./lib/hierarchy/...
+XLA_PACKAGES := ./lib/geom/... ./lib/loss/... ./lib/models/... ./lib/train/... ./lib/retrieval/... ./lib/hierarchy/... ./lib/encoders/...
 XLA_NOTEBOOK := notebooks/01-geometry.ipynb
 test-xla:
 	@[ -f $(PJRT_CPU_PLUGIN) ] || { echo "test-xla: $(PJRT_CPU_PLUGIN) missing: run make setup" >&2; exit 2; }
