@@ -37,7 +37,7 @@ func hierarchyClosure(t *testing.T) *wordnet.Closure {
 // hierarchyConfig is the papers' setting (PaperConfig: burn-in at η/10 with dampened negatives,
 // reprojection) on the 7-node tree: d = 3, 3 negatives, 3 one-step epochs, the given loss dtype.
 // The initial points are drawn uniform in (−0.3, 0.3) instead of the papers' (−0.001, 0.001): see
-// doc.go on float32 distances between nearly equal points.
+// doc.go on the conditioning of Lorentz distances between nearly equal points.
 func hierarchyConfig(m hierarchy.Manifold, coneWeight float64, dt dtypes.DType) hierarchy.Config {
 	cfg := hierarchy.PaperConfig(m, 3)
 	cfg.Epochs, cfg.BatchSize, cfg.Negatives = 3, 10, 3
