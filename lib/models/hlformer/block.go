@@ -2,7 +2,6 @@ package hlformer
 
 import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
-	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
@@ -81,7 +80,7 @@ func MAIMWeights(scope *model.Scope, branches, keyMask *Node, c Config) *Node {
 	}
 	tokens := CrossAttentionBlock(scope.In("cross_attention"), query, perBranch, mask, c) // [B·N, 1, d]
 	tokens = TransposeAllDims(Reshape(tokens, b, n, d), 1, 0, 2)                          // [N, B, d]
-	h := dropout(scope, activation.Relu(linear(scope.In("layer1"), tokens, d, true)), c.Dropout)
+	h := dropout(scope, torchRelu(linear(scope.In("layer1"), tokens, d, true)), c.Dropout)
 	w := linear(scope.In("layer2"), h, length, true) // [N, B, L]
 	return Softmax(DivScalar(TransposeAllDims(w, 0, 2, 1), c.BranchTemperature), -1)
 }

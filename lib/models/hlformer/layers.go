@@ -6,7 +6,6 @@ import (
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 	"github.com/gomlx/gomlx/ml/layers"
-	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/layers/norm"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/initializer"
@@ -53,12 +52,23 @@ func dropout(scope *model.Scope, x *Node, rate float64) *Node {
 	return layers.DropoutStatic(scope, x, rate)
 }
 
+// torchRelu is torch's ReLU with torch's derivative at 0: x where x > 0, else 0, with ∂/∂x = 1 where x > 0
+// and 0 elsewhere (ReLU'(0) = 0, as threshold_backward). GoMLX's activation.Relu has no single
+// derivative at 0: the pure-Go backend runs it as a fused op whose gradient is 0 at x = 0, XLA as the
+// decomposed Max(x, 0), whose gradient takes the tie, 1 (found by lib/parity's backend comparison).
+// Exact zeros are not rare here: a padded frame (all-zero features) gives LayerNorm(0)·W + b = 0
+// before the first update, so the float64 gradients of the two backends differed by 1e-7 relative.
+func torchRelu(x *Node) *Node {
+	zero := ZerosLike(x)
+	return Where(GreaterThan(x, zero), x, zero)
+}
+
 // LinearLayer is the code's LinearLayer (docs/official-code.md §3.2): LayerNorm(in) → Dropout → Linear(in, out) → ReLU,
 // the input projection of every branch and the in/out projections of the Lorentz attention.
 func LinearLayer(scope *model.Scope, x *Node, out int, dropoutRate float64) *Node {
 	x = layerNorm(scope.In("norm"), x)
 	x = dropout(scope, x, dropoutRate)
-	return activation.Relu(linear(scope.In("linear"), x, out, true))
+	return torchRelu(linear(scope.In("linear"), x, out, true))
 }
 
 // PositionalEncoding is the code's TrainablePositionalEncoding (docs/official-code.md §3.2): x [N, L, d] plus a learned
@@ -78,7 +88,7 @@ func PositionalEncoding(scope *model.Scope, x *Node, maxLen int, dropoutRate flo
 // FeedForward is the code's FeedForward(d, hidden): Linear(d, hidden) → ReLU → Dropout → Linear(hidden, d).
 func FeedForward(scope *model.Scope, x *Node, hidden int, dropoutRate float64) *Node {
 	d := x.Shape().Dim(-1)
-	h := activation.Relu(linear(scope.In("layer1"), x, hidden, true))
+	h := torchRelu(linear(scope.In("layer1"), x, hidden, true))
 	return linear(scope.In("layer2"), dropout(scope, h, dropoutRate), d, true)
 }
 
