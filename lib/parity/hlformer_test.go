@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute/dtypes"
@@ -22,7 +23,7 @@ func hlformerConfig() hlformer.Config {
 	c := hlformer.CPUConfig(6, 5)
 	c.Dim, c.Heads, c.LorentzDim = 8, 2, 7
 	c.EuclideanWidths, c.LorentzWidths = []float64{0}, []float64{2}
-	c.ClipLen, c.FrameLen, c.QueryLen = 4, 6, 5
+	c.ClipLen, c.FrameLen, c.QueryLen = prvr.ClipCount, 6, 5 // ClipLen: the only length hlformer.Config.Validate accepts
 	c.Dropout, c.InputDropout = 0, 0
 	return c
 }
