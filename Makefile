@@ -1,7 +1,7 @@
 # geoalign — one entry point for setup, tests, data, benchmarks and reproductions.
 #
 #   make setup              install everything on a fresh machine (idempotent)
-#   make test               go vet, go test, make test-xla, and every notebook executed headless and screenshot
+#   make test               go vet, go test (with lib/parity: every model on Go vs XLA), and every notebook executed headless and screenshot
 #   make test-xla           the numeric packages' tests, a train of each model and a notebook on XLA's CPU plugin
 #   make gpu-check          on a machine with an NVIDIA GPU: CUDA plugin from PyPI, equivalence tests, step times -> figures/gpu-check.md
 #   make data               build the real data tracks into datasets/cache/
@@ -52,7 +52,7 @@ vet:
 gotest:
 	go test ./...
 
-# XLA through PJRT (issue 29, docs/xla.md): the same tests on XLA's CPU plugin, which `make setup`
+# XLA through PJRT (issue 29, docs/xla.md §2): the same tests on XLA's CPU plugin, which `make setup`
 # installs at a fixed path from PyPI (kernel/pjrt.sh). GOMLX_NO_AUTO_INSTALL=1: go-xla never
 # downloads anything; the plugin is loaded from that file. The numeric packages' tests, one
 # `geoalign train` of each model (the CLI's TestTrainEval* tests) and one notebook headless.
