@@ -8,8 +8,9 @@ per backend: GOMLX_BACKEND=go (the Go backend) and GOMLX_BACKEND=$BENCH_XLA_BACK
 PJRT plugin; the Makefile points it at build/pjrt/pjrt_c_api_cpu_plugin.so). The backend comes from the
 environment only; lib/bench's reference workloads also run on the Go backend without SIMD.
 Peers: lib/bench/torch/<Name>.py on PyTorch 2 and lib/bench/jax/<Name>.py on JAX, both from the venv of
-`make bench` (--venv, lib/bench/requirements.txt), and the same torch twins on Debian's python3-torch 1.13
-(/usr/bin/python3), the baseline of the issue-11 table.
+`make bench` (--venv, lib/bench/requirements.txt); on request (--sides ...,torch1) the same torch twins
+on Debian's python3-torch 1.13 (/usr/bin/python3), the baseline of the issue-11 table, no longer timed by
+default: nobody would pick it over PyTorch 2 today (issue 32).
 Every process runs on BENCH_THREADS CPUs (default 2): CPU affinity restricted to that many CPUs, plus
 GOMAXPROCS, torch.set_num_threads, OMP_NUM_THREADS and MKL_NUM_THREADS.
 
@@ -19,7 +20,12 @@ recomputes and compares (lib/bench/{torch,jax}/_common.py), and XLA-CPU's output
 Go backend's. The table says per row who agrees.
 
 Usage: run.py [--out figures/bench.md] [--venv build/bench-venv] [--filter REGEX] [--benchtime 3x]
-              [--sides go,xla,nosimd,torch2,jax,torch1] [--no-check] [--quick] [--render-only]
+              [--sides go,xla,nosimd,torch2,jax,official] [--no-check] [--quick] [--render-only]
+              [--reuse RUN.json]
+--reuse: the sides this run does not measure (not in --sides) are taken from a stored run (another run's
+<out>.json on the same machine), with their checks, versions and the official-code section; the table
+names that run's date and commit for them. For re-timing geoalign after a change without re-timing the
+peers (`--sides go,xla,nosimd --reuse figures/bench.json`).
 --quick: a smoke run to verify the harness (-benchtime 1x, one timed repetition per twin, smaller
 HLFormer and streaming sizes, no size variants); it writes build/bench/quick.md (or --out outside figures/).
 The measurements of a run are kept beside the table (<out>.json); --render-only re-renders the table from
@@ -510,9 +516,12 @@ def render(meta, results, checks):
         f"geoalign: GoMLX {meta['gomlx']}, {meta['go']}, GOEXPERIMENT=simd; Go backend: {backend_line('go')}; "
         f"XLA-CPU: {backend_line('xla')}. Time = ns/op of `go test -bench` (-benchtime {meta['benchtime']}, after one "
         "compile/warm-up run).",
+    ] + ([reused_line(meta["reused"])] if meta.get("reused") else []) + [
         f"Peers (twins in lib/bench/torch and lib/bench/jax, median of their repetitions after warm-up; JAX "
         f"functions jit-compiled, outputs waited for with block_until_ready): PyTorch 2 = {p.get('torch2') or 'not installed'}; "
-        f"JAX = {p.get('jax') or 'not installed'} (CPU); PyTorch 1.13 = Debian python3-torch {p.get('torch1') or 'not installed'}. "
+        f"JAX = {p.get('jax') or 'not installed'} (CPU)"
+        + (f"; PyTorch 1.13 = Debian python3-torch {p.get('torch1') or 'not installed'}. " if "torch1" in sides else
+           " (Debian's PyTorch 1.13 is no longer timed: PyTorch 2 supersedes it as the baseline). ") +
         "Peak RSS of the whole process from /usr/bin/time.",
         "Inputs are random (synthetic) at the shapes given in each benchmark's doc comment.",
         "",
@@ -631,16 +640,50 @@ def load(raw):
     return meta, results, checks
 
 
+def reused_line(u):
+    """The header's sentence on which cells a --reuse run re-timed and which it took from the stored run."""
+    retimed = "; ".join(f"{name} ({', '.join(SIDES[s][0] for s in sides)})" for name, sides in sorted(u["retimed"].items()))
+    return (f"Two runs on this machine (run.py --reuse): this run re-timed {retimed}; every other cell"
+            + (" (the columns " + ", ".join(SIDES[s][0] for s in u["sides"]) + " among them)" if u["sides"] else "")
+            + f" is from the run of {u['date']} at commit {u['commit']}.")
+
+
+def reuse(path, meta, results, checks):
+    """meta, results, checks completed from the stored run at path: every cell this run did not measure
+    (a side not in --sides, or a row --filter left out) is taken from it, with its checks, and the sides
+    this run did not measure bring their versions and the official-code section; meta["reused"] says what
+    came from where."""
+    old_meta, old_results, old_checks = load(os.path.join(ROOT, path) if not os.path.isabs(path) else path)
+    if old_meta.get("cpu") != meta.get("cpu") or old_meta.get("threads") != meta.get("threads"):
+        sys.exit(f"run.py: --reuse {path}: measured on {old_meta.get('cpu')} with {old_meta.get('threads')} threads, "
+                 f"this run on {meta.get('cpu')} with {meta.get('threads')}: not comparable")
+    measured = {name: sorted(r) for name, r in results.items()}
+    taken = [s for s in old_meta.get("sides", []) if s not in meta["sides"]]
+    for name, r in old_results.items():
+        for side, cell in r.items():
+            results.setdefault(name, {}).setdefault(side, cell)
+        for side, c in old_checks.get(name, {}).items():
+            checks.setdefault(name, {}).setdefault(side, c)
+    if "official" in taken and "official_torch2" in old_meta:
+        meta["official_torch2"] = old_meta["official_torch2"]
+    meta["peers"] = {k: v for k, v in old_meta.get("peers", {}).items() if k in taken} | \
+        {k: v for k, v in meta.get("peers", {}).items() if k not in taken}
+    meta["sides"] = [s for s in SIDES if s in meta["sides"] or s in taken]
+    meta["reused"] = {"sides": taken, "retimed": measured, "date": old_meta.get("date"), "commit": old_meta.get("commit")}
+    return meta, results, checks
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="figures/bench.md")
     ap.add_argument("--venv", default="build/bench-venv", help="the peers' Python environment (make bench creates it)")
     ap.add_argument("--filter", default=".")
     ap.add_argument("--benchtime", default=os.environ.get("BENCHTIME", "3x"))
-    ap.add_argument("--sides", default="go,xla,nosimd,torch2,jax,torch1,official",
+    ap.add_argument("--sides", default="go,xla,nosimd,torch2,jax,official",
                     help="comma-separated: " + ",".join(SIDES))
     ap.add_argument("--no-check", action="store_true", help="skip the check pass")
     ap.add_argument("--quick", action="store_true", help="smoke run of the harness; writes build/bench/quick.md")
+    ap.add_argument("--reuse", default="", help="take the sides not in --sides from this stored run (<out>.json)")
     ap.add_argument("--render-only", action="store_true",
                     help="re-render the table from the run stored beside --out (<out>.json), measuring nothing")
     args = ap.parse_args()
@@ -660,6 +703,8 @@ def main():
         if any(SIDES[s][1] == "peer" and s != "torch1" for s in args.sides) and not os.path.exists(peer_python("torch2", args.venv)):
             sys.exit(f"run.py: no Python at {args.venv}/bin/python: run `make bench` (it creates the venv), or pass --venv")
         meta, results, checks = measure(args)
+        if args.reuse:
+            meta, results, checks = reuse(args.reuse, meta, results, checks)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         with open(raw, "w") as f:  # NaN (a run without a time) is written as JSON NaN, which json reads back
             json.dump({"meta": meta, "results": results, "checks": checks}, f, indent=1, sort_keys=True)
