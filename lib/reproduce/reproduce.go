@@ -10,6 +10,7 @@ package reproduce
 
 import (
 	"fmt"
+	"github.com/geoalign/geoalign/lib/encoders"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,6 +44,10 @@ type Options struct {
 	// Sections are the sections of each paper's figures to run (Experiment.Sections; nil: all of
 	// them). A figures function skips the others and records them with SavePending.
 	Sections []string
+	// Text is the text encoder of the real tracks' texts (zero value: GloVe; `--text minilm`):
+	// HLFormer's Charades-STA query tokens, GARE's Charades descriptions and GRAM/HyperGRAM's Tux
+	// Paint captions. It enters the run keys and every result's data description.
+	Text encoders.Text
 }
 
 // NeedsRealData is the error of a Figures function that cannot run on synthetic data alone

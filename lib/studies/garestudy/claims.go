@@ -58,6 +58,38 @@ type ZeroFloor struct {
 	Report retrieval.Report
 }
 
+// RandomFloor is the floor of a split whose texts share no space with its videos before training
+// (MiniLM descriptions against label-derived videos): random ranking, i.e. every score tied and the
+// ties broken uniformly at random (retrieval.RandomTies' expected metrics, text→video; video→text
+// too when every video has exactly one text, as in the Charades descriptions track).
+func RandomFloor(d *gare.Dataset) (retrieval.Report, error) {
+	t2v, err := retrieval.RandomTies(make([]float32, d.NumTexts*d.NumVideos), d.VideoOf, d.NumVideos, nil, retrieval.MedianNumPy)
+	if err != nil {
+		return retrieval.Report{}, fmt.Errorf("garestudy: random floor of %q: %w", d.Name, err)
+	}
+	rep := retrieval.Report{T2V: t2v}
+	textOf := make([]int, d.NumVideos)
+	for v := range textOf {
+		textOf[v] = -1
+	}
+	paired := d.NumTexts == d.NumVideos
+	for t, v := range d.VideoOf {
+		if !paired || textOf[v] >= 0 {
+			paired = false
+			break
+		}
+		textOf[v] = t
+	}
+	if paired {
+		v2t, err := retrieval.RandomTies(make([]float32, d.NumVideos*d.NumTexts), textOf, d.NumTexts, nil, retrieval.MedianNumPy)
+		if err != nil {
+			return retrieval.Report{}, fmt.Errorf("garestudy: random floor of %q: %w", d.Name, err)
+		}
+		rep.V2T = &v2t
+	}
+	return rep, nil
+}
+
 // ZeroTraining is the zero-training floor of a paired split: text i scores video j by
 // cos(t_i, v̄_j), where t_i is the raw text feature (on Charades the mean GloVe vector of the
 // caption's tokens) and v̄_j the masked mean over frames of the block [offset, offset + TextDim)

@@ -51,7 +51,7 @@ func gareTable1(opts reproduce.Options) ([]*report.Table, error) {
 		}
 		return []*report.Table{st.Table()}, nil
 	}
-	suite, err := NewSuite(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name))
+	suite, err := NewSuiteText(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name), opts.Text)
 	if err != nil {
 		return nil, data.BadInput(err) // NewSuite only reads the Charades track
 	}
@@ -77,7 +77,7 @@ func gareFigures(opts reproduce.Options) error {
 		scale = FullScale()
 	}
 	scale = gareScale(reproduce.Options{Full: true, Seeds: opts.Seeds}, scale)
-	suite, err := NewSuite(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name))
+	suite, err := NewSuiteText(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name), opts.Text)
 	if err != nil {
 		return data.BadInput(err)
 	}

@@ -30,7 +30,7 @@ func studyOptions(opts reproduce.Options) Options {
 		fallback = filepath.Join("build", "runs")
 	}
 	cache := runcache.Root(fallback)
-	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: cache}
+	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: cache, Text: opts.Text}
 }
 
 // gramTable1: text → image+audio retrieval, GRAM vs pairwise cosine (and GRAM's cosine → volume

@@ -10,6 +10,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/report"
 	"gonum.org/v1/plot"
 )
@@ -59,7 +60,7 @@ func LoadSetup(opts reproduce.Options, sc Scale) (*Setup, error) {
 		if cache == "" {
 			cache = filepath.Join("datasets", "cache")
 		}
-		if setup, err = LoadCharadesSTA(cache, sharedDataDir()); err != nil {
+		if setup, err = LoadCharadesSTAText(cache, sharedDataDir(), opts.Text); err != nil {
 			err = data.BadInput(fmt.Errorf("%w (or run on synthetic data: --data synthetic)", err))
 		}
 	}
@@ -89,7 +90,14 @@ func prepare(setup *Setup, sc Scale) (*Setup, error) {
 // <runCache>/hlformer — the run cache `make figures` uses when GEOALIGN_RUN_CACHE names the same
 // root, so either reuses the other's finished runs.
 func Open(cache, shared, runCache string, sc Scale) (*Study, error) {
-	setup, err := LoadCharadesSTA(cache, shared)
+	return OpenText(cache, shared, runCache, sc, encoders.GloVe)
+}
+
+// OpenText is Open with the query tokens of encoder t (LoadCharadesSTAText) at the scale for them
+// (Scale.ForText).
+func OpenText(cache, shared, runCache string, sc Scale, t encoders.Text) (*Study, error) {
+	sc = sc.ForText(t)
+	setup, err := LoadCharadesSTAText(cache, shared, t)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +111,7 @@ func Open(cache, shared, runCache string, sc Scale) (*Study, error) {
 
 func hlformerTable1(opts reproduce.Options) ([]*report.Table, error) {
 	sc, _ := Scales(opts.Full)
+	sc = sc.ForText(opts.Text)
 	setup, err := LoadSetup(opts, sc)
 	if err != nil {
 		return nil, err
@@ -134,6 +143,7 @@ func RunCacheDir(opts reproduce.Options) string {
 // (wordnet-cone), with suffix -ci or -full, and the claims for figures/REPORT.md.
 func hlformerFigures(opts reproduce.Options) error {
 	mainScale, ablScale := Scales(opts.Full)
+	mainScale, ablScale = mainScale.ForText(opts.Text), ablScale.ForText(opts.Text)
 	suffix := Suffix(opts.Full)
 	out := filepath.Join(opts.Out, "hlformer")
 	be := backend.MustNew()
