@@ -3,6 +3,7 @@ package hlformerstudy
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -92,6 +93,18 @@ func newSearch(s *Study, r *Runs, enc *minilm.Model, videos map[string]charades.
 		return nil, fmt.Errorf("hlformer: search: %s scores %d clip windows, not the %d clips whose times it plots", r.Variant.Name, em.ClipSteps, prvr.ClipCount)
 	}
 	return &Search{Study: s, Runs: r, eval: ev, videos: em, encoder: enc, charades: videos, classes: classes}, nil
+}
+
+// Summary is the searching model's test metrics beside the floor of the same split (random ranking
+// with MiniLM text), as the study's tables give them.
+func (se *Search) Summary() *report.Table {
+	s := se.Study
+	r := *se.Runs
+	r.Seeds, r.Results, r.Test = r.Seeds[:1], r.Results[:1], r.Test[:1]
+	prov := s.Provenance()
+	prov.Seeds = r.Seeds
+	return MetricsTable(fmt.Sprintf("The searching model: %s on %s (%s scale, seed %d)", shortName(r.Variant.Name), s.Setup.Name, s.Scale.Name, r.Seeds[0]),
+		prov, []*Runs{&r}, s.Setup.Floors, nil, "")
 }
 
 // Hit is one retrieved video.
@@ -236,32 +249,37 @@ func (se *Search) className(c int) string {
 	return fmt.Sprintf("c%03d", c)
 }
 
+// minCosineSpan is the least cosine range Plot scales its action rows to, so that a flat curve (an
+// untrained model) still leaves the bars readable.
+const minCosineSpan = 0.05
+
 // Plot draws hit h over the video's time: the cosine of the query with every clip (glance) and frame
 // (gaze), the matched clip shaded, and the annotated actions as bars below, one per row.
 func (se *Search) Plot(h Hit) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("#%d %s (S = %.3f): where the query matched", h.Rank, h.ID, h.Score)
-	p.X.Label.Text, p.Y.Label.Text = "time (s)", "cosine with the query"
+	p.X.Label.Text, p.Y.Label.Text = "time (s)", "cosine with the query (curves)"
 	length := h.Length
 	if length <= 0 {
 		length = float64(len(h.ClipScores)) // unknown length: clip units
 		p.X.Label.Text = "clip"
 	}
-	lo, hi := 0.0, 0.0
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range slices.Concat(h.ClipScores, h.FrameScores) {
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	// The matched clip, shaded from the lowest action bar to the top of the curves.
-	rows := float64(len(h.Actions))
-	barStep := 0.08 * max(hi-lo, 0.5)
-	bottom := lo - barStep*(rows+1)
+	// The curves take the upper part of the plot, the action bars (one row each) the lower part, at
+	// a scale of the curves' range (a trained model's cosines vary over a few hundredths).
+	span := max(hi-lo, minCosineSpan)
+	barStep := span / max(float64(len(h.Actions)), 4)
+	bottom := lo - barStep*(float64(len(h.Actions))+1)
 	band, err := plotter.NewPolygon(plotter.XYs{{X: h.From, Y: bottom}, {X: h.To, Y: bottom}, {X: h.To, Y: hi}, {X: h.From, Y: hi}})
 	if err != nil {
 		return nil, err
 	}
-	band.Color, band.LineStyle.Width = color.RGBA{R: 255, G: 220, B: 120, A: 140}, 0
+	band.Color, band.LineStyle.Width = color.NRGBA{R: 255, G: 200, B: 80, A: 110}, 0
 	p.Add(band)
-	p.Legend.Add(fmt.Sprintf("matched clip %d", h.Best), band)
+	p.Legend.Add(fmt.Sprintf("matched clip %d (%.1f–%.1f s)", h.Best, h.From, h.To), band)
 	colors := report.Colors("clips (glance)", "frames (gaze)")
 	for i, s := range []struct {
 		name string
@@ -287,8 +305,11 @@ func (se *Search) Plot(h Hit) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		bar.Width, bar.Color = vg.Points(4), color.Gray{Y: 110}
+		bar.Width, bar.Color = vg.Points(4), color.Gray{Y: 140}
 		p.Add(bar)
+		if i == 0 {
+			p.Legend.Add("annotated Charades actions (one per row)", bar)
+		}
 		labels.XYs = append(labels.XYs, plotter.XY{X: a.Start, Y: y})
 		labels.Labels = append(labels.Labels, se.className(a.Class))
 	}
