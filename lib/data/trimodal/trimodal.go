@@ -38,13 +38,7 @@ func readMatrix(path string) ([]float32, int, int, error) {
 
 // LoadTuxPaint loads split ("train" or "test") of <cache>/tuxpaint.
 func LoadTuxPaint(cache, split string) (*Set, error) {
-	return LoadTuxPaintText(cache, split, "text")
-}
-
-// LoadTuxPaintText is LoadTuxPaint with the caption features of file <text>_<split>.npy: "text"
-// (mean GloVe, LoadTuxPaint's) or the minilm track's "minilm_text" (tracks.TuxTextFile names them).
-func LoadTuxPaintText(cache, split, text string) (*Set, error) {
-	return loadTux(filepath.Join(cache, "tuxpaint"), split, text, []string{"audio"})
+	return loadTux(filepath.Join(cache, "tuxpaint"), split, []string{"audio"})
 }
 
 // LoadTuxPaintLangs loads split ("train" or "test") of <cache>/tuxpaint-langs, the stamps with a
@@ -58,7 +52,7 @@ func LoadTuxPaintLangs(cache, split string, langs []string) (*Set, error) {
 	for i, l := range langs {
 		files[i] = "audio_" + l
 	}
-	s, err := loadTux(filepath.Join(cache, "tuxpaint-langs"), split, "text", files)
+	s, err := loadTux(filepath.Join(cache, "tuxpaint-langs"), split, files)
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +60,9 @@ func LoadTuxPaintLangs(cache, split string, langs []string) (*Set, error) {
 	return s, nil
 }
 
-// loadTux reads split of a Tux Paint track directory: the caption features of file text, image_ and
-// the audio files named (<name>_<split>.npy), and meta_<split>.tsv (header, then id, category, caption).
-func loadTux(dir, split, text string, audioFiles []string) (*Set, error) {
+// loadTux reads split of a Tux Paint track directory: text_, image_ and the audio files named
+// (<name>_<split>.npy), and meta_<split>.tsv (header, then id, category, caption).
+func loadTux(dir, split string, audioFiles []string) (*Set, error) {
 	s := &Set{Name: filepath.Base(dir) + " " + split}
 	read := func(name string, dim *int) ([]float32, error) {
 		p := filepath.Join(dir, name+"_"+split+".npy")
@@ -80,13 +74,13 @@ func loadTux(dir, split, text string, audioFiles []string) (*Set, error) {
 			return nil, fmt.Errorf("trimodal: %s has %d columns, the other audio files %d", p, c, *dim)
 		}
 		if s.N != 0 && r != s.N || r == 0 {
-			return nil, fmt.Errorf("trimodal: %s has %d rows, %s_%s.npy %d (want equal and > 0)", p, r, text, split, s.N)
+			return nil, fmt.Errorf("trimodal: %s has %d rows, text_%s.npy %d (want equal and > 0)", p, r, split, s.N)
 		}
 		*dim, s.N = c, r
 		return x, nil
 	}
 	var err error
-	if s.Text, err = read(text, &s.TextDim); err != nil {
+	if s.Text, err = read("text", &s.TextDim); err != nil {
 		return nil, err
 	}
 	if s.Image, err = read("image", &s.ImageDim); err != nil {

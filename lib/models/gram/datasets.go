@@ -9,9 +9,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/synth"
-	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/data/trimodal"
-	"github.com/geoalign/geoalign/lib/encoders"
 )
 
 // TriModalNames are the modality names of the tri-modal sets, anchor first.
@@ -63,33 +61,13 @@ func LoadDigits(cache string, pairSeed uint64) (*Dataset, error) {
 // track's meta_<split>.tsv), for HyperGRAM's volume–text-length correlation. Features are
 // standardised with train statistics.
 func LoadTuxPaint(cache string) (*Dataset, error) {
-	return LoadTuxPaintText(cache, encoders.GloVe)
-}
-
-// LoadTuxPaintText is LoadTuxPaint with the English captions encoded by t: GloVe (LoadTuxPaint's
-// mean GloVe-100) or MiniLM (the minilm track's all-MiniLM-L6-v2 sentence embeddings, 384-d). With
-// MiniLM the dataset's name carries the encoder (", MiniLM all-MiniLM-L6-v2 text"), so that run keys
-// (the dataset fingerprint) and every result's data description name it; the GloVe dataset keeps
-// its name (its notes say GloVe-100) and so its run keys. Relevance follows the text features as in
-// LoadTuxPaint: MiniLM tells the single-letter captions apart, so they become instance-level.
-func LoadTuxPaintText(cache string, t encoders.Text) (*Dataset, error) {
-	if err := t.Validate(); err != nil {
-		return nil, fmt.Errorf("gram: %w", err)
-	}
 	d := &Dataset{Name: "Tux Paint stamps", Kind: data.Real, Modalities: TriModalNames,
 		Notes: []string{
 			"Tux Paint stamps: English caption (mean GloVe-100) ↔ stamp image (32×32) ↔ human-spoken French caption (pooled log-mel); every 5th stamp is test",
 			"instance-level relevance, except that stamps with identical text features answer each other's captions (e.g. the 21 test captions \"The letter X.\": single letters have no GloVe vector)",
 		}}
-	if t == encoders.MiniLM {
-		d.Name += ", " + t.Describe()
-		d.Notes = []string{
-			"Tux Paint stamps: English caption (" + t.Describe() + ": sentence embedding, 384-d) ↔ stamp image (32×32) ↔ human-spoken French caption (pooled log-mel); every 5th stamp is test",
-			"instance-level relevance, except that stamps with identical text features answer each other's captions",
-		}
-	}
 	return loadTux(d, filepath.Join(cache, "tuxpaint"), func(split string) (*trimodal.Set, [][]float32, error) {
-		s, err := trimodal.LoadTuxPaintText(cache, split, tracks.TuxTextFile(t))
+		s, err := trimodal.LoadTuxPaint(cache, split)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -28,7 +28,7 @@ func (o Options) TuxPaintLangs() (*gram.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gram.LoadTuxPaintLangs(c, KModalityLanguages)
+	return TuxPaintLangsText(c, KModalityLanguages, o.Text)
 }
 
 // T2DataR1 is text → data R@1 where the data tuple's modalities vary with the row (GRAM Table 4).

@@ -39,7 +39,7 @@ type Options struct {
 	CacheDir string
 	// Backend (nil: lib/backend.MustNew()).
 	Backend compute.Backend
-	// Text is the encoder of the Tux Paint captions (zero value: GloVe; gram.LoadTuxPaintText): it
+	// Text is the encoder of the Tux Paint captions (zero value: GloVe; TuxPaintText): it
 	// enters the dataset's name, hence the run keys and every result's data description.
 	Text encoders.Text
 }
@@ -98,7 +98,7 @@ func (o Options) TuxPaint() (*gram.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gram.LoadTuxPaintText(c, o.Text)
+	return TuxPaintText(c, o.Text)
 }
 
 // SyntheticConfig is the synthetic tri-modal benchmark of the studies: a concept tree of depth 3 and
