@@ -82,7 +82,10 @@ func swapText(d *gram.Dataset, dir string, t encoders.Text) (*gram.Dataset, erro
 	} else {
 		d.Name += ", " + t.Describe()
 	}
-	d.Notes = append([]string{"English captions: " + t.Describe() + " sentence embeddings (384-d) instead of mean GloVe-100; " +
-		"relevance: stamps with identical caption features answer each other's captions (MiniLM tells the single letters apart)"}, d.Notes[:1]...)
+	// The loader's first note describes the modalities (its caption features named "mean GloVe-100");
+	// the second, GloVe's relevance exceptions, no longer applies.
+	d.Notes = []string{strings.Replace(d.Notes[0], "mean GloVe-100", t.Describe()+" sentence embedding, 384-d", 1),
+		"instance-level relevance, except that stamps with identical caption features answer each other's captions " +
+			"(MiniLM tells apart the single-letter captions GloVe could not)"}
 	return d, d.Validate()
 }

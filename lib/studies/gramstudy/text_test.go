@@ -47,6 +47,9 @@ func TestTuxPaintMiniLMText(t *testing.T) {
 		if !strings.Contains(m.Name, "MiniLM all-MiniLM-L6-v2 text") || strings.Contains(g.Name, "MiniLM") {
 			t.Errorf("names %q, %q", g.Name, m.Name)
 		}
+		if notes := strings.Join(m.Notes, " "); strings.Contains(notes, "GloVe-100") || !strings.Contains(notes, "MiniLM all-MiniLM-L6-v2 text sentence embedding") {
+			t.Errorf("%s notes: %s", m.Name, notes)
+		}
 		if ShortName(m) == ShortName(g) {
 			t.Errorf("the data label does not tell the encoders apart: %q", ShortName(m))
 		}
