@@ -73,7 +73,7 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 	}
 	t := report.NewTable("GRAM Table 1 analogue: multimodal text → (image + audio) retrieval, R@K (%)",
 		provenance(o, sets, gram.DefaultConfig().Behavior(),
-			"pairwise cosine ranks by the mean of cos(text, image) and cos(text, audio); GRAM by −volume (no temperature), GRAM protocol (spec §1.6)",
+			"pairwise cosine ranks by the mean of cos(text, image) and cos(text, audio); GRAM by −volume (no temperature), GRAM protocol (docs/official-code.md §1.6)",
 			"GRAM (cosine → volume) trains half the epochs with the pairwise loss, then the volume loss from those encoders (GRAM's VAST → GRAM recipe)",
 			"the paper column is MSR-VTT with VAST/EVA-CLIP/BEATs/BERT features: a different task and scale, shown for the direction of the effect only"),
 		"data", "model", "T→V+A R@1", "T→V+A R@10", "V+A→T R@1", "V+A→T R@10")

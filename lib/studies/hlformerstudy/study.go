@@ -90,7 +90,7 @@ func (s *Study) Provenance(notes ...string) report.Provenance {
 	notes = slices.DeleteFunc(notes, func(n string) bool { return n == "" }) // an absent note (floorNote without floors)
 	return report.Provenance{
 		Data: s.Setup.Data, Kind: s.Setup.Kind, Seeds: s.Seeds, Config: s.Scale,
-		Behavior: "official code (spec §3): the code's Gaussian mask, Lorentz logits (2 + 2⟨q,k⟩_L)/s + b, HyboNet Lorentz linear, " +
+		Behavior: "official code (docs/official-code.md §3): the code's Gaussian mask, Lorentz logits (2 + 2⟨q,k⟩_L)/s + b, HyboNet Lorentz linear, " +
 			"MAIM with branch-softmax temperature 0.6, POP with the video as apex and learned curvature in [0.1, 10], multi-positive NCE " +
 			"without temperature, triplet with the hard-negative curriculum, query diversity with the focal factor, S = 0.7 S_c + 0.3 S_f, " +
 			"BertAdam without bias correction and per-tensor clipping; Charades loss weights (λ_c 0.02, λ_f 0.04, λ₁ 3e-3, λ₂ 1e-3, m 0.2)",
