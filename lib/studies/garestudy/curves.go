@@ -34,11 +34,13 @@ var (
 )
 
 // LearningCurves are the learning-curve figures of the runs (issue 19): per epoch, the mean train
-// loss (loss) and the validation SumR (val, retrieval.ValMetric on the split carved from train) of stage 1
-// (one curve, Stage1Curve, dashed: every variant of a seed starts from the same stage-1 model) at
-// epochs 1…P and of every variant's stage 2 at P+1…P+E; each point is the mean over the seeds with
-// an error bar of ± one standard error (std/√n). title names the table.
-func (r *Runs) LearningCurves(title string) (loss, val *plot.Plot, err error) {
+// loss (loss) and the validation SumR (val, retrieval.ValMetric on the split carved from train),
+// each two panels side by side — stage 1 (one curve, Stage1Curve, dashed: every variant of a seed
+// starts from the same stage-1 model) at its epochs 1…P, and every variant's stage 2 at its epochs
+// 1…E in its own panel, so that a few stage-2 epochs are not crowded into the end of stage 1's axis.
+// Each point is the mean over the seeds with an error bar of ± one standard error (std/√n); the
+// legend below the panels names every curve. title names the table.
+func (r *Runs) LearningCurves(title string) (loss, val report.Grid, err error) {
 	if loss, err = r.curveFigure(title+": train loss per epoch", trainLoss); err != nil {
 		return nil, nil, err
 	}
@@ -48,15 +50,16 @@ func (r *Runs) LearningCurves(title string) (loss, val *plot.Plot, err error) {
 	return loss, val, nil
 }
 
-func (r *Runs) curveFigure(title string, v curveValue) (*plot.Plot, error) {
+func (r *Runs) curveFigure(title string, v curveValue) (report.Grid, error) {
 	names := append([]string{Stage1Curve}, variantNames(r.Variants)...)
 	colors := report.Colors(names...)
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "epoch (stage 1, then stage 2)"
-	p.X.Tick.Marker = report.WholeTicks
-	p.Y.Label.Text = v.label
-	pre := 0
+	stage1, stage2 := plot.New(), plot.New()
+	for _, p := range []*plot.Plot{stage1, stage2} {
+		p.X.Tick.Marker = report.WholeTicks
+		p.Y.Label.Text = v.label
+	}
+	stage1.Title.Text, stage1.X.Label.Text = title+" — stage 1", "stage-1 epoch"
+	stage2.Title.Text, stage2.X.Label.Text = title+" — stage 2", "stage-2 epoch"
 	for i, name := range names {
 		curves := make([][]train.Record, len(r.Seeds))
 		for s := range r.Seeds {
@@ -66,15 +69,14 @@ func (r *Runs) curveFigure(title string, v curveValue) (*plot.Plot, error) {
 				curves[s] = r.Results[i-1][s].Curve
 			}
 		}
-		epochs, pts, errs := meanCurve(curves, v, pre)
-		if i > 0 { // stage 2's variants share their epochs: spread their error bars a little
-			dodge(pts, errs, curveDodge*(float64(i-1)-float64(len(names)-2)/2))
-		}
+		pts, errs := meanCurve(curves, v)
 		if len(pts) == 0 {
 			return nil, fmt.Errorf("garestudy: %s: %q has no learning curve (runs cached before curves were kept?)", title, name)
 		}
-		if i == 0 {
-			pre = epochs
+		p := stage1
+		if i > 0 { // stage 2's variants share their epochs: spread their error bars a little
+			p = stage2
+			dodge(pts, errs, curveDodge*(float64(i-1)-float64(len(names)-2)/2))
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
@@ -94,15 +96,14 @@ func (r *Runs) curveFigure(title string, v curveValue) (*plot.Plot, error) {
 		}
 		bars.Color, bars.CapWidth = colors[i], vg.Points(3)
 		p.Add(l, bars)
-		p.Legend.Add(name, l)
+		stage1.Legend.Add(name, l) // the grid draws the first panel's legend below both
 	}
-	return p, nil
+	return report.Grid{{stage1, stage2}}, nil
 }
 
 // meanCurve averages v over the seeds' curves, epoch by epoch (a seed stopped early contributes to
-// the epochs it has), shifted right by offset epochs; it returns the last epoch plotted, the means
-// and the means with their standard errors.
-func meanCurve(curves [][]train.Record, v curveValue, offset int) (last int, pts plotter.XYs, bars errorPoints) {
+// the epochs it has); it returns the means and the means with their standard errors.
+func meanCurve(curves [][]train.Record, v curveValue) (pts plotter.XYs, bars errorPoints) {
 	byEpoch := map[int][]float64{}
 	for _, c := range curves {
 		for _, rec := range c {
@@ -118,13 +119,12 @@ func meanCurve(curves [][]train.Record, v curveValue, offset int) (last int, pts
 	slices.Sort(epochs)
 	for _, e := range epochs {
 		ms := report.Summarize(byEpoch[e])
-		x := float64(offset + e)
+		x := float64(e)
 		pts = append(pts, plotter.XY{X: x, Y: ms.Mean})
 		bars.xy = append(bars.xy, plotter.XY{X: x, Y: ms.Mean})
 		bars.se = append(bars.se, ms.Std/math.Sqrt(float64(ms.N)))
-		last = e
 	}
-	return last, pts, bars
+	return pts, bars
 }
 
 // curveDodge is the horizontal spacing, in epochs, between the points of neighbouring variants at

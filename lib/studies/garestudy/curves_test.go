@@ -12,7 +12,7 @@ import (
 
 // TestMeanCurveIsMeanAndStandardError checks the learning curves' points against the closed forms:
 // per epoch the mean over seeds and the standard error √(Σ(x − x̄)²/(n − 1))/√n; a seed that stopped
-// early counts only at the epochs it has; the offset shifts stage 2 after stage 1.
+// early counts only at the epochs it has.
 func TestMeanCurveIsMeanAndStandardError(t *testing.T) {
 	rec := func(epoch int, sumr float64) train.Record {
 		return train.Record{Epoch: epoch, Loss: 10 - sumr/10, Val: map[string]float64{retrieval.ValMetric: sumr}}
@@ -22,13 +22,13 @@ func TestMeanCurveIsMeanAndStandardError(t *testing.T) {
 		{rec(1, 110), rec(2, 124)},
 		{rec(1, 90), rec(2, 116), rec(3, 131)},
 	}
-	last, pts, bars := meanCurve(curves, valSumR, 4)
-	if last != 3 || len(pts) != 3 {
-		t.Fatalf("last epoch %d, %d points; want 3, 3", last, len(pts))
+	pts, bars := meanCurve(curves, valSumR)
+	if len(pts) != 3 {
+		t.Fatalf("%d points; want 3", len(pts))
 	}
 	// Epoch 1: 100, 110, 90 → mean 100, std 10, s.e. 10/√3. Epoch 2: 120, 124, 116 → 120, 4/√3.
 	// Epoch 3: 125, 131 → 128, std √18, s.e. √18/√2 = 3.
-	want := []struct{ x, mean, se float64 }{{5, 100, 10 / math.Sqrt(3)}, {6, 120, 4 / math.Sqrt(3)}, {7, 128, 3}}
+	want := []struct{ x, mean, se float64 }{{1, 100, 10 / math.Sqrt(3)}, {2, 120, 4 / math.Sqrt(3)}, {3, 128, 3}}
 	for i, w := range want {
 		x, y := bars.XY(i)
 		lo, hi := bars.YError(i)
@@ -37,7 +37,7 @@ func TestMeanCurveIsMeanAndStandardError(t *testing.T) {
 			t.Errorf("point %d: x %v, mean %v, s.e. (%v, %v); want x %v, mean %v, s.e. %v", i, x, y, lo, hi, w.x, w.mean, w.se)
 		}
 	}
-	if _, l, _ := meanCurve(curves, trainLoss, 0); math.Abs(l[0].Y-0) > 1e-12 || math.Abs(l[2].Y-(10-12.8)) > 1e-12 {
+	if l, _ := meanCurve(curves, trainLoss); math.Abs(l[0].Y-0) > 1e-12 || math.Abs(l[2].Y-(10-12.8)) > 1e-12 {
 		t.Errorf("train loss curve %v: want 0 at epoch 1 and −2.8 at epoch 3", l)
 	}
 }
