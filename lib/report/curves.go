@@ -50,7 +50,7 @@ func LearningCurves(title, yLabel string, curves ...Curve) (*plot.Plot, error) {
 		line.Width *= 1.5
 		p.Add(line)
 		p.Legend.Add(c.Label, line)
-		if err := addErrorBars(p, pts, bars, colors[i]); err != nil {
+		if err := AddErrorBars(p, pts, bars, colors[i]); err != nil {
 			return nil, fmt.Errorf("report: learning curve %q: %w", c.Label, err)
 		}
 	}
@@ -79,8 +79,8 @@ func epochMeans(perRun [][]float64) (mean, se []float64) {
 	}
 }
 
-// addErrorBars adds vertical bars of ± bars at pts in colour c.
-func addErrorBars(p *plot.Plot, pts plotter.XYs, bars plotter.YErrors, c color.Color) error {
+// AddErrorBars adds vertical bars of ± bars at pts in colour c.
+func AddErrorBars(p *plot.Plot, pts plotter.XYs, bars plotter.YErrors, c color.Color) error {
 	eb, err := plotter.NewYErrorBars(struct {
 		plotter.XYer
 		plotter.YErrorer

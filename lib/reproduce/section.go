@@ -97,6 +97,14 @@ type NamedSection struct {
 	Run  func() (*Section, error)
 }
 
+// Step is the section name whose content run adds to an empty section titled name.
+func Step(name string, run func(sec *Section) error) NamedSection {
+	return NamedSection{Name: name, Run: func() (*Section, error) {
+		sec := &Section{Title: name}
+		return sec, run(sec)
+	}}
+}
+
 // Names are the names of sections, in order.
 func Names(sections []NamedSection) []string {
 	out := make([]string, len(sections))

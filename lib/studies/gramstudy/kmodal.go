@@ -136,15 +136,10 @@ func (km *KModalities) Plot() (*plot.Plot, error) {
 		}
 		l.Color, pts.Color, pts.Shape = plotutil.Color(c), plotutil.Color(c), plotutil.Shape(c)
 		l.Width = vg.Points(1.5)
-		eb, err := plotter.NewYErrorBars(struct {
-			plotter.XYer
-			plotter.YErrorer
-		}{xys, errs})
-		if err != nil {
+		p.Add(l, pts)
+		if err := report.AddErrorBars(p, xys, errs, plotutil.Color(c)); err != nil {
 			return nil, err
 		}
-		eb.Color = plotutil.Color(c)
-		p.Add(l, pts, eb)
 		p.Legend.Add(m.Name, l, pts)
 	}
 	if rs := km.Runs[0]; len(rs) > 0 && rs[0].Test != nil {

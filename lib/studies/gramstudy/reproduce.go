@@ -61,11 +61,20 @@ func tableWithCurves(sec *reproduce.Section, name, title string, t *report.Table
 	return nil
 }
 
-// runSections runs the sections of a paper of this package (GRAM, HyperGRAM: figures as a whole,
-// no section can be selected) under <opts.Out>/<paper> with the paper's untestable claims.
-func runSections(opts reproduce.Options, paper string, sections []reproduce.NamedSection, untestable []reproduce.Claim) error {
+// figures runs the sections of a paper of this package (GRAM, HyperGRAM: figures as a whole, no
+// section can be selected) under <opts.Out>/<paper> with the paper's untestable claims; sections
+// builds them from the study's options, the three sets (Tux Paint second) and an empty Runs they share.
+func figures(opts reproduce.Options, paper string, untestable []reproduce.Claim, sections func(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedSection) error {
+	if err := opts.NeedsRealData(paper); err != nil {
+		return err
+	}
+	o := studyOptions(opts)
+	sets, err := o.Sets(false)
+	if err != nil {
+		return err
+	}
 	opts.Sections = nil
-	_, err := reproduce.RunSections(opts, paper, filepath.Join(opts.Out, paper), "", sections, untestable...)
+	_, err = reproduce.RunSections(opts, paper, filepath.Join(opts.Out, paper), "", sections(o, sets, Runs{}), untestable...)
 	return err
 }
 
@@ -75,25 +84,14 @@ func runSections(opts reproduce.Options, paper string, sections []reproduce.Name
 // k = 2 … 5 modalities (text, image, speech fr, es, ru) on the multilingual Tux Paint stamps, and
 // claims.json. Every table of trained models has its <table>-learning-curves figure beside it.
 func gramFigures(opts reproduce.Options) error {
-	if err := opts.NeedsRealData("gram"); err != nil {
-		return err
-	}
-	o := studyOptions(opts)
-	sets, err := o.Sets(false)
-	if err != nil {
-		return err
-	}
+	return figures(opts, "gram", Untestable(), gramSections)
+}
+
+func gramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedSection {
 	tux := sets[1]
-	runs := Runs{}
 	groups := map[string][]*Run{} // Table 1's runs on Tux Paint, by variant
-	step := func(name string, f func(sec *reproduce.Section) error) reproduce.NamedSection {
-		return reproduce.NamedSection{Name: name, Run: func() (*reproduce.Section, error) {
-			sec := &reproduce.Section{Title: name}
-			return sec, f(sec)
-		}}
-	}
-	return runSections(opts, "gram", []reproduce.NamedSection{
-		step("volume-intuition", func(sec *reproduce.Section) error {
+	return []reproduce.NamedSection{
+		reproduce.Step("volume-intuition", func(sec *reproduce.Section) error {
 			p, maxErr, err := VolumeIntuition(o)
 			if err != nil {
 				return err
@@ -106,7 +104,7 @@ func gramFigures(opts reproduce.Options) error {
 			sec.Table("initial-gradients", tg)
 			return err
 		}),
-		step("table1", func(sec *reproduce.Section) error {
+		reproduce.Step("table1", func(sec *reproduce.Section) error {
 			// Tux Paint first, with per-epoch evaluations (learning curves, Fig. 3); the second call reuses
 			// those runs and trains the other sets without them.
 			if _, _, err := o.Table1(runs, []*gram.Dataset{tux}, 1); err != nil {
@@ -131,7 +129,7 @@ func gramFigures(opts reproduce.Options) error {
 			sec.Plot("learning-curves", lc)
 			return err
 		}),
-		step("fig3", func(sec *reproduce.Section) error {
+		reproduce.Step("fig3", func(sec *reproduce.Section) error {
 			fig3, t3, v3, err := ScoreVsRecall(o, "Tux Paint: GRAM alignment score vs R@1 (every epoch, every seed)", groups)
 			if err != nil {
 				return err
@@ -142,7 +140,7 @@ func gramFigures(opts reproduce.Options) error {
 			sec.Table("fig3-score-vs-recall", t3)
 			return nil
 		}),
-		step("table4", func(sec *reproduce.Section) error {
+		reproduce.Step("table4", func(sec *reproduce.Section) error {
 			t4, cs, err := o.Modalities(runs, tux)
 			if err != nil {
 				return err
@@ -150,7 +148,7 @@ func gramFigures(opts reproduce.Options) error {
 			sec.Comparisons = cs
 			return tableWithCurves(sec, "table4-modalities", "Table 4", t4, CurveRow{tux, modalityRuns(runs, tux)})
 		}),
-		step("table4-k", func(sec *reproduce.Section) error {
+		reproduce.Step("table4-k", func(sec *reproduce.Section) error {
 			langs, err := o.TuxPaintLangs()
 			if err != nil {
 				return err
@@ -167,7 +165,7 @@ func gramFigures(opts reproduce.Options) error {
 			sec.Plot("table4-k-modalities", pk)
 			return err
 		}),
-		step("table6", func(sec *reproduce.Section) error {
+		reproduce.Step("table6", func(sec *reproduce.Section) error {
 			t6, cs, err := o.LossAblation(runs, tux)
 			if err != nil {
 				return err
@@ -175,12 +173,12 @@ func gramFigures(opts reproduce.Options) error {
 			sec.Comparisons = cs
 			return tableWithCurves(sec, "table6-loss-ablation", "Table 6", t6, CurveRow{tux, runs.Groups(tux, lossAblationVariants()...)})
 		}),
-		step("table7", func(sec *reproduce.Section) error {
+		reproduce.Step("table7", func(sec *reproduce.Section) error {
 			t7, cs := ModalityGap(o, runs.Get(tux, Pairwise.Label), runs.Get(tux, GRAM.Label))
 			sec.Comparisons = cs
 			t7.Provenance.Notes = append(t7.Provenance.Notes, "the models are Table 1's on "+ShortName(tux)+"; "+curvesNote("table1-learning-curves"))
 			sec.Table("table7-modality-gap", t7)
 			return nil
 		}),
-	}, Untestable())
+	}
 }

@@ -3,6 +3,7 @@ package gramstudy
 import (
 	"fmt"
 
+	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/reproduce"
 
 	"github.com/geoalign/geoalign/lib/report"
@@ -36,29 +37,18 @@ func hypergramTable1(opts reproduce.Options) ([]*report.Table, error) {
 // Tux Paint, the Lorentz vs Poincaré low-precision check, and claims.json. Every table of trained
 // models has its <table>-learning-curves figure beside it (or names the figure of its models).
 func hypergramFigures(opts reproduce.Options) error {
-	if err := opts.NeedsRealData("hypergram"); err != nil {
-		return err
-	}
-	o := studyOptions(opts)
-	sets, err := o.Sets(false)
-	if err != nil {
-		return err
-	}
+	return figures(opts, "hypergram", UntestableHyperGRAM(), hypergramSections)
+}
+
+func hypergramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedSection {
 	tux := sets[1]
-	runs := Runs{}
-	step := func(name string, f func(sec *reproduce.Section) error) reproduce.NamedSection {
-		return reproduce.NamedSection{Name: name, Run: func() (*reproduce.Section, error) {
-			sec := &reproduce.Section{Title: name}
-			return sec, f(sec)
-		}}
-	}
-	return runSections(opts, "hypergram", []reproduce.NamedSection{
-		step("random-unit-volumes", func(sec *reproduce.Section) error {
+	return []reproduce.NamedSection{
+		reproduce.Step("random-unit-volumes", func(sec *reproduce.Section) error {
 			tr, err := RandomUnitVolumesTable(o, 16, 128, 512)
 			sec.Table("random-unit-volumes", tr)
 			return err
 		}),
-		step("geometries", func(sec *reproduce.Section) error {
+		reproduce.Step("geometries", func(sec *reproduce.Section) error {
 			tg, cs, err := o.Geometries(runs, sets)
 			if err != nil {
 				return err
@@ -70,7 +60,7 @@ func hypergramFigures(opts reproduce.Options) error {
 			}
 			return tableWithCurves(sec, "geometries", "geometries", tg, rows...)
 		}),
-		step("volume-statistics", func(sec *reproduce.Section) error {
+		reproduce.Step("volume-statistics", func(sec *reproduce.Section) error {
 			tv, cs, random, err := o.VolumeCollapse(runs, sets)
 			if err != nil {
 				return err
@@ -80,7 +70,7 @@ func hypergramFigures(opts reproduce.Options) error {
 			sec.Table("volume-statistics", tv)
 			return nil
 		}),
-		step("alpha", func(sec *reproduce.Section) error {
+		reproduce.Step("alpha", func(sec *reproduce.Section) error {
 			groups := map[string][]*Run{}
 			for _, d := range sets {
 				groups[ShortName(d)+", α₀ = 0.5"] = runs.Get(d, HyperGRAM.Label)
@@ -128,7 +118,7 @@ func hypergramFigures(opts reproduce.Options) error {
 			}
 			return tableWithCurves(sec, "alpha-final", "α runs", ta, alphaRows...)
 		}),
-		step("semantic-role", func(sec *reproduce.Section) error {
+		reproduce.Step("semantic-role", func(sec *reproduce.Section) error {
 			rich, err := o.Synthetic(2, 0)
 			if err != nil {
 				return err
@@ -144,7 +134,7 @@ func hypergramFigures(opts reproduce.Options) error {
 			sec.Findings = []reproduce.Claim{vsr}
 			return tableWithCurves(sec, "semantic-role", "semantic role", ts, CurveRow{rich, map[string][]*Run{HyperGRAM.Label: rs}})
 		}),
-		step("text-length", func(sec *reproduce.Section) error {
+		reproduce.Step("text-length", func(sec *reproduce.Section) error {
 			tl, vl, err := o.TextLengthCorrelation(runs.Get(tux, HyperGRAM.Label))
 			if err != nil {
 				return err
@@ -158,7 +148,7 @@ func hypergramFigures(opts reproduce.Options) error {
 			}
 			return tableWithCurves(sec, "raw-lift", "lift", traw, CurveRow{tux, rawGroups})
 		}),
-		step("low-precision", func(sec *reproduce.Section) error {
+		reproduce.Step("low-precision", func(sec *reproduce.Section) error {
 			tp, _, vp, err := LowPrecision(o)
 			if err != nil {
 				return err
@@ -167,5 +157,5 @@ func hypergramFigures(opts reproduce.Options) error {
 			sec.Table("low-precision", tp)
 			return nil
 		}),
-	}, UntestableHyperGRAM())
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/report"
+	"gonum.org/v1/plot"
 )
 
 // HLFormer (ICCV 2025) on the Charades-STA PRVR track (label-derived video features, GloVe query tokens)
@@ -168,42 +169,52 @@ func hlformerFigures(opts reproduce.Options) error {
 	// table1 is a study's Table 1 with its claims: hybrid beats Euclidean-only and the MS-SL-like
 	// baseline, and, where the split has a zero-training floor, both learned attentions beat it
 	// (issue 19).
-	table1 := func(s *Study, name, claimText, paperRef string) (*reproduce.Section, error) {
-		sec := &reproduce.Section{Title: name}
+	table1 := func(sec *reproduce.Section, s *Study, claimText, paperRef string) error {
 		s.Track()
 		t, err := s.Table1()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if err := curves(sec, s, t, name); err != nil {
-			return nil, err
+		if err := curves(sec, s, t, sec.Title); err != nil {
+			return err
 		}
 		cmp, err := s.Compare(claimText, paperRef, EuclideanOnlyVariant, HybridVariant)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		msl, err := s.Compare("HLFormer beats the MS-SL-like baseline (plain Transformer, multi-scale windows)",
 			"Charades SumR 78.7 (HLFormer) vs 68.4 (MS-SL), Table 1", MSSLVariant, HybridVariant)
-		if err != nil {
-			return nil, err
-		}
 		sec.Comparisons = []reproduce.Comparison{cmp, msl}
-		if s.Floor() != nil {
-			for _, v := range []Variant{HybridVariant, EuclideanOnlyVariant} {
-				cmp, err := s.BeatsFloor(v, "— (the paper reports no zero-training baseline)")
-				if err != nil {
-					return nil, err
-				}
+		for _, v := range []Variant{HybridVariant, EuclideanOnlyVariant} {
+			if err != nil || s.Floor() == nil {
+				break
+			}
+			if cmp, err = s.BeatsFloor(v, "— (the paper reports no zero-training baseline)"); err == nil {
 				sec.Comparisons = append(sec.Comparisons, cmp)
 			}
 		}
-		return sec, nil
+		return err
+	}
+	// twoPlots is a figure of the ablation scale drawn as two plots (name-a, name-b) with its table
+	// and the learning curves of its runs.
+	twoPlots := func(name, a, b string, figure func() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Comparison, error)) reproduce.NamedSection {
+		return reproduce.Step(name, func(sec *reproduce.Section) error {
+			abl.Track()
+			pa, pb, t, cmps, err := figure()
+			if err != nil {
+				return err
+			}
+			sec.Plot(name+"-"+a, pa)
+			sec.Plot(name+"-"+b, pb)
+			sec.Comparisons = cmps
+			return curves(sec, abl, t, name)
+		})
 	}
 	sections := []reproduce.NamedSection{
-		{Name: "table1", Run: func() (*reproduce.Section, error) {
-			return table1(st, "table1", "Hybrid Euclidean + Lorentz attention beats Euclidean-only (GMMFormer-like) attention (Table 1, Fig. 3)",
+		reproduce.Step("table1", func(sec *reproduce.Section) error {
+			return table1(sec, st, "Hybrid Euclidean + Lorentz attention beats Euclidean-only (GMMFormer-like) attention (Table 1, Fig. 3)",
 				"Charades SumR 78.7 (HLFormer) vs 72.9 (GMMFormer), Table 1")
-		}},
+		}),
 		{Name: "synthetic", Run: func() (*reproduce.Section, error) {
 			// The synthetic partial-relevance benchmark (lib/data/synth): Table 1 and the hybrid-vs-Euclidean
 			// comparison on a world of untrimmed videos made of moments of hierarchical concepts.
@@ -218,83 +229,47 @@ func hlformerFigures(opts reproduce.Options) error {
 			}
 			sst := NewStudy(be, syn, synScale, opts.Seeds, os.Stderr)
 			sst.CacheDir = st.CacheDir
-			return table1(sst, "table1-synthetic", "Hybrid Euclidean + Lorentz attention beats Euclidean-only attention on synthetic partial-relevance data",
+			sec := &reproduce.Section{Title: "table1-synthetic"}
+			return sec, table1(sec, sst, "Hybrid Euclidean + Lorentz attention beats Euclidean-only attention on synthetic partial-relevance data",
 				"Table 1, Fig. 3")
 		}},
-		{Name: "fig5", Run: func() (*reproduce.Section, error) {
-			// Fig. 5 needs the "w/o L_pop" model too: at the ablation scale, where Table 2 trains it anyway.
-			sec := &reproduce.Section{Title: "fig5"}
-			abl.Track()
-			p5a, p5b, t5, f5, err := abl.Figure5(200, 1000)
-			if err != nil {
-				return nil, err
-			}
-			if err := curves(sec, abl, t5, "fig5"); err != nil {
-				return nil, err
-			}
-			sec.Plot("fig5-with-pop", p5a)
-			sec.Plot("fig5-without-pop", p5b)
-			sec.Comparisons = f5
-			return sec, nil
-		}},
-		{Name: "fig4", Run: func() (*reproduce.Section, error) {
-			sec := &reproduce.Section{Title: "fig4"}
+		// Fig. 5 needs the "w/o L_pop" model too: at the ablation scale, where Table 2 trains it anyway.
+		twoPlots("fig5", "with-pop", "without-pop", func() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Comparison, error) {
+			return abl.Figure5(200, 1000)
+		}),
+		reproduce.Step("fig4", func(sec *reproduce.Section) error {
 			if setup.Kind != report.LabelDerived {
-				return sec, nil
+				return nil
 			}
 			p4a, p4b, t4, f4, err := st.Figure4()
-			if err != nil {
-				return nil, err
-			}
 			sec.Plot("fig4-euclidean", p4a)
 			sec.Plot("fig4-hybrid", p4b)
 			sec.Table("fig4", t4)
 			sec.Comparisons = []reproduce.Comparison{f4}
-			return sec, nil
-		}},
-		{Name: "table2", Run: func() (*reproduce.Section, error) {
-			sec := &reproduce.Section{Title: "table2"}
+			return err
+		}),
+		reproduce.Step("table2", func(sec *reproduce.Section) error {
 			abl.Track()
 			t2, cmps, err := abl.Table2()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			sec.Comparisons = cmps
-			return sec, curves(sec, abl, t2, "table2")
-		}},
-		{Name: "fig3", Run: func() (*reproduce.Section, error) {
-			sec := &reproduce.Section{Title: "fig3"}
-			abl.Track()
-			p3a, p3b, t3, f3, err := abl.Figure3()
-			if err != nil {
-				return nil, err
-			}
-			if err := curves(sec, abl, t3, "fig3"); err != nil {
-				return nil, err
-			}
-			sec.Plot("fig3-branches", p3a)
-			sec.Plot("fig3-ratio", p3b)
-			sec.Comparisons = f3
-			return sec, nil
-		}},
-		{Name: "fig6", Run: func() (*reproduce.Section, error) {
-			sec := &reproduce.Section{Title: "fig6"}
+			return curves(sec, abl, t2, "table2")
+		}),
+		twoPlots("fig3", "branches", "ratio", abl.Figure3),
+		reproduce.Step("fig6", func(sec *reproduce.Section) error {
 			abl.Track()
 			p6, t6, f6, err := abl.Figure6()
 			if err != nil {
-				return nil, err
-			}
-			if err := curves(sec, abl, t6, "fig6"); err != nil {
-				return nil, err
+				return err
 			}
 			sec.Plot("fig6", p6)
 			sec.Comparisons = f6
-			return sec, nil
-		}},
-		{Name: "wordnet-cone", Run: func() (*reproduce.Section, error) {
-			// HLFormer's partial-order loss where the partial order is known: WordNet's mammal closure.
-			return wordnetCone(be, opts, suffix)
-		}},
+			return curves(sec, abl, t6, "fig6")
+		}),
+		// HLFormer's partial-order loss where the partial order is known: WordNet's mammal closure.
+		{Name: "wordnet-cone", Run: func() (*reproduce.Section, error) { return wordnetCone(be, opts, suffix) }},
 	}
 	_, err = reproduce.RunSections(opts, "hlformer", out, suffix, sections, Untestable()...)
 	return err
