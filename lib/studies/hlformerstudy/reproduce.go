@@ -26,7 +26,7 @@ func init() {
 // selects some): Table 1 at the main scale (with Fig. 4's models), Table 1 on the synthetic
 // benchmark, Fig. 5, Fig. 4, Table 2, Fig. 3 and Fig. 6 at the ablation scale, and the
 // partial-order loss on WordNet.
-var Sections = []string{"table1", "synthetic", "fig5", "fig4", "table2", "fig3", "fig6", "wordnet-cone"} // hlformerFigures' sections, in order
+var Sections = []string{"table1", "synthetic", "fig5", "fig4", "table2", "fig3", "fig6", "wordnet-cone"}
 
 // Scales are the study's two scales: the main one (Table 1, Fig. 4) and the ablation one (Table 2,
 // Fig. 3, 5, 6). The CI-sized default runs Table 1 in about two minutes at CIScale for both; full is
@@ -215,7 +215,7 @@ func hlformerFigures(opts reproduce.Options) error {
 			return table1(sec, st, "Hybrid Euclidean + Lorentz attention beats Euclidean-only (GMMFormer-like) attention (Table 1, Fig. 3)",
 				"Charades SumR 78.7 (HLFormer) vs 72.9 (GMMFormer), Table 1")
 		}),
-		{Name: "synthetic", Run: func() (*reproduce.Section, error) {
+		reproduce.Step("synthetic", func(sec *reproduce.Section) error {
 			// The synthetic partial-relevance benchmark (lib/data/synth): Table 1 and the hybrid-vs-Euclidean
 			// comparison on a world of untrimmed videos made of moments of hierarchical concepts.
 			synVideos, synScale := 384, CIScale
@@ -225,14 +225,14 @@ func hlformerFigures(opts reproduce.Options) error {
 			}
 			syn, err := SyntheticSetup(7, synVideos)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			sst := NewStudy(be, syn, synScale, opts.Seeds, os.Stderr)
 			sst.CacheDir = st.CacheDir
-			sec := &reproduce.Section{Title: "table1-synthetic"}
-			return sec, table1(sec, sst, "Hybrid Euclidean + Lorentz attention beats Euclidean-only attention on synthetic partial-relevance data",
+			sec.Title = "table1-synthetic" // the name of its table
+			return table1(sec, sst, "Hybrid Euclidean + Lorentz attention beats Euclidean-only attention on synthetic partial-relevance data",
 				"Table 1, Fig. 3")
-		}},
+		}),
 		// Fig. 5 needs the "w/o L_pop" model too: at the ablation scale, where Table 2 trains it anyway.
 		twoPlots("fig5", "with-pop", "without-pop", func() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Comparison, error) {
 			return abl.Figure5(200, 1000)
