@@ -10,8 +10,6 @@ import (
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -53,100 +51,49 @@ func (r *Runs) LearningCurves(title string) (loss, val report.Grid, err error) {
 func (r *Runs) curveFigure(title string, v curveValue) (report.Grid, error) {
 	names := append([]string{Stage1Curve}, variantNames(r.Variants)...)
 	colors := report.Colors(names...)
-	stage1, stage2 := plot.New(), plot.New()
-	for _, p := range []*plot.Plot{stage1, stage2} {
-		p.X.Tick.Marker = report.WholeTicks
-		p.Y.Label.Text = v.label
-	}
-	stage1.Title.Text, stage1.X.Label.Text = title+" — stage 1", "stage-1 epoch"
-	stage2.Title.Text, stage2.X.Label.Text = title+" — stage 2", "stage-2 epoch"
+	stage1 := report.Panel{Title: title + " — stage 1", XLabel: "stage-1 epoch", YLabel: v.label}
+	stage2 := report.Panel{Title: title + " — stage 2", XLabel: "stage-2 epoch", YLabel: v.label}
 	for i, name := range names {
-		curves := make([][]train.Record, len(r.Seeds))
+		c := report.Curve{Label: name}
 		for s := range r.Seeds {
 			if i == 0 {
-				curves[s] = r.Results[0][s].PretrainCurve
+				c.PerRun = append(c.PerRun, perEpoch(r.Results[0][s].PretrainCurve, v))
 			} else {
-				curves[s] = r.Results[i-1][s].Curve
+				c.PerRun = append(c.PerRun, perEpoch(r.Results[i-1][s].Curve, v))
 			}
 		}
-		pts, errs := meanCurve(curves, v)
-		if len(pts) == 0 {
-			return nil, fmt.Errorf("garestudy: %s: %q has no learning curve (runs cached before curves were kept?)", title, name)
-		}
-		p := stage1
-		if i > 0 { // stage 2's variants share their epochs: spread their error bars a little
-			p = stage2
-			dodge(pts, errs, curveDodge*(float64(i-1)-float64(len(names)-2)/2))
-		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return nil, err
-		}
-		l.Color, l.Width = colors[i], vg.Points(1.2)
 		switch {
 		case i == 0:
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		case slices.ContainsFunc(colors[1:i], func(c color.Color) bool { return c == colors[i] }):
+			c.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			stage1.Curves = append(stage1.Curves, c)
+			continue
+		case slices.ContainsFunc(colors[1:i], func(col color.Color) bool { return col == colors[i] }):
 			// a variant of the same method as an earlier line (e.g. a longer run, LongerTraining): dotted
-			l.Dashes = []vg.Length{vg.Points(1.5), vg.Points(1.5)}
+			c.Dashes = []vg.Length{vg.Points(1.5), vg.Points(1.5)}
 		}
-		bars, err := plotter.NewYErrorBars(errs)
-		if err != nil {
-			return nil, err
+		stage2.Curves = append(stage2.Curves, c)
+	}
+	g, err := report.CurvesGrid(names, []report.Panel{stage1, stage2})
+	if err != nil {
+		return nil, fmt.Errorf("garestudy: %s (runs cached before curves were kept?): %w", title, err)
+	}
+	return g, nil
+}
+
+// perEpoch is v of each record of a curve at index epoch − 1, NaN at an epoch without a record or a
+// value (report.Curve).
+func perEpoch(curve []train.Record, v curveValue) []float64 {
+	var out []float64
+	for _, rec := range curve {
+		for len(out) < rec.Epoch {
+			out = append(out, math.NaN())
 		}
-		bars.Color, bars.CapWidth = colors[i], vg.Points(3)
-		p.Add(l, bars)
-		stage1.Legend.Add(name, l) // the grid draws the first panel's legend below both
-	}
-	return report.Grid{{stage1, stage2}}, nil
-}
-
-// meanCurve averages v over the seeds' curves, epoch by epoch (a seed stopped early contributes to
-// the epochs it has); it returns the means and the means with their standard errors.
-func meanCurve(curves [][]train.Record, v curveValue) (pts plotter.XYs, bars errorPoints) {
-	byEpoch := map[int][]float64{}
-	for _, c := range curves {
-		for _, rec := range c {
-			if y, ok := v.of(rec); ok {
-				byEpoch[rec.Epoch] = append(byEpoch[rec.Epoch], y)
-			}
+		if y, ok := v.of(rec); ok && rec.Epoch > 0 {
+			out[rec.Epoch-1] = y
 		}
 	}
-	epochs := make([]int, 0, len(byEpoch))
-	for e := range byEpoch {
-		epochs = append(epochs, e)
-	}
-	slices.Sort(epochs)
-	for _, e := range epochs {
-		ms := report.Summarize(byEpoch[e])
-		x := float64(e)
-		pts = append(pts, plotter.XY{X: x, Y: ms.Mean})
-		bars.xy = append(bars.xy, plotter.XY{X: x, Y: ms.Mean})
-		bars.se = append(bars.se, ms.Std/math.Sqrt(float64(ms.N)))
-	}
-	return pts, bars
+	return out
 }
-
-// curveDodge is the horizontal spacing, in epochs, between the points of neighbouring variants at
-// the same epoch, so that their error bars stay apart (0.4 epochs over at most ~8 variants).
-const curveDodge = 0.05
-
-func dodge(pts plotter.XYs, bars errorPoints, dx float64) {
-	for k := range pts {
-		pts[k].X += dx
-		bars.xy[k].X += dx
-	}
-}
-
-// errorPoints are points with symmetric y errors, as plotter.NewYErrorBars reads them.
-type errorPoints struct {
-	xy plotter.XYs
-	se []float64
-}
-
-func (e errorPoints) Len() int                        { return len(e.xy) }
-func (e errorPoints) XY(i int) (float64, float64)     { return e.xy[i].X, e.xy[i].Y }
-func (e errorPoints) YError(i int) (float64, float64) { return e.se[i], e.se[i] }
 
 func variantNames(vs []Variant) []string {
 	out := make([]string, len(vs))
