@@ -4,8 +4,10 @@
 // Claims become claims.json and figures/REPORT.md.
 //
 // Each paper's study package (lib/studies/gramstudy, garestudy, hlformerstudy, grid) registers its
-// Table 1 and figures with Register when it is linked in, and declares its claims as Comparisons;
-// this package imports none of them.
+// Table 1 and figures with Register when it is linked in; every part of a paper's figures is a
+// Section (its tables and figures, the Comparisons it declares and its descriptive findings), and
+// RunSections is the one driver that saves them, decides their claims together and records the
+// sections not run. This package imports none of the study packages.
 package reproduce
 
 import (

@@ -76,7 +76,7 @@ func newSuite(b compute.Backend, s Scale, train, test *gare.Dataset, floor *Zero
 }
 
 // Behavior is the provenance line shared by every table.
-const Behavior = "official code (spec §4): ψ with 1 head, shared pre-LN, softmax over frames, dropout 0.3; " +
+const Behavior = "official code (docs/official-code.md §4): ψ with 1 head, shared pre-LN, softmax over frames, dropout 0.3; " +
 	"pooled video with temperature 3, mask after softmax; gap = unmasked frame mean − text; L_IB KL summed over dims " +
 	"with unbiased std + 1e-6, β = 1e-4; L_ε hard cut-off at −0.5; L_dir mean including j = k, α = 2; logit scale 100; " +
 	"BertAdam (β₂ 0.98, wd 0.2, warmup_cosine 0.1, global + per-tensor clip 1.0)"
@@ -127,7 +127,7 @@ func SelectionNote(cfg gare.Config) string {
 		"carved out by data.CarveValidation (a fixed permutation, the same pairs in both stages) and not trained on; after every epoch "+
 		"the loop evaluates text→video SumR on it (retrieval.ValMetric) and keeps the best epoch's model: stage 2 starts from stage 1's best, "+
 		"and the test split is evaluated once, on stage 2's best (deviation: the official code evaluates on the test set every 150 steps "+
-		"and keeps the best test R@1, spec §4.4).", 100*cfg.ValFraction)
+		"and keeps the best test R@1, docs/official-code.md §4.4).", 100*cfg.ValFraction)
 }
 
 func floorNote(f *ZeroFloor) string {

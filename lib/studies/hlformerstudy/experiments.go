@@ -629,7 +629,7 @@ func (s Scale) Describe() string {
 	d := fmt.Sprintf("%s scale: d = %d (paper 384), Lorentz L^%d (paper L^127), frames padded/down-sampled to %d (paper 128), "+
 		"tokens padded to %d (paper 30; %s), batches of %d videos (paper 128) with queries rounded down to a "+
 		"multiple of 32, %d epochs (paper 100) at lr %g (paper 2e-4) with %s, hard negatives from epoch %d (the code's 20 of 100, "+
-		"scaled), %s (the code: 10); everything else as the official code (spec §3)",
+		"scaled), %s (the code: 10); everything else as the official code (docs/official-code.md §3)",
 		s.Name, s.Dim, s.LorentzDim, s.FrameLen, s.QueryLen, tokensNote, s.BatchVideos, s.Epochs, s.LearningRate, sched, start, stop)
 	if s.Tuning != "" {
 		d += ". " + s.Tuning
