@@ -97,6 +97,8 @@ func showDisplayable(x any) bool {
 		if v != nil {
 			Plot(v, "")
 		}
+	case report.Grid: // panels at their own size, with the grid's legend strip
+		Figure(Must1(v.Render()), "")
 	case report.Drawer:
 		Plot(v, "")
 	case report.Figure:

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/gomlx/core/graph"
@@ -32,4 +33,12 @@ func TestDescribeReportsConfigAndSIMD(t *testing.T) {
 		t.Fatalf("GOEXPERIMENT=simd in the environment but the binary was built without it")
 	}
 	t.Log(info)
+}
+
+// IsXLA follows GOMLX_BACKEND: true for "xla:…" (make test-xla), false for "go" (make test).
+func TestIsXLAFollowsGOMLXBackend(t *testing.T) {
+	want := strings.HasPrefix(os.Getenv("GOMLX_BACKEND"), "xla")
+	if got := IsXLA(); got != want {
+		t.Fatalf("IsXLA() = %v with GOMLX_BACKEND=%q", got, os.Getenv("GOMLX_BACKEND"))
+	}
 }

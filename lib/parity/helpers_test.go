@@ -46,6 +46,10 @@ const OtherBackendEnv = "GEOALIGN_PARITY_BACKEND"
 // both created here whatever GOMLX_BACKEND says. A missing plugin skips the test (make setup installs it).
 func backends(t *testing.T) (goB, xlaB compute.Backend) {
 	t.Helper()
+	if os.Getenv(OtherBackendEnv) == "" {
+		backend.SkipOnXLA(t, "this package creates both backends itself whatever GOMLX_BACKEND says, so under make test-xla "+
+			"it would repeat exactly make gotest's run of it (Go backend vs XLA's CPU plugin)")
+	}
 	backendsOnce.Do(func() {
 		if goBackend, backendsErr = backend.NewNamed("go"); backendsErr != nil {
 			return

@@ -9,65 +9,128 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 )
 
 // Curve is one line of a learning-curve figure: PerRun[r][e] is run r's value after epoch e+1 (one
-// run per seed; runs may have trained different numbers of epochs).
+// run per seed; runs may have trained different numbers of epochs; NaN where a run has no value at
+// an epoch). Dashes, when set, dash the line (e.g. a shared first stage, or a second line of one
+// method).
 type Curve struct {
 	Label  string
 	PerRun [][]float64
+	Dashes []vg.Length
 }
 
-// LearningCurves draws curves against the epoch (1-based): at each epoch the mean over the runs that
-// reached it, with an error bar of ± one standard error (std/√n with the n − 1 std; none for a single
-// run), in the project's colours (Colors), one legend entry per curve (Render puts the legend below
-// the plot). yLabel should carry the unit. A curve without any value is an error naming it.
+// Panel is one panel of a figure of learning curves (CurvesGrid): its title, its axes' labels
+// (XLabel "" is "epoch"; yLabel should carry the unit) and its curves.
+type Panel struct {
+	Title, XLabel, YLabel string
+	Curves                []Curve
+}
+
+// LearningCurves draws curves against the epoch (1-based) in one plot (CurvesGrid with one panel,
+// the legend of every curve in order; Render puts it below the plot).
 func LearningCurves(title, yLabel string, curves ...Curve) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "epoch", yLabel
-	p.X.Tick.Marker = WholeTicks
 	labels := make([]string, len(curves))
 	for i, c := range curves {
 		labels[i] = c.Label
 	}
-	colors := Colors(labels...)
-	for i, c := range curves {
-		mean, se := epochMeans(c.PerRun)
-		if len(mean) == 0 {
-			return nil, fmt.Errorf("report: learning curve %q has no value", c.Label)
-		}
-		pts := make(plotter.XYs, len(mean))
-		bars := make(plotter.YErrors, len(mean))
-		for e := range mean {
-			pts[e] = plotter.XY{X: float64(e + 1), Y: mean[e]}
-			bars[e].Low, bars[e].High = se[e], se[e]
-		}
-		line, err := plotter.NewLine(pts)
-		if err != nil {
-			return nil, fmt.Errorf("report: learning curve %q: %w", c.Label, err)
-		}
-		line.Color = colors[i]
-		line.Width *= 1.5
-		p.Add(line)
-		p.Legend.Add(c.Label, line)
-		if err := addErrorBars(p, pts, bars, colors[i]); err != nil {
-			return nil, fmt.Errorf("report: learning curve %q: %w", c.Label, err)
-		}
+	g, err := CurvesGrid(labels, []Panel{{Title: title, YLabel: yLabel, Curves: curves}})
+	if err != nil {
+		return nil, err
 	}
-	return p, nil
+	return g[0][0], nil
 }
 
-// epochMeans are the per-epoch mean and standard error over the runs that reached each epoch.
+// CurvesGrid is the one learning-curve function of the project: rows of panels, in each at every
+// epoch the mean over the runs that have a value there, with an error bar of ± one standard error
+// (std/√n with the n − 1 std; none for a single run), one colour per label across the whole figure
+// (Colors of labels, which must list every label the panels use, in the order of the legend), and
+// one legend below the panels (the first panel's: Grid), every label that has a line once. A curve
+// without any value is an error naming it.
+func CurvesGrid(labels []string, rows ...[]Panel) (Grid, error) {
+	colors := map[string]color.Color{}
+	for i, c := range Colors(labels...) {
+		colors[labels[i]] = c
+	}
+	thumbs := map[string]*plotter.Line{}
+	var g Grid
+	for _, row := range rows {
+		var plots []*plot.Plot
+		for _, panel := range row {
+			p := plot.New()
+			p.Title.Text, p.X.Label.Text, p.Y.Label.Text = panel.Title, cmp.Or(panel.XLabel, "epoch"), panel.YLabel
+			p.X.Tick.Marker = WholeTicks
+			for _, c := range panel.Curves {
+				line, err := addCurve(p, c, colors[c.Label])
+				if err != nil {
+					return nil, fmt.Errorf("report: learning curve %q: %w", c.Label, err)
+				}
+				if thumbs[c.Label] == nil {
+					thumbs[c.Label] = line
+				}
+			}
+			plots = append(plots, p)
+		}
+		g = append(g, plots)
+	}
+	if len(g) == 0 || len(g[0]) == 0 {
+		return nil, fmt.Errorf("report: a learning-curve figure without panels")
+	}
+	for _, l := range labels {
+		if thumbs[l] != nil {
+			g[0][0].Legend.Add(l, thumbs[l])
+		}
+	}
+	return g, nil
+}
+
+// addCurve adds curve c to p in colour col: its per-epoch means (epochMeans) as a line and their
+// standard errors as error bars.
+func addCurve(p *plot.Plot, c Curve, col color.Color) (*plotter.Line, error) {
+	mean, se := epochMeans(c.PerRun)
+	var pts plotter.XYs
+	var bars plotter.YErrors
+	for e := range mean {
+		if !math.IsNaN(mean[e]) {
+			pts = append(pts, plotter.XY{X: float64(e + 1), Y: mean[e]})
+			bars = append(bars, struct{ Low, High float64 }{se[e], se[e]})
+		}
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("no value")
+	}
+	line, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, err
+	}
+	line.Color, line.Dashes = col, c.Dashes
+	line.Width *= 1.5
+	p.Add(line)
+	return line, AddErrorBars(p, pts, bars, col)
+}
+
+// epochMeans are the per-epoch mean and standard error over the runs that reached each epoch and
+// have a value there (NaN at an epoch some run reached without any value).
 func epochMeans(perRun [][]float64) (mean, se []float64) {
 	for e := 0; ; e++ {
 		var xs []float64
+		reached := false
 		for _, r := range perRun {
 			if e < len(r) {
-				xs = append(xs, r[e])
+				reached = true
+				if !math.IsNaN(r[e]) {
+					xs = append(xs, r[e])
+				}
 			}
 		}
-		if len(xs) == 0 {
+		if !reached {
 			return mean, se
+		}
+		if len(xs) == 0 {
+			mean, se = append(mean, math.NaN()), append(se, math.NaN())
+			continue
 		}
 		s := Summarize(xs)
 		mean = append(mean, s.Mean)
@@ -79,8 +142,8 @@ func epochMeans(perRun [][]float64) (mean, se []float64) {
 	}
 }
 
-// addErrorBars adds vertical bars of ± bars at pts in colour c.
-func addErrorBars(p *plot.Plot, pts plotter.XYs, bars plotter.YErrors, c color.Color) error {
+// AddErrorBars adds vertical bars of ± bars at pts in colour c.
+func AddErrorBars(p *plot.Plot, pts plotter.XYs, bars plotter.YErrors, c color.Color) error {
 	eb, err := plotter.NewYErrorBars(struct {
 		plotter.XYer
 		plotter.YErrorer

@@ -20,6 +20,12 @@ func TestLearningCurves(t *testing.T) {
 			t.Errorf("epoch %d: %g ± %g, want %g ± %g", e+1, mean[e], se[e], want[e], wantSE[e])
 		}
 	}
+	// NaN is an epoch without a value: epoch 2 {NaN, 4} → 4 ± 0 from the one value; epoch 3 of a single
+	// run that has none → NaN.
+	mean, se = epochMeans([][]float64{{1, math.NaN(), math.NaN()}, {3, 4}})
+	if len(mean) != 3 || mean[0] != 2 || mean[1] != 4 || se[1] != 0 || !math.IsNaN(mean[2]) {
+		t.Errorf("epochMeans with NaN: %v ± %v, want [2 4 NaN] with s.e. 0 at epoch 2", mean, se)
+	}
 	p, err := LearningCurves("loss", "train loss", Curve{Label: "HLFormer", PerRun: [][]float64{{1, 2, 3}, {3, 4}}},
 		Curve{Label: "Euclidean-only", PerRun: [][]float64{{2, 1}}})
 	if err != nil {

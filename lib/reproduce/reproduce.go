@@ -4,12 +4,15 @@
 // Claims become claims.json and figures/REPORT.md.
 //
 // Each paper's study package (lib/studies/gramstudy, garestudy, hlformerstudy, grid) registers its
-// Table 1 and figures with Register when it is linked in, and declares its claims as Comparisons;
-// this package imports none of them.
+// Table 1 and figures with Register when it is linked in; every part of a paper's figures is a
+// Section (its tables and figures, the Comparisons it declares and its descriptive findings), and
+// RunSections is the one driver that saves them, decides their claims together and records the
+// sections not run. This package imports none of the study packages.
 package reproduce
 
 import (
 	"fmt"
+	"github.com/geoalign/geoalign/lib/encoders"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,6 +46,10 @@ type Options struct {
 	// Sections are the sections of each paper's figures to run (Experiment.Sections; nil: all of
 	// them). A figures function skips the others and records them with SavePending.
 	Sections []string
+	// Text is the text encoder of the real tracks' texts (zero value: GloVe; `--text minilm`):
+	// HLFormer's Charades-STA query tokens, GARE's Charades descriptions and GRAM/HyperGRAM's Tux
+	// Paint captions. It enters the run keys and every result's data description.
+	Text encoders.Text
 }
 
 // NeedsRealData is the error of a Figures function that cannot run on synthetic data alone

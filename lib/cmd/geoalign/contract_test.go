@@ -24,6 +24,8 @@ import (
 // moments and random state, and the best validation's model) and history records. Each model trains
 // two epochs on the toy data of toydata_test.go.
 func TestCLITrainsWhatTheLibraryTrains(t *testing.T) {
+	backend.SkipOnXLA(t, "trains every model twice (command line and library) to compare their plumbing bit for bit, which is "+
+		"backend-independent and runs on the Go backend in every go test; every model trains on XLA in TestTrainEval*")
 	dir := t.TempDir()
 	be := backend.MustNew()
 

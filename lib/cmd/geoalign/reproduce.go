@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/reproduce"
 )
 
@@ -33,8 +34,13 @@ func reproduceFlags(name, defaultOut string) (fs *flag.FlagSet, opts *reproduce.
 		"\" to run on the synthetic benchmarks only (never a silent fallback: missing or corrupt data exits 2)")
 	fs.BoolVar(&opts.Full, "full", os.Getenv("FULL") == "1", "full (paper-sized) configuration instead of the CI-sized default (also FULL=1)")
 	fs.StringVar(&opts.Out, "out", defaultOut, "output directory")
+	text := fs.String("text", "glove", "text encoder of the real tracks' texts: glove or minilm (the minilm track of `make data`; "+
+		"HLFormer's Charades-STA queries, GARE's Charades descriptions, GRAM/HyperGRAM's Tux Paint captions)")
 	check = func(needData, needTable1 bool) ([]string, error) {
 		var err error
+		if opts.Text, err = encoders.ParseText(*text); err != nil {
+			return nil, fmt.Errorf("--text: %w", err)
+		}
 		if opts.Seeds, err = parseSeeds(*seeds); err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/rundir"
 	"github.com/geoalign/geoalign/lib/train"
 )
@@ -81,6 +82,10 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			"--epochs", "3"}},
 	} {
 		t.Run(c.model, func(t *testing.T) {
+			if c.model == "hlformer" {
+				backend.SkipOnXLA(t, "3 epochs of HLFormer twice (minutes of XLA compiling); resuming is checked on XLA with GARE "+
+					"(its ψ dropout draws from the checkpointed RNG state), and for HLFormer on the Go backend")
+			}
 			full := filepath.Join(dir, c.model+"-full")
 			if code, _, errOut := call(trainMain, append([]string{c.model, "--quiet", "--out", full}, c.args...)...); code != 0 {
 				t.Fatalf("train exit %d: %s", code, errOut)

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -12,11 +12,6 @@ import (
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/rundir"
 	"github.com/geoalign/geoalign/lib/train"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // A run directory (RUNDIR, `geoalign train --out`) is lib/train's loop directory plus what
@@ -114,35 +109,31 @@ func bestRecord(h []historyRecord) (historyRecord, bool) {
 	return historyRecord{}, false
 }
 
-// writeCurves draws the training loss and the validation metric per epoch side by side.
-func writeCurves(path string, history []historyRecord) error {
-	loss, val := make(plotter.XYs, len(history)), make(plotter.XYs, len(history))
-	for i, h := range history {
-		loss[i] = plotter.XY{X: float64(h.Epoch), Y: h.Loss}
-		val[i] = plotter.XY{X: float64(h.Epoch), Y: h.Val[valMetric]}
-	}
-	var plots []*plot.Plot
-	for _, c := range []struct {
-		title string
-		xy    plotter.XYs
-	}{{"training loss", loss}, {"validation SumR (text→video)", val}} {
-		p := plot.New()
-		p.Title.Text, p.X.Label.Text = c.title, "epoch"
-		l, pts, err := plotter.NewLinePoints(c.xy)
-		if err != nil {
-			return err
+// writeCurves draws the training loss and the validation metric per epoch of the run named label
+// side by side (report.CurvesGrid, the learning-curve function of every table) as a PNG.
+func writeCurves(path, label string, history []historyRecord) error {
+	var loss, val []float64
+	for _, h := range history {
+		for len(loss) < h.Epoch {
+			loss, val = append(loss, math.NaN()), append(val, math.NaN())
 		}
-		p.Add(l, pts)
-		plots = append(plots, p)
+		if h.Epoch > 0 {
+			loss[h.Epoch-1] = h.Loss
+			if v, ok := h.Val[valMetric]; ok {
+				val[h.Epoch-1] = v
+			}
+		}
 	}
-	img := vgimg.NewWith(vgimg.UseWH(2*report.FigureWidth, report.FigureHeight), vgimg.UseDPI(report.FigureDPI))
-	canvases := plot.Align([][]*plot.Plot{plots}, draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Millimeter * 4}, draw.New(img))
-	for i, p := range plots {
-		p.Draw(canvases[0][i])
-	}
-	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
+	g, err := report.CurvesGrid([]string{label}, []report.Panel{
+		{Title: "training loss", YLabel: "mean training loss of the epoch", Curves: []report.Curve{{Label: label, PerRun: [][]float64{loss}}}},
+		{Title: "validation SumR (text→video)", YLabel: valMetric, Curves: []report.Curve{{Label: label, PerRun: [][]float64{val}}}},
+	})
+	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, buf.Bytes(), 0o644)
+	f, err := g.Render()
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, f.PNG, 0o644)
 }

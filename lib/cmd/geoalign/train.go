@@ -238,7 +238,7 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitFailure, "%v", err)
 	}
-	if err := writeCurves(filepath.Join(f.out, curvesFile), h); err != nil {
+	if err := writeCurves(filepath.Join(f.out, curvesFile), out.Label, h); err != nil {
 		return fail(exitFailure, "%v", err)
 	}
 	// A run that never beat random ranking on validation ends with a warning (exit 0), which its

@@ -115,7 +115,7 @@ func (env Env) hashInputs(paths []string, hint string) (map[string]string, error
 		}
 		rel = filepath.ToSlash(rel)
 		if want, pinned := env.Staged[rel]; pinned && sum != want {
-			return nil, data.BadInput(fmt.Errorf("staged input %s has sha256 %s, want %s (corrupt or not the copy ../shared/data/README.md names: restore it)", p, sum, want))
+			return nil, data.BadInput(fmt.Errorf("staged input %s has sha256 %s, want %s (corrupt or not the copy tracks.StagedSHA256 pins, docs/data-sources.md: restore it)", p, sum, want))
 		}
 		if dir := path.Dir(rel) + "/"; env.Staged[dir] != "" {
 			dirs[dir] = append(dirs[dir], path.Base(rel)+" "+sum+"\n")

@@ -12,6 +12,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data/glove"
 	"github.com/geoalign/geoalign/lib/data/h5"
 	"github.com/geoalign/geoalign/lib/data/prvr"
+	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/encoders/minilm"
 	"github.com/geoalign/geoalign/lib/npy"
 	"github.com/geoalign/geoalign/lib/progress"
@@ -52,6 +53,24 @@ func CharadesMiniLMLayout(cache, collection string) prvr.Layout {
 	l := CharadesLayout(cache, collection)
 	l.TextFeature = MiniLMTextFeature(collection)
 	return l
+}
+
+// CharadesTextLayout is the layout of a Charades collection with the text features of encoder t:
+// CharadesLayout (GloVe) or CharadesMiniLMLayout (MiniLM).
+func CharadesTextLayout(cache, collection string, t encoders.Text) prvr.Layout {
+	if t == encoders.MiniLM {
+		return CharadesMiniLMLayout(cache, collection)
+	}
+	return CharadesLayout(cache, collection)
+}
+
+// TuxTextFile is the base name of the Tux Paint caption features of encoder t in a Tux Paint
+// track's folder (<name>_<split>.npy): "text" (mean GloVe) or MiniLMTuxText.
+func TuxTextFile(t encoders.Text) string {
+	if t == encoders.MiniLM {
+		return MiniLMTuxText
+	}
+	return "text"
 }
 
 // miniLMModelFiles are the model files the track depends on (hashed as inputs).

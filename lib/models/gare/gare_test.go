@@ -145,23 +145,32 @@ func (n testNet) ref() (textProj, videoProj *refLin, positions arr, temporal []r
 // outputs as float64 slices.
 func run(t testing.TB, n testNet, data []*tensors.Tensor, fn func(w Weights, in []*Node) []*Node) [][]float64 {
 	t.Helper()
-	nd := len(data)
+	return runner(n, len(data), fn)(data)
+}
+
+// runner compiles fn once for nd data inputs followed by n's parameters and returns a function
+// that executes it on data and the parameters' current values (n.params, read at every call):
+// for loops that evaluate one graph many times, such as finite differences, where a new Exec per
+// evaluation would build the graph again and, on XLA, compile it again (docs/xla.md §2).
+func runner(n testNet, nd int, fn func(w Weights, in []*Node) []*Node) func(data []*tensors.Tensor) [][]float64 {
 	exec := MustNewExec(backend.MustNew(), func(in []*Node) []*Node {
 		return fn(n.weights(in[nd:]), in[:nd])
 	})
-	args := make([]any, 0, nd+len(n.params))
-	for _, x := range data {
-		args = append(args, x)
+	return func(data []*tensors.Tensor) [][]float64 {
+		args := make([]any, 0, nd+len(n.params))
+		for _, x := range data {
+			args = append(args, x)
+		}
+		for _, x := range n.tensors() {
+			args = append(args, x)
+		}
+		res := exec.MustExec(args...)
+		out := make([][]float64, len(res))
+		for i, r := range res {
+			out[i] = flat64(r)
+		}
+		return out
 	}
-	for _, x := range n.tensors() {
-		args = append(args, x)
-	}
-	res := exec.MustExec(args...)
-	out := make([][]float64, len(res))
-	for i, r := range res {
-		out[i] = flat64(r)
-	}
-	return out
 }
 
 func flat64(x *tensors.Tensor) []float64 {
@@ -620,9 +629,8 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 				wrtData = append(wrtData, 3)
 			}
 			grads := runLossAndGradients(t, n, data, wrtData, lossOf)
-			value := func() float64 {
-				return run(t, n, tensorsOf(data), func(w Weights, in []*Node) []*Node { return []*Node{lossOf(w, in)} })[0][0]
-			}
+			loss := runner(n, len(data), func(w Weights, in []*Node) []*Node { return []*Node{lossOf(w, in)} })
+			value := func() float64 { return loss(tensorsOf(data))[0][0] }
 			check := rand.New(rand.NewPCG(10, 11))
 			checked := 0
 			for k, x := range all {

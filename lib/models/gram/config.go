@@ -290,7 +290,7 @@ func (c Config) Behavior() string {
 		if c.RawLift {
 			parts = append(parts, "π(raw x) lift (option)")
 		} else {
-			parts = append(parts, "π(normalize(x)) lift (spec §2 default)")
+			parts = append(parts, "π(normalize(x)) lift (docs/official-code.md §2, default)")
 		}
 	}
 	if c.Geometry == Hybrid {

@@ -294,6 +294,8 @@ func storeBytes(s *model.Store) map[string][]byte {
 // validation metrics, best marks) and the same variables (weights, optimizer moments, random state).
 // A finished run is not trained further.
 func TestTrainResumeMatchesUninterrupted(t *testing.T) {
+	backend.SkipOnXLA(t, "trains HLFormer three times (minutes of XLA compiling each) to check checkpointing, which is host code "+
+		"checked here on the Go backend; resuming on XLA: lib/models/gare's TestResumeContinuesExactly and the CLI's TestResumeEqualsUninterrupted/gare")
 	tr, val := tinyWorld(t, 40)
 	whole, sw := trainTiny(t, tr, val, t.TempDir(), -1)
 	dir := t.TempDir()
@@ -339,6 +341,8 @@ func TestTrainResumeMatchesUninterrupted(t *testing.T) {
 // train.BestDir of the run directory) is that epoch's — evaluated again on the validation split it
 // gives the best epoch's metrics exactly.
 func TestTrainSelectsOnValidation(t *testing.T) {
+	backend.SkipOnXLA(t, "trains HLFormer to check which epoch is kept, host code checked here on the Go backend; HLFormer trains "+
+		"and evaluates on XLA in the CLI's TestTrainEvalHLFormer")
 	tr, val := tinyWorld(t, 40)
 	dir := t.TempDir()
 	res, store := trainTiny(t, tr, val, dir, -1)
@@ -473,6 +477,7 @@ func TestEvaluatorWithOneBranch(t *testing.T) {
 // and the Lorentz attention's logit bias (the code's LorentzMultiHeadedAttention.bias) are exempt;
 // the blocks' norm1/norm2 gains (the code's names), weights and embeddings are decayed.
 func TestCodeNoDecay(t *testing.T) {
+	backend.SkipOnXLA(t, "trains HLFormer to read its variables' names, which do not depend on the backend (checked here on the Go backend)")
 	tr, val := tinyWorld(t, 40)
 	_, store := trainTiny(t, tr, val, t.TempDir(), -1)
 	seen := map[string]int{}

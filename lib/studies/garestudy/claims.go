@@ -15,20 +15,6 @@ import (
 // one Paper.
 const Paper = "GARE (NeurIPS 2025)"
 
-// Claims decides the claims the sections declare, together with GARE's claims that cannot be
-// tested here (Untestable), as one reproduce.Evidence: one Decide call, so the Holm family is every
-// tested GARE claim (Table 1, the Table 3 rungs, the ablation tables and the synthetic
-// false-negative benchmark together). Each section's comparisons come before its findings.
-func Claims(sections []*Section) ([]reproduce.Claim, error) {
-	var e reproduce.Evidence
-	for _, sec := range sections {
-		e.Compare(sec.Comparisons...)
-		e.Add(sec.Findings...)
-	}
-	e.Add(Untestable()...)
-	return e.Decide()
-}
-
 // describe is a descriptive finding of GARE (reproduce.Describe); ours is formatted from the run's
 // numbers.
 func describe(claim, paperFigure, data, ours string) reproduce.Claim {
@@ -56,6 +42,38 @@ func Untestable() []reproduce.Claim {
 type ZeroFloor struct {
 	Name   string
 	Report retrieval.Report
+}
+
+// RandomFloor is the floor of a split whose texts share no space with its videos before training
+// (MiniLM descriptions against label-derived videos): random ranking, i.e. every score tied and the
+// ties broken uniformly at random (retrieval.RandomTies' expected metrics, text→video; video→text
+// too when every video has exactly one text, as in the Charades descriptions track).
+func RandomFloor(d *gare.Dataset) (retrieval.Report, error) {
+	t2v, err := retrieval.RandomTies(make([]float32, d.NumTexts*d.NumVideos), d.VideoOf, d.NumVideos, nil, retrieval.MedianNumPy)
+	if err != nil {
+		return retrieval.Report{}, fmt.Errorf("garestudy: random floor of %q: %w", d.Name, err)
+	}
+	rep := retrieval.Report{T2V: t2v}
+	textOf := make([]int, d.NumVideos)
+	for v := range textOf {
+		textOf[v] = -1
+	}
+	paired := d.NumTexts == d.NumVideos
+	for t, v := range d.VideoOf {
+		if !paired || textOf[v] >= 0 {
+			paired = false
+			break
+		}
+		textOf[v] = t
+	}
+	if paired {
+		v2t, err := retrieval.RandomTies(make([]float32, d.NumVideos*d.NumTexts), textOf, d.NumTexts, nil, retrieval.MedianNumPy)
+		if err != nil {
+			return retrieval.Report{}, fmt.Errorf("garestudy: random floor of %q: %w", d.Name, err)
+		}
+		rep.V2T = &v2t
+	}
+	return rep, nil
 }
 
 // ZeroTraining is the zero-training floor of a paired split: text i scores video j by
@@ -147,22 +165,4 @@ func (r *Runs) BeatsFloor(v int, m Metric) reproduce.Comparison {
 func dataOf(r *Runs) string {
 	return fmt.Sprintf("%s: trained on %s (%d pairs), tested on %s (%d texts × %d videos)",
 		r.Train.Kind, r.Train.Name, r.Train.NumTexts, r.Test.Name, r.Test.NumTexts, r.Test.NumVideos)
-}
-
-// Declared lists, one line each, the claims a section hands to the rule, without an outcome: the
-// rule decides all of GARE's claims together (Claims).
-func (s *Section) Declared() []string {
-	var out []string
-	for _, c := range s.Comparisons {
-		line := fmt.Sprintf("Claim: %s — %s on %s, %s vs %s over %d seeds. Paper: %s.", c.Claim, c.Metric, c.Data, c.B.Name, c.A.Name,
-			len(c.A.Values), c.PaperFigure)
-		if c.Tautology != "" {
-			line += " True of any model: " + c.Tautology + "."
-		}
-		out = append(out, line)
-	}
-	for _, f := range s.Findings {
-		out = append(out, fmt.Sprintf("Finding: %s — ours: %s (%s). Paper: %s.", f.Claim, f.Ours, f.Data, f.PaperFigure))
-	}
-	return out
 }

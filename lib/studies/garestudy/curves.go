@@ -10,8 +10,6 @@ import (
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -34,11 +32,13 @@ var (
 )
 
 // LearningCurves are the learning-curve figures of the runs (issue 19): per epoch, the mean train
-// loss (loss) and the validation SumR (val, retrieval.ValMetric on the split carved from train) of stage 1
-// (one curve, Stage1Curve, dashed: every variant of a seed starts from the same stage-1 model) at
-// epochs 1…P and of every variant's stage 2 at P+1…P+E; each point is the mean over the seeds with
-// an error bar of ± one standard error (std/√n). title names the table.
-func (r *Runs) LearningCurves(title string) (loss, val *plot.Plot, err error) {
+// loss (loss) and the validation SumR (val, retrieval.ValMetric on the split carved from train),
+// each two panels side by side — stage 1 (one curve, Stage1Curve, dashed: every variant of a seed
+// starts from the same stage-1 model) at its epochs 1…P, and every variant's stage 2 at its epochs
+// 1…E in its own panel, so that a few stage-2 epochs are not crowded into the end of stage 1's axis.
+// Each point is the mean over the seeds with an error bar of ± one standard error (std/√n); the
+// legend below the panels names every curve. title names the table.
+func (r *Runs) LearningCurves(title string) (loss, val report.Grid, err error) {
 	if loss, err = r.curveFigure(title+": train loss per epoch", trainLoss); err != nil {
 		return nil, nil, err
 	}
@@ -48,105 +48,52 @@ func (r *Runs) LearningCurves(title string) (loss, val *plot.Plot, err error) {
 	return loss, val, nil
 }
 
-func (r *Runs) curveFigure(title string, v curveValue) (*plot.Plot, error) {
+func (r *Runs) curveFigure(title string, v curveValue) (report.Grid, error) {
 	names := append([]string{Stage1Curve}, variantNames(r.Variants)...)
 	colors := report.Colors(names...)
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "epoch (stage 1, then stage 2)"
-	p.X.Tick.Marker = report.WholeTicks
-	p.Y.Label.Text = v.label
-	pre := 0
+	stage1 := report.Panel{Title: title + " — stage 1", XLabel: "stage-1 epoch", YLabel: v.label}
+	stage2 := report.Panel{Title: title + " — stage 2", XLabel: "stage-2 epoch", YLabel: v.label}
 	for i, name := range names {
-		curves := make([][]train.Record, len(r.Seeds))
+		c := report.Curve{Label: name}
 		for s := range r.Seeds {
 			if i == 0 {
-				curves[s] = r.Results[0][s].PretrainCurve
+				c.PerRun = append(c.PerRun, perEpoch(r.Results[0][s].PretrainCurve, v))
 			} else {
-				curves[s] = r.Results[i-1][s].Curve
+				c.PerRun = append(c.PerRun, perEpoch(r.Results[i-1][s].Curve, v))
 			}
 		}
-		epochs, pts, errs := meanCurve(curves, v, pre)
-		if i > 0 { // stage 2's variants share their epochs: spread their error bars a little
-			dodge(pts, errs, curveDodge*(float64(i-1)-float64(len(names)-2)/2))
-		}
-		if len(pts) == 0 {
-			return nil, fmt.Errorf("garestudy: %s: %q has no learning curve (runs cached before curves were kept?)", title, name)
-		}
-		if i == 0 {
-			pre = epochs
-		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return nil, err
-		}
-		l.Color, l.Width = colors[i], vg.Points(1.2)
 		switch {
 		case i == 0:
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		case slices.ContainsFunc(colors[1:i], func(c color.Color) bool { return c == colors[i] }):
+			c.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			stage1.Curves = append(stage1.Curves, c)
+			continue
+		case slices.ContainsFunc(colors[1:i], func(col color.Color) bool { return col == colors[i] }):
 			// a variant of the same method as an earlier line (e.g. a longer run, LongerTraining): dotted
-			l.Dashes = []vg.Length{vg.Points(1.5), vg.Points(1.5)}
+			c.Dashes = []vg.Length{vg.Points(1.5), vg.Points(1.5)}
 		}
-		bars, err := plotter.NewYErrorBars(errs)
-		if err != nil {
-			return nil, err
-		}
-		bars.Color, bars.CapWidth = colors[i], vg.Points(3)
-		p.Add(l, bars)
-		p.Legend.Add(name, l)
+		stage2.Curves = append(stage2.Curves, c)
 	}
-	return p, nil
+	g, err := report.CurvesGrid(names, []report.Panel{stage1, stage2})
+	if err != nil {
+		return nil, fmt.Errorf("garestudy: %s (runs cached before curves were kept?): %w", title, err)
+	}
+	return g, nil
 }
 
-// meanCurve averages v over the seeds' curves, epoch by epoch (a seed stopped early contributes to
-// the epochs it has), shifted right by offset epochs; it returns the last epoch plotted, the means
-// and the means with their standard errors.
-func meanCurve(curves [][]train.Record, v curveValue, offset int) (last int, pts plotter.XYs, bars errorPoints) {
-	byEpoch := map[int][]float64{}
-	for _, c := range curves {
-		for _, rec := range c {
-			if y, ok := v.of(rec); ok {
-				byEpoch[rec.Epoch] = append(byEpoch[rec.Epoch], y)
-			}
+// perEpoch is v of each record of a curve at index epoch − 1, NaN at an epoch without a record or a
+// value (report.Curve).
+func perEpoch(curve []train.Record, v curveValue) []float64 {
+	var out []float64
+	for _, rec := range curve {
+		for len(out) < rec.Epoch {
+			out = append(out, math.NaN())
+		}
+		if y, ok := v.of(rec); ok && rec.Epoch > 0 {
+			out[rec.Epoch-1] = y
 		}
 	}
-	epochs := make([]int, 0, len(byEpoch))
-	for e := range byEpoch {
-		epochs = append(epochs, e)
-	}
-	slices.Sort(epochs)
-	for _, e := range epochs {
-		ms := report.Summarize(byEpoch[e])
-		x := float64(offset + e)
-		pts = append(pts, plotter.XY{X: x, Y: ms.Mean})
-		bars.xy = append(bars.xy, plotter.XY{X: x, Y: ms.Mean})
-		bars.se = append(bars.se, ms.Std/math.Sqrt(float64(ms.N)))
-		last = e
-	}
-	return last, pts, bars
+	return out
 }
-
-// curveDodge is the horizontal spacing, in epochs, between the points of neighbouring variants at
-// the same epoch, so that their error bars stay apart (0.4 epochs over at most ~8 variants).
-const curveDodge = 0.05
-
-func dodge(pts plotter.XYs, bars errorPoints, dx float64) {
-	for k := range pts {
-		pts[k].X += dx
-		bars.xy[k].X += dx
-	}
-}
-
-// errorPoints are points with symmetric y errors, as plotter.NewYErrorBars reads them.
-type errorPoints struct {
-	xy plotter.XYs
-	se []float64
-}
-
-func (e errorPoints) Len() int                        { return len(e.xy) }
-func (e errorPoints) XY(i int) (float64, float64)     { return e.xy[i].X, e.xy[i].Y }
-func (e errorPoints) YError(i int) (float64, float64) { return e.se[i], e.se[i] }
 
 func variantNames(vs []Variant) []string {
 	out := make([]string, len(vs))

@@ -10,35 +10,21 @@ import (
 	"github.com/geoalign/geoalign/lib/train"
 )
 
-// TestMeanCurveIsMeanAndStandardError checks the learning curves' points against the closed forms:
-// per epoch the mean over seeds and the standard error √(Σ(x − x̄)²/(n − 1))/√n; a seed that stopped
-// early counts only at the epochs it has; the offset shifts stage 2 after stage 1.
-func TestMeanCurveIsMeanAndStandardError(t *testing.T) {
+// TestPerEpochPlacesValuesByEpoch: a curve's values sit at index epoch − 1, an epoch without a
+// record or without the value is NaN (report.CurvesGrid averages the seeds epoch by epoch and skips
+// those), and the train loss of every record is taken.
+func TestPerEpochPlacesValuesByEpoch(t *testing.T) {
 	rec := func(epoch int, sumr float64) train.Record {
 		return train.Record{Epoch: epoch, Loss: 10 - sumr/10, Val: map[string]float64{retrieval.ValMetric: sumr}}
 	}
-	curves := [][]train.Record{
-		{rec(1, 100), rec(2, 120), rec(3, 125)},
-		{rec(1, 110), rec(2, 124)},
-		{rec(1, 90), rec(2, 116), rec(3, 131)},
+	noVal := train.Record{Epoch: 2, Loss: 7}
+	curve := []train.Record{rec(1, 100), noVal, rec(4, 130)}
+	got := perEpoch(curve, valSumR)
+	if len(got) != 4 || got[0] != 100 || !math.IsNaN(got[1]) || !math.IsNaN(got[2]) || got[3] != 130 {
+		t.Errorf("validation SumR by epoch %v, want [100 NaN NaN 130]", got)
 	}
-	last, pts, bars := meanCurve(curves, valSumR, 4)
-	if last != 3 || len(pts) != 3 {
-		t.Fatalf("last epoch %d, %d points; want 3, 3", last, len(pts))
-	}
-	// Epoch 1: 100, 110, 90 → mean 100, std 10, s.e. 10/√3. Epoch 2: 120, 124, 116 → 120, 4/√3.
-	// Epoch 3: 125, 131 → 128, std √18, s.e. √18/√2 = 3.
-	want := []struct{ x, mean, se float64 }{{5, 100, 10 / math.Sqrt(3)}, {6, 120, 4 / math.Sqrt(3)}, {7, 128, 3}}
-	for i, w := range want {
-		x, y := bars.XY(i)
-		lo, hi := bars.YError(i)
-		if pts[i].X != w.x || x != w.x || math.Abs(y-w.mean) > 1e-12 || math.Abs(pts[i].Y-w.mean) > 1e-12 ||
-			math.Abs(lo-w.se) > 1e-12 || lo != hi {
-			t.Errorf("point %d: x %v, mean %v, s.e. (%v, %v); want x %v, mean %v, s.e. %v", i, x, y, lo, hi, w.x, w.mean, w.se)
-		}
-	}
-	if _, l, _ := meanCurve(curves, trainLoss, 0); math.Abs(l[0].Y-0) > 1e-12 || math.Abs(l[2].Y-(10-12.8)) > 1e-12 {
-		t.Errorf("train loss curve %v: want 0 at epoch 1 and −2.8 at epoch 3", l)
+	if l := perEpoch(curve, trainLoss); len(l) != 4 || l[0] != 0 || l[1] != 7 || !math.IsNaN(l[2]) || l[3] != -3 {
+		t.Errorf("train loss by epoch %v, want [0 7 NaN −3]", l)
 	}
 }
 

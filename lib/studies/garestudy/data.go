@@ -11,6 +11,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/data/tracks"
+	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/runcache"
 )
@@ -31,14 +32,30 @@ const (
 // BigFile/HDF5 reading (≈ 10 s for the whole split); the file's name carries the track files'
 // fingerprint (prvr.Layout.Stamp), so a rebuilt, corrupted or other cache is read again.
 func CharadesData(cache, workDir string, trainPairs, testPairs int) (train, test *gare.Dataset, err error) {
-	l := tracks.CharadesLayout(cache, tracks.CharadesDescCollection)
+	return CharadesDataText(cache, workDir, trainPairs, testPairs, encoders.GloVe)
+}
+
+// CharadesDataText is CharadesData with the descriptions encoded by t: GloVe (CharadesData's tokens)
+// or MiniLM (the minilm track: each description's all-MiniLM-L6-v2 sentence embedding as a single
+// 384-d "word", so Text is that embedding). With MiniLM the datasets' names carry the encoder
+// (", MiniLM all-MiniLM-L6-v2 text"): it enters the run keys (the dataset fingerprint) and every
+// table's data; the saved datasets are named after it too.
+func CharadesDataText(cache, workDir string, trainPairs, testPairs int, t encoders.Text) (train, test *gare.Dataset, err error) {
+	if err := t.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("gare experiments: %w", err)
+	}
+	l := tracks.CharadesTextLayout(cache, tracks.CharadesDescCollection, t)
 	stamp, err := l.Stamp("train", "test")
 	if err != nil {
-		return nil, nil, fmt.Errorf("gare experiments: the Charades track is not built in %s (run `make data`): %w", cache, err)
+		return nil, nil, fmt.Errorf("gare experiments: the Charades track (%s text) is not built in %s (run `make data`): %w", t, cache, err)
+	}
+	words, name, file := CharadesWords, "Charades descriptions ↔ videos", "charades-desc"
+	if t != encoders.GloVe {
+		words, name, file = 1, name+", "+t.Describe(), file+"-"+t.String()
 	}
 	var saved string
 	if workDir != "" {
-		saved = filepath.Join(workDir, fmt.Sprintf("charades-desc-%d-%d-%s.gob", trainPairs, testPairs, stamp))
+		saved = filepath.Join(workDir, fmt.Sprintf("%s-%d-%d-%s.gob", file, trainPairs, testPairs, stamp))
 		var pair [2]*gare.Dataset
 		if loadGob(saved, &pair) == nil {
 			return pair[0], pair[1], nil
@@ -54,7 +71,7 @@ func CharadesData(cache, workDir string, trainPairs, testPairs int) (train, test
 		if err != nil {
 			return nil, err
 		}
-		d, err := gare.FromPRVRSplit("Charades descriptions ↔ videos, "+split, "label-derived", s, CharadesFrames, CharadesWords)
+		d, err := gare.FromPRVRSplit(name+", "+split, "label-derived", s, CharadesFrames, words)
 		if err != nil {
 			return nil, err
 		}

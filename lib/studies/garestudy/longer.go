@@ -25,7 +25,7 @@ const LongerName = "longer-training"
 // each kept (best-validation) model is compared, seed by seed, with Table 1's on the validation split
 // (the split that selects epochs; the test split is only reported, beside its floor). The claims
 // "longer training raises the validation SumR" go through the one rule with the paper's others.
-func (s *Suite) LongerTraining() (*Section, error) {
+func (s *Suite) LongerTraining() (*reproduce.Section, error) {
 	short, err := s.RunTable("Table 1", Table1Variants())
 	if err != nil {
 		return nil, err
@@ -77,7 +77,7 @@ func (s *Suite) LongerTraining() (*Section, error) {
 	if err != nil {
 		return nil, err
 	}
-	sec := &Section{Title: fmt.Sprintf("Longer training: stage 2 for %d vs %d epochs", n, m), Artifacts: arts}
+	sec := &reproduce.Section{Title: fmt.Sprintf("Longer training: stage 2 for %d vs %d epochs", n, m), Artifacts: arts}
 	nVal := valPairs(s.Base, s.Train.NumTexts)
 	for v, variant := range short.Variants {
 		c := reproduce.Comparison{Paper: Paper, Claim: fmt.Sprintf("training %s's stage 2 for %d epochs instead of %d raises its validation SumR", variant.Name, m, n),

@@ -51,7 +51,7 @@ func gareTable1(opts reproduce.Options) ([]*report.Table, error) {
 		}
 		return []*report.Table{st.Table()}, nil
 	}
-	suite, err := NewSuite(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name))
+	suite, err := NewSuiteText(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name), opts.Text)
 	if err != nil {
 		return nil, data.BadInput(err) // NewSuite only reads the Charades track
 	}
@@ -59,7 +59,7 @@ func gareTable1(opts reproduce.Options) ([]*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*report.Table{sec.Artifacts[0].Table}, nil
+	return []*report.Table{sec.Tables()[0]}, nil
 }
 
 // gareFigures regenerates figures/gare/: every table and figure of the notebook at the full scale
@@ -77,38 +77,10 @@ func gareFigures(opts reproduce.Options) error {
 		scale = FullScale()
 	}
 	scale = gareScale(reproduce.Options{Full: true, Seeds: opts.Seeds}, scale)
-	suite, err := NewSuite(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name))
+	suite, err := NewSuiteText(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name), opts.Text)
 	if err != nil {
 		return data.BadInput(err)
 	}
-	dir := filepath.Join(opts.Out, "gare")
-	var sections []*Section
-	for _, n := range suite.Named() {
-		if !opts.Wants(n.Name) {
-			continue
-		}
-		sec, err := n.Run()
-		if err != nil {
-			return err
-		}
-		sections = append(sections, sec)
-	}
-	for _, sec := range sections {
-		for _, a := range sec.Artifacts {
-			if a.Table != nil {
-				reproduce.Stamp(a.Table)
-			}
-		}
-	}
-	claims, err := Claims(sections)
-	if err != nil {
-		return err
-	}
-	if err := SaveAll(dir, sections); err != nil {
-		return err
-	}
-	if err := reproduce.SaveClaims(dir, claims); err != nil {
-		return err
-	}
-	return reproduce.SavePending(dir, "gare", opts.Skipped(Sections))
+	_, err = reproduce.RunSections(opts, "gare", filepath.Join(opts.Out, "gare"), "", suite.Named(), Untestable()...)
+	return err
 }

@@ -2,77 +2,25 @@ package garestudy
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
-	"gonum.org/v1/plot"
 )
-
-// Artifact is one table or figure of a section, with the file name (under figures/gare/) it is
-// saved as.
-type Artifact struct {
-	Name  string
-	Table *report.Table
-	Plot  *plot.Plot
-}
-
-// Section is one part of the reproduction: its tables and figures and the claims it declares —
-// comparisons for the claim rule and descriptive findings (reproduce.Describe); Claims decides them.
-type Section struct {
-	Title       string
-	Artifacts   []Artifact
-	Comparisons []reproduce.Comparison
-	Findings    []reproduce.Claim
-}
-
-// Save writes the section's tables ({md,csv,json}) and figures ({png,svg}) under dir. Its claims
-// go to claims.json through the rule (Claims).
-func (s *Section) Save(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, a := range s.Artifacts {
-		base := filepath.Join(dir, a.Name)
-		if a.Table != nil {
-			if err := a.Table.Save(base); err != nil {
-				return err
-			}
-		}
-		if a.Plot != nil {
-			if _, err := report.SavePlot(a.Plot, base); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// SaveAll saves every section under dir (see Save).
-func SaveAll(dir string, sections []*Section) error {
-	for _, sec := range sections {
-		if err := sec.Save(dir); err != nil {
-			return fmt.Errorf("gare: saving %s: %w", sec.Title, err)
-		}
-	}
-	return nil
-}
 
 // tableArtifacts are a table of runs r saved as name and, beside it, its learning-curve figures
 // name-curves-loss and name-curves-val (Runs.LearningCurves).
-func tableArtifacts(name string, t *report.Table, r *Runs) ([]Artifact, error) {
+func tableArtifacts(name string, t *report.Table, r *Runs) ([]reproduce.Artifact, error) {
 	loss, val, err := r.LearningCurves(t.Title)
 	if err != nil {
 		return nil, err
 	}
-	return []Artifact{{Name: name, Table: t}, {Name: name + "-curves-loss", Plot: loss}, {Name: name + "-curves-val", Plot: val}}, nil
+	return []reproduce.Artifact{{Name: name, Table: t}, {Name: name + "-curves-loss", Figure: loss}, {Name: name + "-curves-val", Figure: val}}, nil
 }
 
 // Table3 is the loss ladder (GARE Table 3).
-func (s *Suite) Table3() (*Section, *Runs, error) {
+func (s *Suite) Table3() (*reproduce.Section, *Runs, error) {
 	r, err := s.RunTable("Table 3", Table3Variants())
 	if err != nil {
 		return nil, nil, err
@@ -83,7 +31,7 @@ func (s *Suite) Table3() (*Section, *Runs, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	sec := &Section{Title: "Table 3: loss ladder", Artifacts: arts}
+	sec := &reproduce.Section{Title: "Table 3: loss ladder", Artifacts: arts}
 	// GARE vs the baseline is Table 1's claim (the same runs): declared there only, so the Holm
 	// family counts it once.
 	sec.Comparisons = []reproduce.Comparison{
@@ -99,7 +47,7 @@ func (s *Suite) Table3() (*Section, *Runs, error) {
 }
 
 // Table1 is the Table 1 analogue: baseline and GARE, both directions.
-func (s *Suite) Table1() (*Section, *Runs, error) {
+func (s *Suite) Table1() (*reproduce.Section, *Runs, error) {
 	r, err := s.RunTable("Table 1", Table1Variants())
 	if err != nil {
 		return nil, nil, err
@@ -140,7 +88,7 @@ func (s *Suite) Table1() (*Section, *Runs, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	sec := &Section{Title: "Table 1: baseline vs GARE", Artifacts: arts}
+	sec := &reproduce.Section{Title: "Table 1: baseline vs GARE", Artifacts: arts}
 	if r.Floor != nil {
 		sec.Comparisons = append(sec.Comparisons, r.BeatsFloor(0, R1))
 	}
@@ -152,8 +100,8 @@ func (s *Suite) Table1() (*Section, *Runs, error) {
 }
 
 // Ablations are Tables 4/7, 5, 6, 8 and 9.
-func (s *Suite) Ablations() (*Section, error) {
-	sec := &Section{Title: "Tables 4/7, 5, 6, 8, 9: ψ inputs, query, IB prior, α, KL anchor"}
+func (s *Suite) Ablations() (*reproduce.Section, error) {
+	sec := &reproduce.Section{Title: "Tables 4/7, 5, 6, 8, 9: ψ inputs, query, IB prior, α, KL anchor"}
 	type ab struct {
 		name, title, cite string
 		variants          []Variant
@@ -235,7 +183,7 @@ func (s *Suite) trained() (base, withDelta *gare.Model, err error) {
 // Gradients is the optimisation-tension picture (GARE Fig. 2, 4, 7) from our trained models: per
 // dimension, positive vs summed negative gradients on t_i (baseline) and on Δ_ij (GARE), and the
 // total gradient on t_i.
-func (s *Suite) Gradients() (*Section, error) {
+func (s *Suite) Gradients() (*reproduce.Section, error) {
 	base, withDelta, err := s.trained()
 	if err != nil {
 		return nil, err
@@ -259,13 +207,13 @@ func (s *Suite) Gradients() (*Section, error) {
 	}
 	row(gb, "t_i (through s_ij)")
 	row(gg, "t_i + Δ_ij (= on Δ_ij)")
-	sec := &Section{Title: "Fig. 2, 4, 7: gradient statistics", Artifacts: []Artifact{
+	sec := &reproduce.Section{Title: "Fig. 2, 4, 7: gradient statistics", Artifacts: []reproduce.Artifact{
 		{Name: "gradients-table", Table: t},
-		{Name: "fig2-baseline-mean", Plot: GradientFigure(gb, false, "t_i")},
-		{Name: "fig2-baseline-variance", Plot: GradientFigure(gb, true, "t_i")},
-		{Name: "fig4-gare-mean", Plot: GradientFigure(gg, false, "t_i + Δ_ij (on Δ_ij)")},
-		{Name: "fig4-gare-variance", Plot: GradientFigure(gg, true, "t_i + Δ_ij (on Δ_ij)")},
-		{Name: "fig7-total-gradient", Plot: TotalGradientFigure(gb, gg)},
+		{Name: "fig2-baseline-mean", Figure: GradientFigure(gb, false, "t_i")},
+		{Name: "fig2-baseline-variance", Figure: GradientFigure(gb, true, "t_i")},
+		{Name: "fig4-gare-mean", Figure: GradientFigure(gg, false, "t_i + Δ_ij (on Δ_ij)")},
+		{Name: "fig4-gare-variance", Figure: GradientFigure(gg, true, "t_i + Δ_ij (on Δ_ij)")},
+		{Name: "fig7-total-gradient", Figure: TotalGradientFigure(gb, gg)},
 	}}
 	seed := s.Scale.Seeds[0]
 	data := fmt.Sprintf("%s: %d anchors of %s, seed %d's models", s.Train.Kind, gb.Anchors, s.Train.Name, seed)
@@ -293,7 +241,7 @@ func (s *Suite) Gradients() (*Section, error) {
 func f3(x float64) string { return fmt.Sprintf("%.3f", x) }
 
 // Geometry is GARE Fig. 3 on the test set (first ProbePairs pairs).
-func (s *Suite) Geometry() (*Section, error) {
+func (s *Suite) Geometry() (*reproduce.Section, error) {
 	base, withDelta, err := s.trained()
 	if err != nil {
 		return nil, err
@@ -312,9 +260,9 @@ func (s *Suite) Geometry() (*Section, error) {
 		return nil, err
 	}
 	figs := GeometryFigures(gb, gg)
-	sec := &Section{Title: "Fig. 3: geometry of Δ on test pairs"}
+	sec := &reproduce.Section{Title: "Fig. 3: geometry of Δ on test pairs"}
 	for i, f := range figs {
-		sec.Artifacts = append(sec.Artifacts, Artifact{Name: fmt.Sprintf("fig3%c", 'a'+i), Plot: f})
+		sec.Artifacts = append(sec.Artifacts, reproduce.Artifact{Name: fmt.Sprintf("fig3%c", 'a'+i), Figure: f})
 	}
 	posB, _ := gare.PositiveNegative(gb.Cos)
 	posG, _ := gare.PositiveNegative(gg.Cos)
@@ -334,7 +282,7 @@ func (s *Suite) Geometry() (*Section, error) {
 }
 
 // Dynamics is GARE Fig. 8: a GARE stage-2 run (first seed) probed every DynamicsEvery steps.
-func (s *Suite) Dynamics() (*Section, error) {
+func (s *Suite) Dynamics() (*reproduce.Section, error) {
 	var pts []DynamicsPoint
 	saved := ""
 	if s.WorkDir != "" {
@@ -360,9 +308,9 @@ func (s *Suite) Dynamics() (*Section, error) {
 			}
 		}
 	}
-	sec := &Section{Title: "Fig. 8: training dynamics of Δ"}
+	sec := &reproduce.Section{Title: "Fig. 8: training dynamics of Δ"}
 	for i, f := range DynamicsFigures(pts) {
-		sec.Artifacts = append(sec.Artifacts, Artifact{Name: fmt.Sprintf("fig8%c", 'a'+i), Plot: f})
+		sec.Artifacts = append(sec.Artifacts, reproduce.Artifact{Name: fmt.Sprintf("fig8%c", 'a'+i), Figure: f})
 	}
 	first, last := pts[0], pts[len(pts)-1]
 	data := fmt.Sprintf("%s: first %d training pairs of %s, seed %d", s.Train.Kind, s.Scale.ProbePairs, s.Train.Name, s.Scale.Seeds[0])
@@ -380,7 +328,7 @@ func (s *Suite) Dynamics() (*Section, error) {
 }
 
 // TwoStageSection is the coverage curve of the two-stage mode (GARE Appendix I).
-func (s *Suite) TwoStageSection() (*Section, error) {
+func (s *Suite) TwoStageSection() (*reproduce.Section, error) {
 	_, withDelta, err := s.trained()
 	if err != nil {
 		return nil, err
@@ -398,9 +346,9 @@ func (s *Suite) TwoStageSection() (*Section, error) {
 			fmt.Sprintf("%.1f", p.Reranked.R(5)), fmt.Sprintf("%.1f", p.Reranked.R(10)), fmt.Sprintf("%.1f", full.R(1)), fmt.Sprintf("%.1f", cheap.R(1)))
 	}
 	last := pts[len(pts)-1]
-	sec := &Section{Title: "Appendix I: two-stage retrieval", Artifacts: []Artifact{
+	sec := &reproduce.Section{Title: "Appendix I: two-stage retrieval", Artifacts: []reproduce.Artifact{
 		{Name: "two-stage-table", Table: t},
-		{Name: "two-stage-coverage", Plot: CoverageFigure(pts, full.R(1), cheap.R(1))},
+		{Name: "two-stage-coverage", Figure: CoverageFigure(pts, full.R(1), cheap.R(1))},
 	}}
 	sec.Findings = []reproduce.Claim{describe(fmt.Sprintf("the top-%d cosine candidates contain all of GARE's top-10 for every query", last.K), "MSR-VTT 1k-A: the top-256 candidates by t_i include all of GARE's top-10", fmt.Sprintf("%s: %s, seed %d's GARE model", s.Test.Kind, s.Test.Name, s.Scale.Seeds[0]),
 		fmt.Sprintf("%.1f%% of queries fully covered, %.1f%% of top-10 entries covered, over %d videos; re-ranked R@1 %.1f vs full %.1f",
@@ -409,12 +357,12 @@ func (s *Suite) TwoStageSection() (*Section, error) {
 }
 
 // SyntheticSection is the false-negative benchmark.
-func (s *Suite) SyntheticSection() (*Section, error) {
+func (s *Suite) SyntheticSection() (*reproduce.Section, error) {
 	st, err := s.Synthetic()
 	if err != nil {
 		return nil, err
 	}
-	sec := &Section{Title: "Synthetic false negatives", Artifacts: []Artifact{{Name: SyntheticName, Table: st.Table()}},
+	sec := &reproduce.Section{Title: "Synthetic false negatives", Artifacts: []reproduce.Artifact{{Name: SyntheticName, Table: st.Table()}},
 		Comparisons: st.Comparisons()}
 	for i, r := range st.Runs {
 		loss, val, err := r.LearningCurves(fmt.Sprintf("Synthetic false negatives, rate %.2f", st.Rates[i]))
@@ -422,14 +370,14 @@ func (s *Suite) SyntheticSection() (*Section, error) {
 			return nil, err
 		}
 		name := st.curveName(i)
-		sec.Artifacts = append(sec.Artifacts, Artifact{Name: name + "-curves-loss", Plot: loss}, Artifact{Name: name + "-curves-val", Plot: val})
+		sec.Artifacts = append(sec.Artifacts, reproduce.Artifact{Name: name + "-curves-loss", Figure: loss}, reproduce.Artifact{Name: name + "-curves-val", Figure: val})
 	}
 	return sec, nil
 }
 
 // All runs every section in the notebook's order.
-func (s *Suite) All() ([]*Section, error) {
-	var out []*Section
+func (s *Suite) All() ([]*reproduce.Section, error) {
+	var out []*reproduce.Section
 	for _, n := range s.Named()[1:] { // every section but Table 1
 		sec, err := n.Run()
 		if err != nil {
@@ -440,28 +388,16 @@ func (s *Suite) All() ([]*Section, error) {
 	return out, nil
 }
 
-// NamedSection is one section of the study by the name `geoalign figures --sections` selects it.
-type NamedSection struct {
-	Name string
-	Run  func() (*Section, error)
-}
-
 // Named lists the study's sections in the order All runs them, Table 1 first (Sections are their
 // names).
-func (s *Suite) Named() []NamedSection {
-	table := func(f func() (*Section, *Runs, error)) func() (*Section, error) {
-		return func() (*Section, error) { sec, _, err := f(); return sec, err }
+func (s *Suite) Named() []reproduce.NamedSection {
+	table := func(f func() (*reproduce.Section, *Runs, error)) func() (*reproduce.Section, error) {
+		return func() (*reproduce.Section, error) { sec, _, err := f(); return sec, err }
 	}
-	return []NamedSection{{"table1", table(s.Table1)}, {"table3", table(s.Table3)}, {"gradients", s.Gradients},
-		{"ablations", s.Ablations}, {"geometry", s.Geometry}, {"dynamics", s.Dynamics},
-		{"two-stage", s.TwoStageSection}, {"synthetic", s.SyntheticSection}, {"longer-training", s.LongerTraining}}
+	return []reproduce.NamedSection{{Name: "table1", Run: table(s.Table1)}, {Name: "table3", Run: table(s.Table3)}, {Name: "gradients", Run: s.Gradients},
+		{Name: "ablations", Run: s.Ablations}, {Name: "geometry", Run: s.Geometry}, {Name: "dynamics", Run: s.Dynamics},
+		{Name: "two-stage", Run: s.TwoStageSection}, {Name: "synthetic", Run: s.SyntheticSection}, {Name: "longer-training", Run: s.LongerTraining}}
 }
 
 // Sections are the names of Suite.Named, in order (derived from it: one list).
-var Sections = func() []string {
-	var names []string
-	for _, n := range (&Suite{}).Named() {
-		names = append(names, n.Name)
-	}
-	return names
-}()
+var Sections = reproduce.Names((&Suite{}).Named())

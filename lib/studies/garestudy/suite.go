@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/geoalign/geoalign/lib/data/tracks"
+	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -21,6 +22,8 @@ type Suite struct {
 	WorkDir     string
 	// Floor is the zero-training baseline of Test (ZeroTraining), shown in every table and claim.
 	Floor *ZeroFloor
+	// Text is the encoder of the descriptions (zero value: GloVe), named in Provenance's data.
+	Text encoders.Text
 }
 
 // CharadesFloor names the zero-training floor of the Charades track.
@@ -30,11 +33,29 @@ const CharadesFloor = "zero-training floor: cos(mean GloVe of the text, mean Glo
 // its zero-training floor (ZeroTraining on the mean-GloVe block of the label-derived features).
 // workDir (may be empty) is the disk cache of datasets, runs and models shared by separate processes.
 func NewSuite(b compute.Backend, s Scale, cache, workDir string) (*Suite, error) {
-	train, test, err := CharadesData(cache, workDir, s.CharadesTrain, s.CharadesTest)
+	return NewSuiteText(b, s, cache, workDir, encoders.GloVe)
+}
+
+// CharadesRandomFloor names the floor of the Charades track with MiniLM descriptions (RandomFloor).
+const CharadesRandomFloor = "zero-training floor: no shared text–video space (MiniLM text), random ranking"
+
+// NewSuiteText is NewSuite with the descriptions encoded by t (CharadesDataText). With MiniLM the
+// texts share no space with the videos' GloVe block, so the floor is random ranking (RandomFloor).
+func NewSuiteText(b compute.Backend, s Scale, cache, workDir string, t encoders.Text) (*Suite, error) {
+	train, test, err := CharadesDataText(cache, workDir, s.CharadesTrain, s.CharadesTest, t)
 	if err != nil {
 		return nil, err
 	}
-	return NewSuiteOn(b, s, train, test, CharadesFloor, tracks.CharadesGloVeOffset, workDir)
+	if t == encoders.GloVe {
+		return NewSuiteOn(b, s, train, test, CharadesFloor, tracks.CharadesGloVeOffset, workDir)
+	}
+	floor, err := RandomFloor(test)
+	if err != nil {
+		return nil, err
+	}
+	suite := newSuite(b, s, train, test, &ZeroFloor{Name: CharadesRandomFloor, Report: floor}, workDir)
+	suite.Text = t
+	return suite, nil
 }
 
 // NewSuiteOn is a suite on given paired train and test sets; the zero-training floor (named
@@ -44,15 +65,18 @@ func NewSuiteOn(b compute.Backend, s Scale, train, test *gare.Dataset, floorName
 	if err != nil {
 		return nil, err
 	}
+	return newSuite(b, s, train, test, &ZeroFloor{Name: floorName, Report: floor}, workDir), nil
+}
+
+func newSuite(b compute.Backend, s Scale, train, test *gare.Dataset, floor *ZeroFloor, workDir string) *Suite {
 	base := s.Config(train.TextDim, train.VideoDim)
 	p := s.Protocol(base)
 	p.CacheDir = workDir
-	return &Suite{Scale: s, Backend: b, Train: train, Test: test, Base: base, Protocol: p, WorkDir: workDir,
-		Floor: &ZeroFloor{Name: floorName, Report: floor}}, nil
+	return &Suite{Scale: s, Backend: b, Train: train, Test: test, Base: base, Protocol: p, WorkDir: workDir, Floor: floor}
 }
 
 // Behavior is the provenance line shared by every table.
-const Behavior = "official code (spec §4): ψ with 1 head, shared pre-LN, softmax over frames, dropout 0.3; " +
+const Behavior = "official code (docs/official-code.md §4): ψ with 1 head, shared pre-LN, softmax over frames, dropout 0.3; " +
 	"pooled video with temperature 3, mask after softmax; gap = unmasked frame mean − text; L_IB KL summed over dims " +
 	"with unbiased std + 1e-6, β = 1e-4; L_ε hard cut-off at −0.5; L_dir mean including j = k, α = 2; logit scale 100; " +
 	"BertAdam (β₂ 0.98, wd 0.2, warmup_cosine 0.1, global + per-tensor clip 1.0)"
@@ -60,8 +84,8 @@ const Behavior = "official code (spec §4): ψ with 1 head, shared pre-LN, softm
 // Provenance describes a table computed on the suite's Charades data.
 func (s *Suite) Provenance(notes ...string) report.Provenance {
 	return report.Provenance{
-		Data: fmt.Sprintf("Charades descriptions ↔ videos, official v1 split (%d train pairs, %d test texts × %d videos): real free-text descriptions as GloVe 100-d tokens, label-derived video features (multi-hot actions ⊕ mean GloVe of their names, 12 segments)",
-			s.Train.NumTexts, s.Test.NumTexts, s.Test.NumVideos),
+		Data: fmt.Sprintf("Charades descriptions ↔ videos, official v1 split (%d train pairs, %d test texts × %d videos): real free-text descriptions as %s, label-derived video features (multi-hot actions ⊕ mean GloVe of their names, 12 segments)",
+			s.Train.NumTexts, s.Test.NumTexts, s.Test.NumVideos, s.textFeatures()),
 		Kind:     report.LabelDerived,
 		Seeds:    seedsInt64(s.Scale.Seeds),
 		Config:   s.Base,
@@ -75,6 +99,14 @@ func (s *Suite) Provenance(notes ...string) report.Provenance {
 			"Text→video R@K / MnR (1-based ranks, ties counted pessimistically) unless the column says v2t.",
 		}, notes...),
 	}
+}
+
+// textFeatures describes the descriptions' features in Provenance's data.
+func (s *Suite) textFeatures() string {
+	if s.Text == encoders.GloVe {
+		return "GloVe 100-d tokens"
+	}
+	return s.Text.Describe() + " sentence embeddings (384-d)"
 }
 
 func seedsInt64(s []uint64) []int64 {
@@ -95,7 +127,7 @@ func SelectionNote(cfg gare.Config) string {
 		"carved out by data.CarveValidation (a fixed permutation, the same pairs in both stages) and not trained on; after every epoch "+
 		"the loop evaluates text→video SumR on it (retrieval.ValMetric) and keeps the best epoch's model: stage 2 starts from stage 1's best, "+
 		"and the test split is evaluated once, on stage 2's best (deviation: the official code evaluates on the test set every 150 steps "+
-		"and keeps the best test R@1, spec §4.4).", 100*cfg.ValFraction)
+		"and keeps the best test R@1, docs/official-code.md §4.4).", 100*cfg.ValFraction)
 }
 
 func floorNote(f *ZeroFloor) string {

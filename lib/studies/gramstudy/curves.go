@@ -2,17 +2,13 @@ package gramstudy
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"slices"
 
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/report"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 )
 
 // CurveRow is one row of a learning-curve figure: the groups of runs (label → the seeds of one
@@ -28,13 +24,13 @@ func stages(r *Run) []gram.EpochStats {
 	return append(append([]gram.EpochStats(nil), r.WarmHistory...), r.History...)
 }
 
-// TrainingCurves is the learning-curve figure beside a table: one row per data set with two
-// panels — the validation T→data SumR (the metric that selects the model, retrieval.ValMetric, on the
-// validation split carved from train) and the mean training loss of each epoch — one line per
-// group, the mean over its seeds with a band of ± one standard error. A warm-started variant's
-// curve runs through both stages (its loss and its score change at the switch). Groups without a
-// training history (the ensemble) are left out. The legend (every group of every row) is drawn
-// below the panels.
+// TrainingCurves is the learning-curve figure beside a table (report.CurvesGrid): one row per data
+// set with two panels — the validation T→data SumR (the metric that selects the model,
+// retrieval.ValMetric, on the validation split carved from train) and the mean training loss of each
+// epoch — one line per group, the mean over its seeds with ± one standard error. A warm-started
+// variant's curve runs through both stages (its loss and its score change at the switch). Groups
+// without a training history (the ensemble) are left out. The legend (every group of every row) is
+// drawn below the panels.
 func TrainingCurves(title string, rows []CurveRow) (report.Grid, error) {
 	var labels []string
 	for _, row := range rows {
@@ -45,112 +41,49 @@ func TrainingCurves(title string, rows []CurveRow) (report.Grid, error) {
 		}
 	}
 	slices.Sort(labels)
-	colors := report.Colors(labels...)
-	var grid report.Grid
-	thumb := make([]*plotter.Line, len(labels)) // a line of each label, for the shared legend
+	var panels [][]report.Panel
 	for _, row := range rows {
-		val, loss := plot.New(), plot.New()
-		val.Title.Text = fmt.Sprintf("%s — %s: validation", title, ShortName(row.Data))
-		loss.Title.Text = fmt.Sprintf("%s — %s: training loss", title, ShortName(row.Data))
-		val.X.Label.Text, loss.X.Label.Text = "epoch", "epoch"
-		val.Y.Label.Text = "validation T→data SumR (%)"
-		loss.Y.Label.Text = "mean training loss of the epoch"
-		val.X.Tick.Marker, loss.X.Tick.Marker = report.WholeTicks, report.WholeTicks
+		val := report.Panel{Title: fmt.Sprintf("%s — %s: validation", title, ShortName(row.Data)), YLabel: "validation T→data SumR (%)"}
+		loss := report.Panel{Title: fmt.Sprintf("%s — %s: training loss", title, ShortName(row.Data)), YLabel: "mean training loss of the epoch"}
 		for i, label := range labels {
 			rs := row.Groups[label]
 			if len(rs) == 0 || len(stages(rs[0])) == 0 {
 				continue
 			}
-			for _, panel := range []struct {
-				p  *plot.Plot
-				of func(gram.EpochStats) (float64, bool)
-			}{
-				{val, func(h gram.EpochStats) (float64, bool) {
-					if h.Validation == nil {
-						return 0, false
-					}
-					return h.Validation.T2V.SumR, true
-				}},
-				{loss, func(h gram.EpochStats) (float64, bool) { return h.Loss, true }},
-			} {
-				line, band, err := meanBand(rs, panel.of, colors[i], i)
-				if err != nil {
-					return nil, fmt.Errorf("study.TrainingCurves: %q on %s: %w", label, ShortName(row.Data), err)
-				}
-				if line == nil {
-					continue
-				}
-				panel.p.Add(band, line)
-				if thumb[i] == nil {
-					thumb[i] = line
-				}
+			v, l := groupCurves(label, rs)
+			v.Dashes, l.Dashes = plotutil.Dashes(i), plotutil.Dashes(i)
+			if slices.ContainsFunc(v.PerRun, func(vs []float64) bool {
+				return slices.ContainsFunc(vs, func(x float64) bool { return !math.IsNaN(x) })
+			}) {
+				val.Curves = append(val.Curves, v)
 			}
+			loss.Curves = append(loss.Curves, l)
 		}
-		grid = append(grid, []*plot.Plot{val, loss})
+		panels = append(panels, []report.Panel{val, loss})
 	}
-	if len(grid) == 0 {
+	if len(panels) == 0 {
 		return nil, fmt.Errorf("study.TrainingCurves: no rows")
 	}
-	for i, label := range labels {
-		if thumb[i] != nil {
-			grid[0][0].Legend.Add(label, thumb[i])
-		}
-	}
-	return grid, nil
+	return report.CurvesGrid(labels, panels...)
 }
 
-// meanBand is the mean over runs of of(epoch) per epoch, as a line (colour c, dashes of index i),
-// and its ± one standard error as a translucent band; nil when no run has a value.
-func meanBand(runs []*Run, of func(gram.EpochStats) (float64, bool), c color.Color, i int) (*plotter.Line, *plotter.Polygon, error) {
-	var byEpoch [][]float64
-	for _, r := range runs {
-		for e, h := range stages(r) {
-			v, ok := of(h)
-			if !ok {
-				continue
+// groupCurves are the validation T→data SumR (NaN at an epoch without validation) and the training
+// loss per epoch of each run of a group, through both stages of a warm start (stages).
+func groupCurves(label string, rs []*Run) (val, loss report.Curve) {
+	val, loss = report.Curve{Label: label}, report.Curve{Label: label}
+	for _, r := range rs {
+		var vs, ls []float64
+		for _, h := range stages(r) {
+			sumR := math.NaN()
+			if h.Validation != nil {
+				sumR = h.Validation.T2V.SumR
 			}
-			for len(byEpoch) <= e {
-				byEpoch = append(byEpoch, nil)
-			}
-			byEpoch[e] = append(byEpoch[e], v)
+			vs, ls = append(vs, sumR), append(ls, h.Loss)
 		}
+		val.PerRun, loss.PerRun = append(val.PerRun, vs), append(loss.PerRun, ls)
 	}
-	var mean, lo, hi plotter.XYs
-	for e, vs := range byEpoch {
-		if len(vs) == 0 {
-			continue
-		}
-		s := report.Summarize(vs)
-		se := 0.0
-		if s.N > 1 {
-			se = s.Std / math.Sqrt(float64(s.N))
-		}
-		x := float64(e + 1)
-		mean = append(mean, plotter.XY{X: x, Y: s.Mean})
-		lo, hi = append(lo, plotter.XY{X: x, Y: s.Mean - se}), append(hi, plotter.XY{X: x, Y: s.Mean + se})
-	}
-	if len(mean) == 0 {
-		return nil, nil, nil
-	}
-	l, err := plotter.NewLine(mean)
-	if err != nil {
-		return nil, nil, err
-	}
-	l.Color, l.Width, l.Dashes = c, vg.Points(1.5), plotutil.Dashes(i)
-	slices.Reverse(hi)
-	band, err := plotter.NewPolygon(append(lo, hi...))
-	if err != nil {
-		return nil, nil, err
-	}
-	r, g, b, _ := c.RGBA()
-	band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: bandAlpha}
-	band.LineStyle.Width = 0
-	return l, band, nil
+	return val, loss
 }
-
-// bandAlpha is the opacity of a ± s.e. band: light enough that overlapping bands and the lines
-// through them stay readable.
-const bandAlpha = 60
 
 // bestEpoch is the 1-based epoch of a history's last Best record (0 if none).
 func bestEpoch(h []gram.EpochStats) int {

@@ -1,14 +1,13 @@
 package gramstudy
 
 import (
-	"image/color"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/retrieval"
-	"gonum.org/v1/plot/plotter"
 )
 
 // history builds a one-stage history with the given validation SumRs and training losses, Best
@@ -26,39 +25,22 @@ func history(sumR, loss []float64, alpha ...float64) []gram.EpochStats {
 	return h
 }
 
-// meanBand's line is the per-epoch mean over the runs and its band mean ∓ std/√n, hand-computed:
-// epoch 1 holds 10 and 14 (mean 12, sample std 2√2, s.e. 2), epoch 2 holds 20 twice (s.e. 0). A
-// warm-started run's curve runs through both stages.
-func TestMeanBand(t *testing.T) {
-	sumR := func(h gram.EpochStats) (float64, bool) { return h.Validation.T2V.SumR, true }
+// groupCurves gives each run's values by epoch (report.CurvesGrid averages them), a warm-started
+// run's through both stages, and NaN where an epoch has no validation.
+func TestGroupCurves(t *testing.T) {
 	runs := []*Run{
 		{History: history([]float64{10, 20}, []float64{3, 1})},
 		{History: history([]float64{14, 20}, []float64{5, 1})},
 	}
-	line, band, err := meanBand(runs, sumR, color.Black, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	near := func(got, want plotter.XYs) bool {
-		if len(got) != len(want) {
-			return false
-		}
-		for i := range got {
-			if math.Abs(got[i].X-want[i].X) > 1e-12 || math.Abs(got[i].Y-want[i].Y) > 1e-12 {
-				return false
-			}
-		}
-		return true
-	}
-	if want := (plotter.XYs{{X: 1, Y: 12}, {X: 2, Y: 20}}); !near(line.XYs, want) {
-		t.Errorf("mean line %v, want %v", line.XYs, want)
-	}
-	if want := (plotter.XYs{{X: 1, Y: 10}, {X: 2, Y: 20}, {X: 2, Y: 20}, {X: 1, Y: 14}}); len(band.XYs) != 1 || !near(band.XYs[0], want) {
-		t.Errorf("band %v, want %v", band.XYs, want)
+	val, loss := groupCurves("g", runs)
+	if !reflect.DeepEqual(val.PerRun, [][]float64{{10, 20}, {14, 20}}) || !reflect.DeepEqual(loss.PerRun, [][]float64{{3, 1}, {5, 1}}) {
+		t.Errorf("curves %v, %v", val.PerRun, loss.PerRun)
 	}
 	warm := []*Run{{WarmHistory: history([]float64{5}, []float64{9}), History: history([]float64{7, 8}, []float64{2, 1})}}
-	if line, _, err = meanBand(warm, sumR, color.Black, 0); err != nil || !near(line.XYs, plotter.XYs{{X: 1, Y: 5}, {X: 2, Y: 7}, {X: 3, Y: 8}}) {
-		t.Errorf("warm-started curve %v (%v), want the warm epoch then the two volume epochs", line.XYs, err)
+	warm[0].History[0].Validation = nil
+	val, loss = groupCurves("warm", warm)
+	if v := val.PerRun[0]; len(v) != 3 || v[0] != 5 || !math.IsNaN(v[1]) || v[2] != 8 || !reflect.DeepEqual(loss.PerRun[0], []float64{9, 2, 1}) {
+		t.Errorf("warm-started curves %v, %v: want the warm epoch then the two volume epochs, NaN where not validated", val.PerRun, loss.PerRun)
 	}
 }
 

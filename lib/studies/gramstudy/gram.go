@@ -73,7 +73,7 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 	}
 	t := report.NewTable("GRAM Table 1 analogue: multimodal text → (image + audio) retrieval, R@K (%)",
 		provenance(o, sets, gram.DefaultConfig().Behavior(),
-			"pairwise cosine ranks by the mean of cos(text, image) and cos(text, audio); GRAM by −volume (no temperature), GRAM protocol (spec §1.6)",
+			"pairwise cosine ranks by the mean of cos(text, image) and cos(text, audio); GRAM by −volume (no temperature), GRAM protocol (docs/official-code.md §1.6)",
 			"GRAM (cosine → volume) trains half the epochs with the pairwise loss, then the volume loss from those encoders (GRAM's VAST → GRAM recipe)",
 			"the paper column is MSR-VTT with VAST/EVA-CLIP/BEATs/BERT features: a different task and scale, shown for the direction of the effect only"),
 		"data", "model", "T→V+A R@1", "T→V+A R@10", "V+A→T R@1", "V+A→T R@10")
@@ -456,43 +456,28 @@ func equiangular(theta float64, d int) [][]float64 {
 	return v
 }
 
-// LearningCurves plots the test T→V+A R@1 by epoch (mean over seeds) of each group of runs trained
-// with evalEvery = 1.
+// LearningCurves plots the test T→V+A R@1 by epoch (mean ± s.e. over seeds, report.LearningCurves)
+// of each group of runs trained with evalEvery = 1, through both stages of a warm start.
 func LearningCurves(title string, groups map[string][]*Run) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "epoch"
-	p.Y.Label.Text = "test T→V+A R@1 (%)"
-	labels := sortedKeys(groups)
-	colors := report.Colors(labels...)
-	for i, label := range labels {
-		sum := map[int][]float64{}
+	var curves []report.Curve
+	for i, label := range sortedKeys(groups) {
+		c := report.Curve{Label: label, Dashes: plotutil.Dashes(i)}
 		for _, r := range groups[label] {
-			hist := append(append([]gram.EpochStats(nil), r.WarmHistory...), r.History...)
-			for e, h := range hist {
-				if h.Eval != nil {
-					sum[e+1] = append(sum[e+1], h.Eval.T2V.R(1))
+			var r1 []float64
+			for _, h := range stages(r) {
+				if h.Eval == nil {
+					r1 = append(r1, math.NaN())
+				} else {
+					r1 = append(r1, h.Eval.T2V.R(1))
 				}
 			}
+			c.PerRun = append(c.PerRun, r1)
 		}
-		var pts plotter.XYs
-		for e := 1; e <= len(sum); e++ {
-			if v, ok := sum[e]; ok {
-				pts = append(pts, plotter.XY{X: float64(e), Y: report.Summarize(v).Mean})
-			}
-		}
-		if len(pts) == 0 {
-			return nil, fmt.Errorf("study.LearningCurves: %q has no per-epoch evaluations", label)
-		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return nil, err
-		}
-		l.Color = colors[i]
-		l.Dashes = plotutil.Dashes(i)
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-		p.Legend.Add(label, l)
+		curves = append(curves, c)
+	}
+	p, err := report.LearningCurves(title, "test T→V+A R@1 (%)", curves...)
+	if err != nil {
+		return nil, fmt.Errorf("study.LearningCurves (per-epoch evaluations?): %w", err)
 	}
 	return p, nil
 }

@@ -44,7 +44,7 @@ func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []r
 	t := report.NewTable("HyperGRAM main comparison analogue: GRAM vs pure hyperbolic vs HyperGRAM (R@1 %)",
 		provenance(o, sets, gram.HyperGRAMConfig().Behavior(),
 			"GRAM and pure hyperbolic differ from HyperGRAM only in the geometry (α = 1 and α = 0 fixed)",
-			"HyperGRAM has no public code: τ, label smoothing and DAM follow GRAM's code (spec §2 open points)"),
+			"HyperGRAM has no public code: τ, label smoothing and DAM follow GRAM's code (docs/official-code.md §2, open points)"),
 		"data", "model", "T→V+A R@1", "V+A→T R@1", "final α")
 	t.AddPaperColumn("T2V R@1 (paper)", paperGeometryCite)
 	paper := map[string]string{GRAM.Label: "54.8", PureHyperbolic.Label: "54.8", HyperGRAM.Label: "56.6", FixedAlphaHyperGRAM.Label: "—", Ensemble.Label: "—"}
@@ -148,7 +148,7 @@ func RandomUnitVolumes(o Options, n, dim int, seed uint64) (euc, hyp []float64, 
 func (o Options) VolumeCollapse(runs Runs, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, reproduce.Claim, error) {
 	const cite = "HyperGRAM summary, volume statistics (MSR-VTT row)"
 	t := report.NewTable("HyperGRAM volume statistics analogue: matched-triplet volumes, Euclidean vs hyperbolic",
-		provenance(o, sets, "V_euc = √det G of the unit embeddings (GRAM), V_hyp = √|det G_L| of π(normalize(x)) (spec §2 default lift)",
+		provenance(o, sets, "V_euc = √det G of the unit embeddings (GRAM), V_hyp = √|det G_L| of π(normalize(x)) (docs/official-code.md §2, default lift)",
 			"statistics over the test split's own (text, image, audio) triplets; each cell mean ± std over seeds"),
 		"data", "model", "V_euc mean", "V_euc std", "V_hyp mean", "V_hyp std", "std ratio hyp/euc")
 	t.AddPaperColumn("Euclidean mean / std (paper)", cite).AddPaperColumn("Hyperbolic mean / std (paper)", cite)

@@ -28,7 +28,7 @@ func (o Options) TuxPaintLangs() (*gram.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gram.LoadTuxPaintLangs(c, KModalityLanguages)
+	return TuxPaintLangsText(c, KModalityLanguages, o.Text)
 }
 
 // T2DataR1 is text → data R@1 where the data tuple's modalities vary with the row (GRAM Table 4).
@@ -94,7 +94,7 @@ func (km *KModalities) Table(o Options) *report.Table {
 	t := report.NewTable(fmt.Sprintf("GRAM Table 4 analogue: k = 2 … %d modalities on the same stamps (%s, R@K %%)", km.K[len(km.K)-1], km.Variant.Label),
 		provenance(o, []*gram.Dataset{d}, km.Variant.Config.Behavior(),
 			"every k trains its own model from scratch on the first k modalities, with the same stamps, split, seeds, epochs and configuration",
-			"query: the English caption (text) ranks the test stamps by −V of (text, the stamp's other k − 1 modalities): the k − 1 modalities are retrieved jointly as one tuple (GRAM protocol, spec §1.6); data → text ranks the captions for each tuple; k = 2 is the area |sin θ| of text and image (GRAM App. A)",
+			"query: the English caption (text) ranks the test stamps by −V of (text, the stamp's other k − 1 modalities): the k − 1 modalities are retrieved jointly as one tuple (GRAM protocol, docs/official-code.md §1.6); data → text ranks the captions for each tuple; k = 2 is the area |sin θ| of text and image (GRAM App. A)",
 			"as in GRAM Table 4 the retrieved tuple grows with k: a claim compares retrieval of the k-tuple with retrieval of the (k+1)-tuple, each by its own model",
 			"the paper column is MSR-VTT with video, audio, subtitles and depth added in turn; here image, then the human-spoken caption in French, Spanish and Russian (the same caption, recorded by different speakers)"),
 		"k", "modalities", "T→data R@1", "T→data R@10", "data→T R@1", "random R@1")
@@ -136,15 +136,10 @@ func (km *KModalities) Plot() (*plot.Plot, error) {
 		}
 		l.Color, pts.Color, pts.Shape = plotutil.Color(c), plotutil.Color(c), plotutil.Shape(c)
 		l.Width = vg.Points(1.5)
-		eb, err := plotter.NewYErrorBars(struct {
-			plotter.XYer
-			plotter.YErrorer
-		}{xys, errs})
-		if err != nil {
+		p.Add(l, pts)
+		if err := report.AddErrorBars(p, xys, errs, plotutil.Color(c)); err != nil {
 			return nil, err
 		}
-		eb.Color = plotutil.Color(c)
-		p.Add(l, pts, eb)
 		p.Legend.Add(m.Name, l, pts)
 	}
 	if rs := km.Runs[0]; len(rs) > 0 && rs[0].Test != nil {

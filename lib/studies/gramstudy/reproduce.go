@@ -9,7 +9,6 @@ import (
 
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/report"
-	"gonum.org/v1/plot"
 )
 
 // GRAM (ICLR 2025) on the tri-modal sets available here: FSDD digits (the largest real set,
@@ -30,7 +29,7 @@ func studyOptions(opts reproduce.Options) Options {
 		fallback = filepath.Join("build", "runs")
 	}
 	cache := runcache.Root(fallback)
-	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: cache}
+	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: cache, Text: opts.Text}
 }
 
 // gramTable1: text → image+audio retrieval, GRAM vs pairwise cosine (and GRAM's cosine → volume
@@ -48,40 +47,34 @@ func gramTable1(opts reproduce.Options) ([]*report.Table, error) {
 	return []*report.Table{t}, nil
 }
 
-// figureSaver writes tables and plots under <out>/<paper>/.
-type figureSaver struct{ dir string }
-
-func (s figureSaver) table(name string, t *report.Table) error {
-	reproduce.Stamp(t)
-	return t.Save(filepath.Join(s.dir, name))
-}
-
-// claims decides a paper's evidence under the one claim rule and writes <dir>/claims.json.
-func (s figureSaver) claims(e *reproduce.Evidence) error {
-	cs, err := e.Decide()
-	if err != nil {
-		return err
-	}
-	return reproduce.SaveClaims(s.dir, cs)
-}
-
-// tableWithCurves saves a table of trained models with its learning-curve figure
+// tableWithCurves adds to sec a table of trained models saved as name with its learning-curve figure
 // <name>-learning-curves beside it (TrainingCurves of rows, titled title) and, in its notes, how
 // each group of runs ended on the validation split (ConvergenceNotes).
-func (s figureSaver) tableWithCurves(name, title string, t *report.Table, rows ...CurveRow) error {
+func tableWithCurves(sec *reproduce.Section, name, title string, t *report.Table, rows ...CurveRow) error {
 	g, notes, err := CurvesWithNotes(name+"-learning-curves", title, rows)
 	if err != nil {
 		return err
 	}
-	if _, err := g.Save(filepath.Join(s.dir, name+"-learning-curves")); err != nil {
-		return err
-	}
+	sec.Plot(name+"-learning-curves", g)
 	t.Provenance.Notes = append(t.Provenance.Notes, notes...)
-	return s.table(name, t)
+	sec.Table(name, t)
+	return nil
 }
 
-func (s figureSaver) plot(name string, p *plot.Plot) error {
-	_, err := report.SavePlot(p, filepath.Join(s.dir, name))
+// figures runs the sections of a paper of this package (GRAM, HyperGRAM: figures as a whole, no
+// section can be selected) under <opts.Out>/<paper> with the paper's untestable claims; sections
+// builds them from the study's options, the three sets (Tux Paint second) and an empty Runs they share.
+func figures(opts reproduce.Options, paper string, untestable []reproduce.Claim, sections func(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedSection) error {
+	if err := opts.NeedsRealData(paper); err != nil {
+		return err
+	}
+	o := studyOptions(opts)
+	sets, err := o.Sets(false)
+	if err != nil {
+		return err
+	}
+	opts.Sections = nil
+	_, err = reproduce.RunSections(opts, paper, filepath.Join(opts.Out, paper), "", sections(o, sets, Runs{}), untestable...)
 	return err
 }
 
@@ -91,118 +84,101 @@ func (s figureSaver) plot(name string, p *plot.Plot) error {
 // k = 2 … 5 modalities (text, image, speech fr, es, ru) on the multilingual Tux Paint stamps, and
 // claims.json. Every table of trained models has its <table>-learning-curves figure beside it.
 func gramFigures(opts reproduce.Options) error {
-	if err := opts.NeedsRealData("gram"); err != nil {
-		return err
-	}
-	o := studyOptions(opts)
-	save := figureSaver{filepath.Join(opts.Out, "gram")}
-	var evidence reproduce.Evidence
+	return figures(opts, "gram", Untestable(), gramSections)
+}
 
-	p, maxErr, err := VolumeIntuition(o)
-	if err != nil {
-		return err
-	}
-	if maxErr > 1e-9 {
-		return fmt.Errorf("gram: volume intuition deviates from the closed form by %g", maxErr)
-	}
-	if err := save.plot("volume-intuition", p); err != nil {
-		return err
-	}
-	tg, err := InitialGradients(o, 64, gram.DefaultConfig().ContraDim)
-	if err != nil {
-		return err
-	}
-	if err := save.table("initial-gradients", tg); err != nil {
-		return err
-	}
-	sets, err := o.Sets(false)
-	if err != nil {
-		return err
-	}
+func gramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedSection {
 	tux := sets[1]
-	runs := Runs{}
-	// Tux Paint first, with per-epoch evaluations (learning curves, Fig. 3); the second call reuses
-	// those runs and trains the other sets without them.
-	if _, _, err := o.Table1(runs, []*gram.Dataset{tux}, 1); err != nil {
-		return err
+	groups := map[string][]*Run{} // Table 1's runs on Tux Paint, by variant
+	return []reproduce.NamedSection{
+		reproduce.Step("volume-intuition", func(sec *reproduce.Section) error {
+			p, maxErr, err := VolumeIntuition(o)
+			if err != nil {
+				return err
+			}
+			if maxErr > 1e-9 {
+				return fmt.Errorf("gram: volume intuition deviates from the closed form by %g", maxErr)
+			}
+			sec.Plot("volume-intuition", p)
+			tg, err := InitialGradients(o, 64, gram.DefaultConfig().ContraDim)
+			sec.Table("initial-gradients", tg)
+			return err
+		}),
+		reproduce.Step("table1", func(sec *reproduce.Section) error {
+			// Tux Paint first, with per-epoch evaluations (learning curves, Fig. 3); the second call reuses
+			// those runs and trains the other sets without them.
+			if _, _, err := o.Table1(runs, []*gram.Dataset{tux}, 1); err != nil {
+				return err
+			}
+			t1, cs, err := o.Table1(runs, sets, 0)
+			if err != nil {
+				return err
+			}
+			sec.Comparisons = cs
+			var rows []CurveRow
+			for _, d := range sets {
+				rows = append(rows, CurveRow{d, runs.Groups(d, Pairwise, GRAM, GRAMFromCosine)})
+			}
+			if err := tableWithCurves(sec, "table1", "Table 1", t1, rows...); err != nil {
+				return err
+			}
+			for _, v := range []Variant{Pairwise, GRAM, GRAMFromCosine} {
+				groups[v.Label] = runs.Get(tux, v.Label)
+			}
+			lc, err := LearningCurves("Tux Paint: test T→V+A R@1 by epoch (mean over seeds)", groups)
+			sec.Plot("learning-curves", lc)
+			return err
+		}),
+		reproduce.Step("fig3", func(sec *reproduce.Section) error {
+			fig3, t3, v3, err := ScoreVsRecall(o, "Tux Paint: GRAM alignment score vs R@1 (every epoch, every seed)", groups)
+			if err != nil {
+				return err
+			}
+			sec.Findings = []reproduce.Claim{v3}
+			sec.Plot("fig3-score-vs-recall", fig3)
+			t3.Provenance.Notes = append(t3.Provenance.Notes, "the models are Table 1's on "+ShortName(tux)+"; "+curvesNote("table1-learning-curves"))
+			sec.Table("fig3-score-vs-recall", t3)
+			return nil
+		}),
+		reproduce.Step("table4", func(sec *reproduce.Section) error {
+			t4, cs, err := o.Modalities(runs, tux)
+			if err != nil {
+				return err
+			}
+			sec.Comparisons = cs
+			return tableWithCurves(sec, "table4-modalities", "Table 4", t4, CurveRow{tux, modalityRuns(runs, tux)})
+		}),
+		reproduce.Step("table4-k", func(sec *reproduce.Section) error {
+			langs, err := o.TuxPaintLangs()
+			if err != nil {
+				return err
+			}
+			km, cs, err := o.ModalityCount(runs, langs, GRAM, 0)
+			if err != nil {
+				return err
+			}
+			sec.Comparisons = cs
+			if err := tableWithCurves(sec, "table4-k-modalities", "Table 4, k modalities", km.Table(o), km.CurveRow()); err != nil {
+				return err
+			}
+			pk, err := km.Plot()
+			sec.Plot("table4-k-modalities", pk)
+			return err
+		}),
+		reproduce.Step("table6", func(sec *reproduce.Section) error {
+			t6, cs, err := o.LossAblation(runs, tux)
+			if err != nil {
+				return err
+			}
+			sec.Comparisons = cs
+			return tableWithCurves(sec, "table6-loss-ablation", "Table 6", t6, CurveRow{tux, runs.Groups(tux, lossAblationVariants()...)})
+		}),
+		reproduce.Step("table7", func(sec *reproduce.Section) error {
+			t7, cs := ModalityGap(o, runs.Get(tux, Pairwise.Label), runs.Get(tux, GRAM.Label))
+			sec.Comparisons = cs
+			t7.Provenance.Notes = append(t7.Provenance.Notes, "the models are Table 1's on "+ShortName(tux)+"; "+curvesNote("table1-learning-curves"))
+			sec.Table("table7-modality-gap", t7)
+			return nil
+		}),
 	}
-	t1, cs, err := o.Table1(runs, sets, 0)
-	if err != nil {
-		return err
-	}
-	evidence.Compare(cs...)
-	var rows []CurveRow
-	for _, d := range sets {
-		rows = append(rows, CurveRow{d, runs.Groups(d, Pairwise, GRAM, GRAMFromCosine)})
-	}
-	if err := save.tableWithCurves("table1", "Table 1", t1, rows...); err != nil {
-		return err
-	}
-	groups := map[string][]*Run{
-		Pairwise.Label:       runs.Get(tux, Pairwise.Label),
-		GRAM.Label:           runs.Get(tux, GRAM.Label),
-		GRAMFromCosine.Label: runs.Get(tux, GRAMFromCosine.Label),
-	}
-	lc, err := LearningCurves("Tux Paint: test T→V+A R@1 by epoch (mean over seeds)", groups)
-	if err != nil {
-		return err
-	}
-	if err := save.plot("learning-curves", lc); err != nil {
-		return err
-	}
-	fig3, t3, v3, err := ScoreVsRecall(o, "Tux Paint: GRAM alignment score vs R@1 (every epoch, every seed)", groups)
-	if err != nil {
-		return err
-	}
-	evidence.Add(v3)
-	if err := save.plot("fig3-score-vs-recall", fig3); err != nil {
-		return err
-	}
-	t3.Provenance.Notes = append(t3.Provenance.Notes, "the models are Table 1's on "+ShortName(tux)+"; "+curvesNote("table1-learning-curves"))
-	if err := save.table("fig3-score-vs-recall", t3); err != nil {
-		return err
-	}
-	t4, cs, err := o.Modalities(runs, tux)
-	if err != nil {
-		return err
-	}
-	evidence.Compare(cs...)
-	if err := save.tableWithCurves("table4-modalities", "Table 4", t4, CurveRow{tux, modalityRuns(runs, tux)}); err != nil {
-		return err
-	}
-	langs, err := o.TuxPaintLangs()
-	if err != nil {
-		return err
-	}
-	km, cs, err := o.ModalityCount(runs, langs, GRAM, 0)
-	if err != nil {
-		return err
-	}
-	evidence.Compare(cs...)
-	if err := save.tableWithCurves("table4-k-modalities", "Table 4, k modalities", km.Table(o), km.CurveRow()); err != nil {
-		return err
-	}
-	pk, err := km.Plot()
-	if err != nil {
-		return err
-	}
-	if err := save.plot("table4-k-modalities", pk); err != nil {
-		return err
-	}
-	t6, cs, err := o.LossAblation(runs, tux)
-	if err != nil {
-		return err
-	}
-	evidence.Compare(cs...)
-	if err := save.tableWithCurves("table6-loss-ablation", "Table 6", t6, CurveRow{tux, runs.Groups(tux, lossAblationVariants()...)}); err != nil {
-		return err
-	}
-	t7, cs := ModalityGap(o, runs.Get(tux, Pairwise.Label), runs.Get(tux, GRAM.Label))
-	evidence.Compare(cs...)
-	t7.Provenance.Notes = append(t7.Provenance.Notes, "the models are Table 1's on "+ShortName(tux)+"; "+curvesNote("table1-learning-curves"))
-	if err := save.table("table7-modality-gap", t7); err != nil {
-		return err
-	}
-	evidence.Add(Untestable()...)
-	return save.claims(&evidence)
 }

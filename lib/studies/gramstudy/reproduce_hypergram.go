@@ -2,8 +2,8 @@ package gramstudy
 
 import (
 	"fmt"
-	"path/filepath"
 
+	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/reproduce"
 
 	"github.com/geoalign/geoalign/lib/report"
@@ -37,141 +37,125 @@ func hypergramTable1(opts reproduce.Options) ([]*report.Table, error) {
 // Tux Paint, the Lorentz vs Poincaré low-precision check, and claims.json. Every table of trained
 // models has its <table>-learning-curves figure beside it (or names the figure of its models).
 func hypergramFigures(opts reproduce.Options) error {
-	if err := opts.NeedsRealData("hypergram"); err != nil {
-		return err
-	}
-	o := studyOptions(opts)
-	save := figureSaver{dir: filepath.Join(opts.Out, "hypergram")}
-	sets, err := o.Sets(false)
-	if err != nil {
-		return err
-	}
+	return figures(opts, "hypergram", UntestableHyperGRAM(), hypergramSections)
+}
+
+func hypergramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedSection {
 	tux := sets[1]
-	runs := Runs{}
-	var evidence reproduce.Evidence
-
-	tr, err := RandomUnitVolumesTable(o, 16, 128, 512)
-	if err != nil {
-		return err
-	}
-	if err := save.table("random-unit-volumes", tr); err != nil {
-		return err
-	}
-
-	tg, cs, err := o.Geometries(runs, sets)
-	if err != nil {
-		return err
-	}
-	evidence.Compare(cs...)
-	var rows []CurveRow
-	for _, d := range sets {
-		rows = append(rows, CurveRow{d, runs.Groups(d, GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM)})
-	}
-	if err := save.tableWithCurves("geometries", "geometries", tg, rows...); err != nil {
-		return err
-	}
-	tv, cs, random, err := o.VolumeCollapse(runs, sets)
-	if err != nil {
-		return err
-	}
-	evidence.Compare(cs...)
-	evidence.Add(random)
-	tv.Provenance.Notes = append(tv.Provenance.Notes, "the models are the geometries table's; "+curvesNote("geometries-learning-curves"))
-	if err := save.table("volume-statistics", tv); err != nil {
-		return err
-	}
-
-	groups := map[string][]*Run{}
-	for _, d := range sets {
-		groups[ShortName(d)+", α₀ = 0.5"] = runs.Get(d, HyperGRAM.Label)
-	}
-	for _, a := range []struct {
-		label string
-		value float64
-	}{{"0.2", 0.2}, {"0.8", 0.8}} {
-		v := HyperGRAM
-		v.Label = "HyperGRAM α₀ = " + a.label
-		v.Config.AlphaInit = a.value
-		rs, err := o.TrainSeeds(tux, v, 0)
-		if err != nil {
+	return []reproduce.NamedSection{
+		reproduce.Step("random-unit-volumes", func(sec *reproduce.Section) error {
+			tr, err := RandomUnitVolumesTable(o, 16, 128, 512)
+			sec.Table("random-unit-volumes", tr)
 			return err
-		}
-		groups[ShortName(tux)+", α₀ = "+a.label] = rs
-	}
-	// α's identifiability: with the shared learning rate α can only move a few tenths over a run, so
-	// the same three starts again with α's learning rate × AlphaMobileLR, at which it can cross [0, 1].
-	for _, a := range []float64{0.2, 0.5, 0.8} {
-		v := HyperGRAM
-		v.Label = fmt.Sprintf("HyperGRAM α₀ = %g, α lr × %g", a, AlphaMobileLR)
-		v.Config.AlphaInit, v.Config.AlphaLRMultiplier = a, AlphaMobileLR
-		rs, err := o.TrainSeeds(tux, v, 0)
-		if err != nil {
-			return err
-		}
-		groups[fmt.Sprintf("%s, α₀ = %g, α lr × %g", ShortName(tux), a, AlphaMobileLR)] = rs
-	}
-	pa, ta, va, err := AlphaTrajectory(o, groups)
-	if err != nil {
-		return err
-	}
-	evidence.Add(va)
-	if err := save.plot("alpha-trajectory", pa); err != nil {
-		return err
-	}
-	var alphaRows []CurveRow // one row per data set, its groups by label
-	for _, d := range sets {
-		g := map[string][]*Run{}
-		for label, rs := range groups {
-			if rs[0].Data.Name == d.Name {
-				g[label] = rs
+		}),
+		reproduce.Step("geometries", func(sec *reproduce.Section) error {
+			tg, cs, err := o.Geometries(runs, sets)
+			if err != nil {
+				return err
 			}
-		}
-		alphaRows = append(alphaRows, CurveRow{d, g})
+			sec.Comparisons = cs
+			var rows []CurveRow
+			for _, d := range sets {
+				rows = append(rows, CurveRow{d, runs.Groups(d, GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM)})
+			}
+			return tableWithCurves(sec, "geometries", "geometries", tg, rows...)
+		}),
+		reproduce.Step("volume-statistics", func(sec *reproduce.Section) error {
+			tv, cs, random, err := o.VolumeCollapse(runs, sets)
+			if err != nil {
+				return err
+			}
+			sec.Comparisons, sec.Findings = cs, []reproduce.Claim{random}
+			tv.Provenance.Notes = append(tv.Provenance.Notes, "the models are the geometries table's; "+curvesNote("geometries-learning-curves"))
+			sec.Table("volume-statistics", tv)
+			return nil
+		}),
+		reproduce.Step("alpha", func(sec *reproduce.Section) error {
+			groups := map[string][]*Run{}
+			for _, d := range sets {
+				groups[ShortName(d)+", α₀ = 0.5"] = runs.Get(d, HyperGRAM.Label)
+			}
+			for _, a := range []struct {
+				label string
+				value float64
+			}{{"0.2", 0.2}, {"0.8", 0.8}} {
+				v := HyperGRAM
+				v.Label = "HyperGRAM α₀ = " + a.label
+				v.Config.AlphaInit = a.value
+				rs, err := o.TrainSeeds(tux, v, 0)
+				if err != nil {
+					return err
+				}
+				groups[ShortName(tux)+", α₀ = "+a.label] = rs
+			}
+			// α's identifiability: with the shared learning rate α can only move a few tenths over a run, so
+			// the same three starts again with α's learning rate × AlphaMobileLR, at which it can cross [0, 1].
+			for _, a := range []float64{0.2, 0.5, 0.8} {
+				v := HyperGRAM
+				v.Label = fmt.Sprintf("HyperGRAM α₀ = %g, α lr × %g", a, AlphaMobileLR)
+				v.Config.AlphaInit, v.Config.AlphaLRMultiplier = a, AlphaMobileLR
+				rs, err := o.TrainSeeds(tux, v, 0)
+				if err != nil {
+					return err
+				}
+				groups[fmt.Sprintf("%s, α₀ = %g, α lr × %g", ShortName(tux), a, AlphaMobileLR)] = rs
+			}
+			pa, ta, va, err := AlphaTrajectory(o, groups)
+			if err != nil {
+				return err
+			}
+			sec.Findings = []reproduce.Claim{va}
+			sec.Plot("alpha-trajectory", pa)
+			var alphaRows []CurveRow // one row per data set, its groups by label
+			for _, d := range sets {
+				g := map[string][]*Run{}
+				for label, rs := range groups {
+					if rs[0].Data.Name == d.Name {
+						g[label] = rs
+					}
+				}
+				alphaRows = append(alphaRows, CurveRow{d, g})
+			}
+			return tableWithCurves(sec, "alpha-final", "α runs", ta, alphaRows...)
+		}),
+		reproduce.Step("semantic-role", func(sec *reproduce.Section) error {
+			rich, err := o.Synthetic(2, 0)
+			if err != nil {
+				return err
+			}
+			rs, err := o.TrainSeeds(rich, HyperGRAM, 0)
+			if err != nil {
+				return err
+			}
+			ts, vsr, err := o.SemanticRole(rs)
+			if err != nil {
+				return err
+			}
+			sec.Findings = []reproduce.Claim{vsr}
+			return tableWithCurves(sec, "semantic-role", "semantic role", ts, CurveRow{rich, map[string][]*Run{HyperGRAM.Label: rs}})
+		}),
+		reproduce.Step("text-length", func(sec *reproduce.Section) error {
+			tl, vl, err := o.TextLengthCorrelation(runs.Get(tux, HyperGRAM.Label))
+			if err != nil {
+				return err
+			}
+			sec.Findings = []reproduce.Claim{vl}
+			tl.Provenance.Notes = append(tl.Provenance.Notes, "the models are the geometries table's HyperGRAM on "+ShortName(tux)+"; "+curvesNote("geometries-learning-curves"))
+			sec.Table("text-length", tl)
+			traw, rawGroups, err := o.rawLift(tux, runs.Get(tux, HyperGRAM.Label))
+			if err != nil {
+				return err
+			}
+			return tableWithCurves(sec, "raw-lift", "lift", traw, CurveRow{tux, rawGroups})
+		}),
+		reproduce.Step("low-precision", func(sec *reproduce.Section) error {
+			tp, _, vp, err := LowPrecision(o)
+			if err != nil {
+				return err
+			}
+			sec.Findings = vp
+			sec.Table("low-precision", tp)
+			return nil
+		}),
 	}
-	if err := save.tableWithCurves("alpha-final", "α runs", ta, alphaRows...); err != nil {
-		return err
-	}
-
-	rich, err := o.Synthetic(2, 0)
-	if err != nil {
-		return err
-	}
-	rs, err := o.TrainSeeds(rich, HyperGRAM, 0)
-	if err != nil {
-		return err
-	}
-	ts, vsr, err := o.SemanticRole(rs)
-	if err != nil {
-		return err
-	}
-	evidence.Add(vsr)
-	if err := save.tableWithCurves("semantic-role", "semantic role", ts, CurveRow{rich, map[string][]*Run{HyperGRAM.Label: rs}}); err != nil {
-		return err
-	}
-	tl, vl, err := o.TextLengthCorrelation(runs.Get(tux, HyperGRAM.Label))
-	if err != nil {
-		return err
-	}
-	evidence.Add(vl)
-	tl.Provenance.Notes = append(tl.Provenance.Notes, "the models are the geometries table's HyperGRAM on "+ShortName(tux)+"; "+curvesNote("geometries-learning-curves"))
-	if err := save.table("text-length", tl); err != nil {
-		return err
-	}
-	traw, rawGroups, err := o.rawLift(tux, runs.Get(tux, HyperGRAM.Label))
-	if err != nil {
-		return err
-	}
-	if err := save.tableWithCurves("raw-lift", "lift", traw, CurveRow{tux, rawGroups}); err != nil {
-		return err
-	}
-	tp, _, vp, err := LowPrecision(o)
-	if err != nil {
-		return err
-	}
-	evidence.Add(vp...)
-	if err := save.table("low-precision", tp); err != nil {
-		return err
-	}
-	evidence.Add(UntestableHyperGRAM()...)
-	return save.claims(&evidence)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/geoalign/geoalign/lib/encoders"
 	"maps"
 	"os"
 	"path/filepath"
@@ -38,6 +39,9 @@ type Options struct {
 	CacheDir string
 	// Backend (nil: lib/backend.MustNew()).
 	Backend compute.Backend
+	// Text is the encoder of the Tux Paint captions (zero value: GloVe; TuxPaintText): it
+	// enters the dataset's name, hence the run keys and every result's data description.
+	Text encoders.Text
 }
 
 func (o Options) seeds() []int64 {
@@ -94,7 +98,7 @@ func (o Options) TuxPaint() (*gram.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gram.LoadTuxPaint(c)
+	return TuxPaintText(c, o.Text)
 }
 
 // SyntheticConfig is the synthetic tri-modal benchmark of the studies: a concept tree of depth 3 and

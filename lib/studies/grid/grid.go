@@ -347,7 +347,7 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Curves[GridCurvesGARE+"-curves-loss"], res.Curves[GridCurvesGARE+"-curves-val"] = report.Grid{{gLoss}}, report.Grid{{gVal}}
+	res.Curves[GridCurvesGARE+"-curves-loss"], res.Curves[GridCurvesGARE+"-curves-val"] = gLoss, gVal
 	notes = append(notes, "GARE rows: "+gruns.CurveNote(GridCurvesGARE)+
 		" Whether more stage-2 epochs help is not judged from the last epoch but tested: figures/gare/"+garestudy.LongerName+".md trains these variants longer over all the full scale's seeds (garestudy.Suite.LongerTraining), and REPORT.md gives the rule's verdict.")
 	hLoss, hVal, err := hlformerstudy.LearningCurves("Grid, PRVR rows", []*hlformerstudy.Runs{hruns})

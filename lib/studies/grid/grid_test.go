@@ -15,6 +15,9 @@ func TestGridTiny(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains every model of the grid")
 	}
+	backend.SkipOnXLA(t, "trains every model of the grid for 2 seeds: dozens of distinct programs, over 10 min of XLA compiling; "+
+		"the grid's logic is backend-independent and runs on the Go backend in every go test, the models' numbers on XLA are "+
+		"lib/parity's and their training lib/cmd/geoalign's TestTrainEval*")
 	res, err := RunGrid(backend.MustNew(), TinyGridSize([]int64{1, 2}))
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/data/tracks"
+	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
@@ -37,6 +38,9 @@ type Setup struct {
 	Kind             report.DataKind // label-derived (Charades) or synthetic
 	// Floors and ValFloors are the zero-training baselines on Test and on Val (Charades only), by name.
 	Floors, ValFloors map[string]retrieval.Metrics
+	// Text is the encoder of the query tokens (zero value: GloVe). It enters the run keys (runDir),
+	// Name and Data; with MiniLM the floor is random ranking (ComputeFloors).
+	Text encoders.Text
 	// cache and shared locate the Charades files (for floors and moment annotations).
 	cache, shared string
 }
@@ -47,10 +51,32 @@ const CharadesData = "Charades-STA PRVR, official MS-SL split (train 12,408 quer
 	"train 4,804 videos, val 534); LABEL-DERIVED video features (per-frame multi-hot of the 157 annotated " +
 	"Charades actions ⊕ mean GloVe of their names, 2 fps; not I3D) and GloVe-100d query tokens (not RoBERTa)"
 
+// charadesGloVeTokens ends CharadesData: the query tokens' encoder, which CharadesDataText replaces.
+const charadesGloVeTokens = "GloVe-100d query tokens (not RoBERTa)"
+
+// CharadesDataText is CharadesData with the query tokens of encoder t.
+func CharadesDataText(t encoders.Text) string {
+	if t == encoders.GloVe {
+		return CharadesData
+	}
+	return strings.TrimSuffix(CharadesData, charadesGloVeTokens) + t.Describe() +
+		" query tokens (its last hidden states, 384-d, one per WordPiece token with [CLS] and [SEP], truncated to 30 as the code's max_desc_l; not RoBERTa)"
+}
+
 // LoadCharadesSTA loads the Charades-STA PRVR track built by `geoalign data build` under cache (the
 // staged annotations under shared are needed for the zero-training floors and moment times).
 func LoadCharadesSTA(cache, shared string) (*Setup, error) {
-	l := tracks.CharadesLayout(cache, tracks.CharadesSTACollection)
+	return LoadCharadesSTAText(cache, shared, encoders.GloVe)
+}
+
+// LoadCharadesSTAText is LoadCharadesSTA with the query tokens of encoder t: GloVe (the charades
+// track) or MiniLM (the minilm track, tracks.CharadesMiniLMLayout). The setup's Name says which
+// when it is not GloVe ("charades-sta, MiniLM all-MiniLM-L6-v2 text").
+func LoadCharadesSTAText(cache, shared string, t encoders.Text) (*Setup, error) {
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("hlformer: %w", err)
+	}
+	l := tracks.CharadesTextLayout(cache, tracks.CharadesSTACollection, t)
 	tr, err := prvr.Load(l, "train")
 	if err != nil {
 		return nil, fmt.Errorf("hlformer: Charades-STA train (run `make data`): %w", err)
@@ -63,7 +89,11 @@ func LoadCharadesSTA(cache, shared string) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Setup{Name: "charades-sta", Train: tr, Val: val, Test: te, Data: CharadesData, Kind: report.LabelDerived, cache: cache, shared: shared}, nil
+	name := "charades-sta"
+	if t != encoders.GloVe {
+		name += ", " + t.Describe()
+	}
+	return &Setup{Name: name, Train: tr, Val: val, Test: te, Data: CharadesDataText(t), Kind: report.LabelDerived, Text: t, cache: cache, shared: shared}, nil
 }
 
 // SyntheticData describes the synthetic benchmark in every table.
@@ -132,7 +162,19 @@ func (s *Setup) ComputeFloors() error {
 // same actions score the same — and the learned models' scores do not: ranking the floor's ties
 // pessimistically, as the models' evaluation does, would lower it by an artefact (content words on
 // the test split: SumR 89.35 pessimistic, 93.88 at random, 104.41 optimistic).
+//
+// With MiniLM query tokens the GloVe floors do not exist (the queries no longer share the GloVe space
+// of the videos' GloVe block): the floor is random ranking (FloorRandom), every score tied, whose
+// expected metrics RandomTies computes.
 func (s *Setup) FloorsOn(sp *prvr.Split) (map[string]retrieval.Metrics, error) {
+	if s.Text != encoders.GloVe {
+		m, err := retrieval.RandomTies(make([]float32, sp.NumQueries()*sp.NumVideos()), sp.QueryVideo, sp.NumVideos(),
+			retrieval.PRVRKs, retrieval.MedianNumPy)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]retrieval.Metrics{FloorRandom: m}, nil
+	}
 	scores, err := s.FloorScores(sp)
 	if err != nil {
 		return nil, err
@@ -178,6 +220,9 @@ func (s *Setup) FloorScores(sp *prvr.Split) (map[string][]float32, error) {
 const (
 	FloorTokens       = "zero-training floor: GloVe tokens, max over clips (ties at random)"
 	FloorContentWords = "zero-training floor: GloVe content words, max over clips (ties at random)"
+	// FloorRandom is the floor of a setup whose text shares no space with the videos before training
+	// (MiniLM query tokens): random ranking.
+	FloorRandom = "zero-training floor: no shared text–video space (MiniLM text), random ranking"
 )
 
 // Variant is a named model/objective change relative to the base configuration.
@@ -292,12 +337,21 @@ func runDir(root string, setup *Setup, c hlformer.Config, l hlformer.LossConfig,
 		Model    hlformer.Config
 		Loss     hlformer.LossConfig
 		Training hlformer.TrainConfig
-	}{c, l, tc}, setup.Train.Fingerprint()+"+"+setup.Test.Fingerprint(), seed,
+	}{c, l, tc}, setup.Train.Fingerprint()+"+"+setup.Test.Fingerprint()+textKey(setup.Text), seed,
 		runcache.Module+"/lib/models/hlformer", runcache.Module+"/lib/train")
 	if err != nil {
 		return "", err
 	}
 	return runcache.Open(root, spec)
+}
+
+// textKey is the text encoder's part of the run key: "" for GloVe, so the runs of every result
+// before the minilm track keep their keys (the split fingerprints cover the token features anyway).
+func textKey(t encoders.Text) string {
+	if t == encoders.GloVe {
+		return ""
+	}
+	return "+text=" + t.String()
 }
 
 // metric extracts one column of the PRVR tables from metrics.
@@ -547,6 +601,16 @@ func (s Scale) Training() hlformer.TrainConfig {
 	return tc
 }
 
+// ForText is the scale for query tokens of encoder t: with MiniLM, queries are padded to the code's
+// max_desc_l (prvr.MaxQueryTokens, 30) instead of QueryLen, since WordPiece tokens with [CLS] and
+// [SEP] outnumber the GloVe words for which the scales' 12 suffice.
+func (s Scale) ForText(t encoders.Text) Scale {
+	if t != encoders.GloVe {
+		s.QueryLen = max(s.QueryLen, prvr.MaxQueryTokens)
+	}
+	return s
+}
+
 // Describe states the scale's deviations from the official configuration, for table provenance.
 func (s Scale) Describe() string {
 	start, _ := hlformer.ScaledHardNegativeStart(s.Epochs)
@@ -554,15 +618,19 @@ func (s Scale) Describe() string {
 	if s.Schedule != nil {
 		sched = fmt.Sprintf("schedule %T%+v", s.Schedule, s.Schedule)
 	}
+	tokensNote := "no Charades query is longer" // in GloVe words
+	if s.QueryLen >= prvr.MaxQueryTokens {
+		tokensNote = "longer queries truncated, as the code"
+	}
 	stop := "no early stopping (the best validation epoch is kept)"
 	if s.Patience > 0 {
 		stop = fmt.Sprintf("early-stopping patience %d", s.Patience)
 	}
 	d := fmt.Sprintf("%s scale: d = %d (paper 384), Lorentz L^%d (paper L^127), frames padded/down-sampled to %d (paper 128), "+
-		"tokens padded to %d (paper 30; no Charades query is longer), batches of %d videos (paper 128) with queries rounded down to a "+
+		"tokens padded to %d (paper 30; %s), batches of %d videos (paper 128) with queries rounded down to a "+
 		"multiple of 32, %d epochs (paper 100) at lr %g (paper 2e-4) with %s, hard negatives from epoch %d (the code's 20 of 100, "+
-		"scaled), %s (the code: 10); everything else as the official code (spec §3)",
-		s.Name, s.Dim, s.LorentzDim, s.FrameLen, s.QueryLen, s.BatchVideos, s.Epochs, s.LearningRate, sched, start, stop)
+		"scaled), %s (the code: 10); everything else as the official code (docs/official-code.md §3)",
+		s.Name, s.Dim, s.LorentzDim, s.FrameLen, s.QueryLen, tokensNote, s.BatchVideos, s.Epochs, s.LearningRate, sched, start, stop)
 	if s.Tuning != "" {
 		d += ". " + s.Tuning
 	}

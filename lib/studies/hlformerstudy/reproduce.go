@@ -10,6 +10,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/report"
 	"gonum.org/v1/plot"
 )
@@ -59,7 +60,7 @@ func LoadSetup(opts reproduce.Options, sc Scale) (*Setup, error) {
 		if cache == "" {
 			cache = filepath.Join("datasets", "cache")
 		}
-		if setup, err = LoadCharadesSTA(cache, sharedDataDir()); err != nil {
+		if setup, err = LoadCharadesSTAText(cache, sharedDataDir(), opts.Text); err != nil {
 			err = data.BadInput(fmt.Errorf("%w (or run on synthetic data: --data synthetic)", err))
 		}
 	}
@@ -89,7 +90,14 @@ func prepare(setup *Setup, sc Scale) (*Setup, error) {
 // <runCache>/hlformer — the run cache `make figures` uses when GEOALIGN_RUN_CACHE names the same
 // root, so either reuses the other's finished runs.
 func Open(cache, shared, runCache string, sc Scale) (*Study, error) {
-	setup, err := LoadCharadesSTA(cache, shared)
+	return OpenText(cache, shared, runCache, sc, encoders.GloVe)
+}
+
+// OpenText is Open with the query tokens of encoder t (LoadCharadesSTAText) at the scale for them
+// (Scale.ForText).
+func OpenText(cache, shared, runCache string, sc Scale, t encoders.Text) (*Study, error) {
+	sc = sc.ForText(t)
+	setup, err := LoadCharadesSTAText(cache, shared, t)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +111,7 @@ func Open(cache, shared, runCache string, sc Scale) (*Study, error) {
 
 func hlformerTable1(opts reproduce.Options) ([]*report.Table, error) {
 	sc, _ := Scales(opts.Full)
+	sc = sc.ForText(opts.Text)
 	setup, err := LoadSetup(opts, sc)
 	if err != nil {
 		return nil, err
@@ -134,6 +143,7 @@ func RunCacheDir(opts reproduce.Options) string {
 // (wordnet-cone), with suffix -ci or -full, and the claims for figures/REPORT.md.
 func hlformerFigures(opts reproduce.Options) error {
 	mainScale, ablScale := Scales(opts.Full)
+	mainScale, ablScale = mainScale.ForText(opts.Text), ablScale.ForText(opts.Text)
 	suffix := Suffix(opts.Full)
 	out := filepath.Join(opts.Out, "hlformer")
 	be := backend.MustNew()
@@ -152,196 +162,125 @@ func hlformerFigures(opts reproduce.Options) error {
 		abl = NewStudy(be, as, ablScale, opts.Seeds, os.Stderr)
 		abl.CacheDir = st.CacheDir
 	}
-	save := func(t *report.Table, name string) error {
-		reproduce.Stamp(t)
-		return t.Save(filepath.Join(out, name+suffix))
-	}
-	savePlot := func(p *plot.Plot, name string) error {
-		_, err := report.SavePlot(p, filepath.Join(out, name+suffix))
-		return err
-	}
-	// withCurves saves the learning curves of the runs s was asked for since s.Track beside table t
-	// (issue 19) and names them in t's notes; call it before saving t as name.
-	withCurves := func(s *Study, t *report.Table, name string) error {
+	// curves adds the learning curves of the runs s was asked for since s.Track beside table t, which
+	// it adds as name (issue 19), and names them in t's notes.
+	curves := func(sec *reproduce.Section, s *Study, t *report.Table, name string) error {
 		runs := s.Tracked()
 		loss, val, err := LearningCurves(t.Title, runs)
 		if err != nil {
 			return err
 		}
-		if err := savePlot(loss, name+"-curves-loss"); err != nil {
-			return err
-		}
-		if err := savePlot(val, name+"-curves-val"); err != nil {
-			return err
-		}
+		sec.Plot(name+"-curves-loss", loss)
+		sec.Plot(name+"-curves-val", val)
 		t.Provenance.Notes = append(t.Provenance.Notes, CurvesNote(name+"-curves-loss"+suffix, name+"-curves-val"+suffix, runs))
+		sec.Table(name, t)
 		return nil
 	}
-	var evidence reproduce.Evidence
-
-	// table1 saves a study's Table 1 and declares its claims: hybrid beats Euclidean-only and the
-	// MS-SL-like baseline, and, where the split has a zero-training floor, both learned attentions
-	// beat it (issue 19).
-	table1 := func(s *Study, name, claimText, paperRef string) error {
+	// table1 is a study's Table 1 with its claims: hybrid beats Euclidean-only and the MS-SL-like
+	// baseline, and, where the split has a zero-training floor, both learned attentions beat it
+	// (issue 19).
+	table1 := func(sec *reproduce.Section, s *Study, claimText, paperRef string) error {
 		s.Track()
 		t, err := s.Table1()
 		if err != nil {
 			return err
 		}
-		if err := withCurves(s, t, name); err != nil {
+		if err := curves(sec, s, t, sec.Title); err != nil {
 			return err
 		}
 		cmp, err := s.Compare(claimText, paperRef, EuclideanOnlyVariant, HybridVariant)
 		if err != nil {
 			return err
 		}
-		evidence.Compare(cmp)
-		if cmp, err = s.Compare("HLFormer beats the MS-SL-like baseline (plain Transformer, multi-scale windows)",
-			"Charades SumR 78.7 (HLFormer) vs 68.4 (MS-SL), Table 1", MSSLVariant, HybridVariant); err != nil {
-			return err
-		}
-		evidence.Compare(cmp)
-		if s.Floor() != nil {
-			for _, v := range []Variant{HybridVariant, EuclideanOnlyVariant} {
-				cmp, err := s.BeatsFloor(v, "— (the paper reports no zero-training baseline)")
-				if err != nil {
-					return err
-				}
-				evidence.Compare(cmp)
+		msl, err := s.Compare("HLFormer beats the MS-SL-like baseline (plain Transformer, multi-scale windows)",
+			"Charades SumR 78.7 (HLFormer) vs 68.4 (MS-SL), Table 1", MSSLVariant, HybridVariant)
+		sec.Comparisons = []reproduce.Comparison{cmp, msl}
+		for _, v := range []Variant{HybridVariant, EuclideanOnlyVariant} {
+			if err != nil || s.Floor() == nil {
+				break
+			}
+			if cmp, err = s.BeatsFloor(v, "— (the paper reports no zero-training baseline)"); err == nil {
+				sec.Comparisons = append(sec.Comparisons, cmp)
 			}
 		}
-		return save(t, name)
+		return err
 	}
-	if opts.Wants("table1") {
-		if err := table1(st, "table1", "Hybrid Euclidean + Lorentz attention beats Euclidean-only (GMMFormer-like) attention (Table 1, Fig. 3)",
-			"Charades SumR 78.7 (HLFormer) vs 72.9 (GMMFormer), Table 1"); err != nil {
-			return err
-		}
-	}
-	if opts.Wants("synthetic") {
-		// The synthetic partial-relevance benchmark (lib/data/synth): Table 1 and the hybrid-vs-Euclidean
-		// comparison on a world of untrimmed videos made of moments of hierarchical concepts.
-		synVideos, synScale := 384, CIScale
-		synScale.TrainVideos, synScale.TestVideos, synScale.QueryLen = 0, 0, 8
-		if opts.Full {
-			synVideos, synScale = 1024, SyntheticScale
-		}
-		syn, err := SyntheticSetup(7, synVideos)
-		if err != nil {
-			return err
-		}
-		sst := NewStudy(be, syn, synScale, opts.Seeds, os.Stderr)
-		sst.CacheDir = st.CacheDir
-		if err := table1(sst, "table1-synthetic", "Hybrid Euclidean + Lorentz attention beats Euclidean-only attention on synthetic partial-relevance data",
-			"Table 1, Fig. 3"); err != nil {
-			return err
-		}
-	}
-	if opts.Wants("fig5") {
-		// Fig. 5 needs the "w/o L_pop" model too: at the ablation scale, where Table 2 trains it anyway.
-		abl.Track()
-		p5a, p5b, t5, f5, err := abl.Figure5(200, 1000)
-		if err != nil {
-			return err
-		}
-		if err := withCurves(abl, t5, "fig5"); err != nil {
-			return err
-		}
-		evidence.Compare(f5...)
-		if err := savePlot(p5a, "fig5-with-pop"); err != nil {
-			return err
-		}
-		if err := savePlot(p5b, "fig5-without-pop"); err != nil {
-			return err
-		}
-		if err := save(t5, "fig5"); err != nil {
-			return err
-		}
-	}
-	if opts.Wants("fig4") {
-		if setup.Kind == report.LabelDerived {
-			p4a, p4b, t4, f4, err := st.Figure4()
+	// twoPlots is a figure of the ablation scale drawn as two plots (name-a, name-b) with its table
+	// and the learning curves of its runs.
+	twoPlots := func(name, a, b string, figure func() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Comparison, error)) reproduce.NamedSection {
+		return reproduce.Step(name, func(sec *reproduce.Section) error {
+			abl.Track()
+			pa, pb, t, cmps, err := figure()
 			if err != nil {
 				return err
 			}
-			evidence.Compare(f4)
-			if err := savePlot(p4a, "fig4-euclidean"); err != nil {
+			sec.Plot(name+"-"+a, pa)
+			sec.Plot(name+"-"+b, pb)
+			sec.Comparisons = cmps
+			return curves(sec, abl, t, name)
+		})
+	}
+	sections := []reproduce.NamedSection{
+		reproduce.Step("table1", func(sec *reproduce.Section) error {
+			return table1(sec, st, "Hybrid Euclidean + Lorentz attention beats Euclidean-only (GMMFormer-like) attention (Table 1, Fig. 3)",
+				"Charades SumR 78.7 (HLFormer) vs 72.9 (GMMFormer), Table 1")
+		}),
+		reproduce.Step("synthetic", func(sec *reproduce.Section) error {
+			// The synthetic partial-relevance benchmark (lib/data/synth): Table 1 and the hybrid-vs-Euclidean
+			// comparison on a world of untrimmed videos made of moments of hierarchical concepts.
+			synVideos, synScale := 384, CIScale
+			synScale.TrainVideos, synScale.TestVideos, synScale.QueryLen = 0, 0, 8
+			if opts.Full {
+				synVideos, synScale = 1024, SyntheticScale
+			}
+			syn, err := SyntheticSetup(7, synVideos)
+			if err != nil {
 				return err
 			}
-			if err := savePlot(p4b, "fig4-hybrid"); err != nil {
+			sst := NewStudy(be, syn, synScale, opts.Seeds, os.Stderr)
+			sst.CacheDir = st.CacheDir
+			sec.Title = "table1-synthetic" // the name of its table
+			return table1(sec, sst, "Hybrid Euclidean + Lorentz attention beats Euclidean-only attention on synthetic partial-relevance data",
+				"Table 1, Fig. 3")
+		}),
+		// Fig. 5 needs the "w/o L_pop" model too: at the ablation scale, where Table 2 trains it anyway.
+		twoPlots("fig5", "with-pop", "without-pop", func() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Comparison, error) {
+			return abl.Figure5(200, 1000)
+		}),
+		reproduce.Step("fig4", func(sec *reproduce.Section) error {
+			if setup.Kind != report.LabelDerived {
+				return nil
+			}
+			p4a, p4b, t4, f4, err := st.Figure4()
+			sec.Plot("fig4-euclidean", p4a)
+			sec.Plot("fig4-hybrid", p4b)
+			sec.Table("fig4", t4)
+			sec.Comparisons = []reproduce.Comparison{f4}
+			return err
+		}),
+		reproduce.Step("table2", func(sec *reproduce.Section) error {
+			abl.Track()
+			t2, cmps, err := abl.Table2()
+			if err != nil {
 				return err
 			}
-			if err := save(t4, "fig4"); err != nil {
+			sec.Comparisons = cmps
+			return curves(sec, abl, t2, "table2")
+		}),
+		twoPlots("fig3", "branches", "ratio", abl.Figure3),
+		reproduce.Step("fig6", func(sec *reproduce.Section) error {
+			abl.Track()
+			p6, t6, f6, err := abl.Figure6()
+			if err != nil {
 				return err
 			}
-		}
-	}
-	if opts.Wants("table2") {
-		abl.Track()
-		t2, cmps, err := abl.Table2()
-		if err != nil {
-			return err
-		}
-		if err := withCurves(abl, t2, "table2"); err != nil {
-			return err
-		}
-		evidence.Compare(cmps...)
-		if err := save(t2, "table2"); err != nil {
-			return err
-		}
-	}
-	if opts.Wants("fig3") {
-		abl.Track()
-		p3a, p3b, t3, f3, err := abl.Figure3()
-		if err != nil {
-			return err
-		}
-		if err := withCurves(abl, t3, "fig3"); err != nil {
-			return err
-		}
-		evidence.Compare(f3...)
-		if err := savePlot(p3a, "fig3-branches"); err != nil {
-			return err
-		}
-		if err := savePlot(p3b, "fig3-ratio"); err != nil {
-			return err
-		}
-		if err := save(t3, "fig3"); err != nil {
-			return err
-		}
-	}
-	if opts.Wants("fig6") {
-		abl.Track()
-		p6, t6, f6, err := abl.Figure6()
-		if err != nil {
-			return err
-		}
-		if err := withCurves(abl, t6, "fig6"); err != nil {
-			return err
-		}
-		evidence.Compare(f6...)
-		if err := savePlot(p6, "fig6"); err != nil {
-			return err
-		}
-		if err := save(t6, "fig6"); err != nil {
-			return err
-		}
-	}
-	if opts.Wants("wordnet-cone") {
+			sec.Plot("fig6", p6)
+			sec.Comparisons = f6
+			return curves(sec, abl, t6, "fig6")
+		}),
 		// HLFormer's partial-order loss where the partial order is known: WordNet's mammal closure.
-		cone, err := wordnetConeEvidence(be, opts, out, suffix)
-		if err != nil {
-			return err
-		}
-		evidence.Compare(cone...)
+		{Name: "wordnet-cone", Run: func() (*reproduce.Section, error) { return wordnetCone(be, opts, suffix) }},
 	}
-	evidence.Add(Untestable()...)
-	claims, err := evidence.Decide()
-	if err != nil {
-		return err
-	}
-	if err := reproduce.SaveClaims(out, claims); err != nil {
-		return err
-	}
-	return reproduce.SavePending(out, "hlformer", opts.Skipped(Sections))
+	_, err = reproduce.RunSections(opts, "hlformer", out, suffix, sections, Untestable()...)
+	return err
 }

@@ -90,7 +90,7 @@ func (s *Study) Provenance(notes ...string) report.Provenance {
 	notes = slices.DeleteFunc(notes, func(n string) bool { return n == "" }) // an absent note (floorNote without floors)
 	return report.Provenance{
 		Data: s.Setup.Data, Kind: s.Setup.Kind, Seeds: s.Seeds, Config: s.Scale,
-		Behavior: "official code (spec §3): the code's Gaussian mask, Lorentz logits (2 + 2⟨q,k⟩_L)/s + b, HyboNet Lorentz linear, " +
+		Behavior: "official code (docs/official-code.md §3): the code's Gaussian mask, Lorentz logits (2 + 2⟨q,k⟩_L)/s + b, HyboNet Lorentz linear, " +
 			"MAIM with branch-softmax temperature 0.6, POP with the video as apex and learned curvature in [0.1, 10], multi-positive NCE " +
 			"without temperature, triplet with the hard-negative curriculum, query diversity with the focal factor, S = 0.7 S_c + 0.3 S_f, " +
 			"BertAdam without bias correction and per-tensor clipping; Charades loss weights (λ_c 0.02, λ_f 0.04, λ₁ 3e-3, λ₂ 1e-3, m 0.2)",
@@ -322,17 +322,6 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Co
 		return nil, nil, nil, nil, err
 	}
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 3 analogue — SumR vs branches (%s scale)", s.Scale.Name), s.Provenance(fn), "sweep", "N_E", "N_L", "SumR")
-	point := func(nE, nL int) (report.MeanStd, error) {
-		r, err := s.Run(branchVariant(nE, nL))
-		if err != nil {
-			return report.MeanStd{}, err
-		}
-		return r.Summary("SumR"), nil
-	}
-	var countPts, ratioPts []struct {
-		x  float64
-		ms report.MeanStd
-	}
 	counts, ratios := s.Scale.BranchCounts, s.Scale.LorentzBranches
 	if counts == nil {
 		counts = []int{2, 4, 8}
@@ -340,59 +329,36 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Co
 	if ratios == nil {
 		ratios = []int{0, 2, 4, 6, 8}
 	}
-	for _, no := range counts {
-		ms, err := point(no/2, no/2)
-		if err != nil {
-			return nil, nil, nil, nil, err
+	// sweep runs the points (N_E, N_L) = split(x) for x in xs, adds them to the table as rows of the
+	// sweep named label and plots SumR (mean ± std) against x.
+	sweep := func(label, title, xlabel string, xs []int, split func(x int) (nE, nL int)) (*plot.Plot, error) {
+		var xys plotter.XYs
+		var errs plotter.YErrors
+		for _, x := range xs {
+			nE, nL := split(x)
+			r, err := s.Run(branchVariant(nE, nL))
+			if err != nil {
+				return nil, err
+			}
+			ms := r.Summary("SumR")
+			t.AddRow(label, nE, nL, cell(ms, 2))
+			xys = append(xys, plotter.XY{X: float64(x), Y: ms.Mean})
+			errs = append(errs, struct{ Low, High float64 }{ms.Std, ms.Std})
 		}
-		countPts = append(countPts, struct {
-			x  float64
-			ms report.MeanStd
-		}{float64(no), ms})
-		t.AddRow("N_O (N_L = N_E)", no/2, no/2, cell(ms, 2))
-	}
-	for _, nl := range ratios {
-		ms, err := point(8-nl, nl)
-		if err != nil {
-			return nil, nil, nil, nil, err
-		}
-		ratioPts = append(ratioPts, struct {
-			x  float64
-			ms report.MeanStd
-		}{float64(nl), ms})
-		t.AddRow("N_L : N_E at N_O = 8", 8-nl, nl, cell(ms, 2))
-	}
-	mk := func(title, xlabel string, pts []struct {
-		x  float64
-		ms report.MeanStd
-	}) (*plot.Plot, error) {
 		p := plot.New()
 		p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xlabel, "SumR (mean ± std)"
-		xys := make(plotter.XYs, len(pts))
-		errs := make(plotter.YErrors, len(pts))
-		for i, pt := range pts {
-			xys[i] = plotter.XY{X: pt.x, Y: pt.ms.Mean}
-			errs[i].Low, errs[i].High = pt.ms.Std, pt.ms.Std
-		}
 		l, sc, err := plotter.NewLinePoints(xys)
 		if err != nil {
 			return nil, err
 		}
-		eb, err := plotter.NewYErrorBars(struct {
-			plotter.XYer
-			plotter.YErrorer
-		}{xys, errs})
-		if err != nil {
-			return nil, err
-		}
-		p.Add(l, sc, eb)
-		return p, nil
+		p.Add(l, sc)
+		return p, report.AddErrorBars(p, xys, errs, color.Black)
 	}
-	p1, err := mk("SumR vs number of branches N_O (N_L = N_E)", "N_O", countPts)
+	p1, err := sweep("N_O (N_L = N_E)", "SumR vs number of branches N_O (N_L = N_E)", "N_O", counts, func(no int) (int, int) { return no / 2, no / 2 })
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	p2, err := mk("SumR vs Lorentz branches N_L (N_O = 8)", "N_L (N_E = 8 − N_L)", ratioPts)
+	p2, err := sweep("N_L : N_E at N_O = 8", "SumR vs Lorentz branches N_L (N_O = 8)", "N_L (N_E = 8 − N_L)", ratios, func(nl int) (int, int) { return 8 - nl, nl })
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -469,11 +435,8 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, []reproduce.Comparison, er
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	eb, err := plotter.NewYErrorBars(struct {
-		plotter.XYer
-		plotter.YErrorer
-	}{xys, errs})
-	if err != nil {
+	p.Add(l, sc)
+	if err := report.AddErrorBars(p, xys, errs, color.Black); err != nil {
 		return nil, nil, nil, err
 	}
 	refLine, err := plotter.NewLine(plotter.XYs{{X: xys[0].X, Y: rms.Mean}, {X: xys[len(xys)-1].X, Y: rms.Mean}})
@@ -482,7 +445,7 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, []reproduce.Comparison, er
 	}
 	refLine.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	refLine.Color = color.RGBA{R: 200, A: 255}
-	p.Add(l, sc, eb, refLine)
+	p.Add(refLine)
 	p.Legend.Add("uniform width", l, sc)
 	p.Legend.Add("default mixed widths", refLine)
 	if !s.Claimed(bestVariant) {

@@ -123,9 +123,9 @@ func ConeComparisons(r *wordnetbench.ConeResults, sc ConeScale) []reproduce.Comp
 	}
 }
 
-// wordnetConeEvidence runs the experiment for hlformerFigures, saves its table as
-// <out>/wordnet-cone<suffix> and returns its comparisons.
-func wordnetConeEvidence(be compute.Backend, opts reproduce.Options, out, suffix string) ([]reproduce.Comparison, error) {
+// wordnetCone is the section of hlformerFigures that runs the experiment: its table (saved as
+// wordnet-cone<suffix>), its learning curve and its comparisons.
+func wordnetCone(be compute.Backend, opts reproduce.Options, suffix string) (*reproduce.Section, error) {
 	sc, dir := ConeCIScale, ""
 	if opts.Full {
 		sc, dir = ConeFullScale, filepath.Join("build", "wordnet", "checkpoints")
@@ -144,18 +144,12 @@ func wordnetConeEvidence(be compute.Backend, opts reproduce.Options, out, suffix
 	if err != nil {
 		return nil, err
 	}
-	curves := "wordnet-cone-curves" + suffix
-	t := ConeTable(r, sc, curves)
-	reproduce.Stamp(t)
-	if err := t.Save(filepath.Join(out, "wordnet-cone"+suffix)); err != nil {
-		return nil, err
-	}
 	p, err := r.LearningCurve()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := report.SavePlot(p, filepath.Join(out, curves)); err != nil {
-		return nil, err
-	}
-	return ConeComparisons(r, sc), nil
+	sec := &reproduce.Section{Title: "wordnet-cone", Comparisons: ConeComparisons(r, sc)}
+	sec.Table("wordnet-cone", ConeTable(r, sc, "wordnet-cone-curves"+suffix))
+	sec.Plot("wordnet-cone-curves", p)
+	return sec, nil
 }
