@@ -39,7 +39,7 @@ NOTEBOOK_TIMEOUT ?= 1200
 export FULL ?=
 PAPER ?= all
 
-.PHONY: test-xla gpu-check setup test vet gotest notebooks notebooks-html notebooks-inplace data bench profile reproduce-table1 figures crosscheck crosscheck-hlformer crosscheck-gare fuzz clean env
+.PHONY: test-xla gpu-check gpu-check-bin setup test vet gotest notebooks notebooks-html notebooks-inplace data bench profile reproduce-table1 figures crosscheck crosscheck-hlformer crosscheck-gare fuzz clean env
 
 setup:
 	bash kernel/setup.sh
@@ -70,6 +70,10 @@ test-xla:
 # The GPU check (issue 29, docs/xla.md §4): exits 2 on a machine without an NVIDIA GPU.
 gpu-check:
 	bash kernel/gpu-check.sh
+
+# The programs of gpu-check for a GPU machine without Go (GPU_CHECK_BIN=build/gpu-check-bin there).
+gpu-check-bin:
+	bash kernel/gpu-check-bin.sh build/gpu-check-bin --xz
 
 # A notebook saves its figures and tables under build/figures in either configuration
 # (kernel/nb.OutDir): figures/ has one writer, `make figures`.
