@@ -160,6 +160,13 @@ print("C API", p.get("api_version"), "· platform", p.get("platform"), p.get("pl
   echo "forward, backward, update), *chunked* = blocks of hlformer.DefaultVideoChunk videos, *single* = one graph."
   echo "*bench-gare-** is BenchmarkPairedGareTrainStep (128 texts × 128 videos, forward + backward), chunked and single graph."
   echo "Benchmarks run with XLA's GPU default (TF32 on). Logs: build/gpu-check/."
+  for step in parity parity-tf32; do
+    [ -s "$out/$step.txt" ] || continue
+    echo
+    echo "### Largest differences, $step (kernel/parity-summary.py of build/gpu-check/$step.txt)"
+    echo
+    python3 kernel/parity-summary.py "$out/$step.txt"
+  done
 } > figures/gpu-check.md
 cat figures/gpu-check.md
 exit $failed
