@@ -44,7 +44,7 @@ PAPER ?= all
 setup:
 	bash kernel/setup.sh
 
-test: vet gotest data notebooks notebooks-html
+test: vet gotest data test-xla notebooks notebooks-html
 
 vet:
 	go vet ./...

@@ -127,10 +127,10 @@ const hlformerTestConfig = `{"Model": {"Dim": 16, "Heads": 2, "LorentzDim": 7, "
 
 func TestTrainEvalHLFormer(t *testing.T) {
 	dir := t.TempDir()
-	c := writeToyPRVR(t, filepath.Join(dir, "data"), 64, 16)
+	c := writeToyPRVR(t, filepath.Join(dir, "data"), 128, 16)
 	runDir := filepath.Join(dir, "run")
 	code, _, errOut := call(trainMain, "hlformer", "--data-root", c.Root, "--collection", c.Collection, "--visual-feature", c.Feature,
-		"--config", writeConfig(t, dir, hlformerTestConfig), "--epochs", "3", "--out", runDir)
+		"--config", writeConfig(t, dir, hlformerTestConfig), "--epochs", "5", "--out", runDir)
 	if code != 0 {
 		t.Fatalf("train exit %d: %s", code, errOut)
 	}
