@@ -168,7 +168,11 @@ func ReadClaims(path string) ([]Claim, error) {
 // the experiments whose claims are not all among these — no <root>/<paper>/claims.json at all
 // (Pending.Sections empty), or one written by a run of some sections only (SavePending): the report
 // says so in a section of its own instead of leaving them out silently.
-func WriteReport(root string, claims []Claim, pending ...Pending) error {
+//
+// alts are the same experiments run with another text encoder (LoadAlternatives): after the main
+// tables, each gets a section with its claims under the same rule and, per claim, whether its
+// verdict agrees with the main run's (Agreement).
+func WriteReport(root string, claims []Claim, alts []Alternative, pending ...Pending) error {
 	var b strings.Builder
 	if head, err := os.ReadFile(filepath.Join(root, "REPORT.head.md")); err == nil {
 		b.Write(head)
@@ -205,27 +209,17 @@ func WriteReport(root string, claims []Claim, pending ...Pending) error {
 		}
 		byPaper[c.Paper] = append(byPaper[c.Paper], c)
 	}
-	const dash = "—"
 	for _, p := range papers {
 		fmt.Fprintf(&b, "## %s\n\n| claim | paper | ours | n | Δ (B − A) | p | floor | data | outcome |\n|---|---|---|---|---|---|---|---|---|\n", p)
 		for _, c := range byPaper[p] {
-			n, diff, pv, floor := dash, dash, dash, dash
-			if c.N > 0 {
-				n = fmt.Sprint(c.N)
-			}
-			if c.Diff != nil {
-				diff = pm(c.Diff.Mean, c.Diff.StdErr, true)
-			}
-			if c.P != nil {
-				pv = fmt.Sprintf("%s (raw %s, m = %d)", pval(c.P.Holm), pval(c.P.Raw), c.P.Family)
-			}
-			if c.Floor != "" {
-				floor = c.Floor
-			}
+			n, diff, pv, floor := c.testCells()
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(c.Claim), cell(c.PaperFigure), cell(c.Ours),
 				n, diff, pv, cell(floor), cell(c.Data), cell(c.Verdict()))
 		}
 		b.WriteString("\n")
+	}
+	for _, a := range alts {
+		writeAlternative(&b, a, claims)
 	}
 	if len(untestable) > 0 {
 		b.WriteString("## Claims not testable here\n\nEach claim of the papers that no experiment here can test, with the reason.\n\n| paper | claim | paper's evidence | reason |\n|---|---|---|---|\n")
@@ -238,6 +232,25 @@ func WriteReport(root string, claims []Claim, pending ...Pending) error {
 		b.Write(lim)
 	}
 	return atomicfile.WriteFile(filepath.Join(root, "REPORT.md"), []byte(b.String()), 0o644)
+}
+
+// testCells are a claim's n, Δ, p and floor cells of a REPORT.md table ("—" where there is none).
+func (c Claim) testCells() (n, diff, p, floor string) {
+	const dash = "—"
+	n, diff, p, floor = dash, dash, dash, dash
+	if c.N > 0 {
+		n = fmt.Sprint(c.N)
+	}
+	if c.Diff != nil {
+		diff = pm(c.Diff.Mean, c.Diff.StdErr, true)
+	}
+	if c.P != nil {
+		p = fmt.Sprintf("%s (raw %s, m = %d)", pval(c.P.Holm), pval(c.P.Raw), c.P.Family)
+	}
+	if c.Floor != "" {
+		floor = c.Floor
+	}
+	return n, diff, p, floor
 }
 
 func cell(s string) string {

@@ -65,7 +65,7 @@ func TestClaimsRoundTripIntoReport(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(root, "REPORT.head.md"), []byte("# Report\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "REPORT.limits.md"), []byte("## Limits\n"), 0o644)
-	if err := WriteReport(root, got); err != nil {
+	if err := WriteReport(root, got, nil); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(root, "REPORT.md"))
@@ -93,7 +93,7 @@ func TestClaimsRoundTripIntoReport(t *testing.T) {
 		t.Errorf("a report with nothing pending has a pending section:\n%s", md)
 	}
 	// Experiments without claims are named in a section of their own, before the papers' tables.
-	if err := WriteReport(root, got, Pending{Paper: "gare"}, Pending{Paper: "hlformer", Sections: []string{"table2", "fig3"}}); err != nil {
+	if err := WriteReport(root, got, nil, Pending{Paper: "gare"}, Pending{Paper: "hlformer", Sections: []string{"table2", "fig3"}}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(filepath.Join(root, "REPORT.md"))

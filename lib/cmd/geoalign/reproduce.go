@@ -176,7 +176,13 @@ func runFigures(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	pending = append(pending, partial...)
-	if err := reproduce.WriteReport(opts.Out, claims, pending...); err != nil {
+	// The same experiments with the other text encoder (figures --text minilm --out <out>/minilm)
+	// are reported beside these, claim by claim.
+	alts, err := reproduce.LoadAlternatives(opts.Out, opts.Text)
+	if err != nil {
+		return fail(stderr, "figures", data.BadInput(err))
+	}
+	if err := reproduce.WriteReport(opts.Out, claims, alts, pending...); err != nil {
 		return fail(stderr, "figures", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s/REPORT.md (%d claims)\n", opts.Out, len(claims))
