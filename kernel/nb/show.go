@@ -15,8 +15,13 @@ import (
 
 // Plot renders a figure (a *plot.Plot, or a report.HeatMap) at the default size with
 // report.Render — legend below the plot — shows it, and, when name is not empty, saves it as
-// <OutDir>/<name>.{png,svg}.
+// <OutDir>/<name>.{png,svg}. A report.Grid is rendered at its own size (Grid.Render: every panel
+// the default size).
 func Plot(d report.Drawer, name string) {
+	if g, ok := d.(report.Grid); ok {
+		Figure(Must1(g.Render()), name)
+		return
+	}
 	Figure(Must1(report.Render(d, 0, 0)), name)
 }
 

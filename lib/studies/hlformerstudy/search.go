@@ -17,7 +17,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // Search is text→video search over the test videos of a study with one trained HLFormer: a typed
@@ -249,37 +248,37 @@ func (se *Search) className(c int) string {
 	return fmt.Sprintf("c%03d", c)
 }
 
-// minCosineSpan is the least cosine range Plot scales its action rows to, so that a flat curve (an
-// untrained model) still leaves the bars readable.
+// minCosineSpan is the least cosine range of Plot's curves panel, so that a flat curve (an
+// untrained model) is drawn as flat rather than stretched over a range of rounding noise.
 const minCosineSpan = 0.05
 
-// Plot draws hit h over the video's time: the cosine of the query with every clip (glance) and frame
-// (gaze), the matched clip shaded, and the annotated actions as bars below, one per row.
-func (se *Search) Plot(h Hit) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("#%d %s (S = %.3f): where the query matched", h.Rank, h.ID, h.Score)
-	p.X.Label.Text, p.Y.Label.Text = "time (s)", "cosine with the query (curves)"
+// Plot draws hit h over the video's time in two panels that share the time axis (report.Grid;
+// nb.Plot shows it): above, the cosine of the query with every clip (glance) and frame (gaze),
+// the matched clip shaded; below, the annotated actions as bars, one row each, named on the Y axis,
+// with the matched clip shaded there too.
+func (se *Search) Plot(h Hit) (report.Grid, error) {
+	curves := plot.New()
+	curves.Title.Text = fmt.Sprintf("#%d %s (S = %.3f): where the query matched", h.Rank, h.ID, h.Score)
+	xLabel := "time (s)"
 	length := h.Length
 	if length <= 0 {
 		length = float64(len(h.ClipScores)) // unknown length: clip units
-		p.X.Label.Text = "clip"
+		xLabel = "clip"
 	}
+	curves.X.Label.Text, curves.Y.Label.Text = xLabel, "cosine with the query"
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range slices.Concat(h.ClipScores, h.FrameScores) {
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	// The curves take the upper part of the plot, the action bars (one row each) the lower part, at
-	// a scale of the curves' range (a trained model's cosines vary over a few hundredths).
-	span := max(hi-lo, minCosineSpan)
-	barStep := span / max(float64(len(h.Actions)), 4)
-	bottom := lo - barStep*(float64(len(h.Actions))+1)
-	band, err := plotter.NewPolygon(plotter.XYs{{X: h.From, Y: bottom}, {X: h.To, Y: bottom}, {X: h.To, Y: hi}, {X: h.From, Y: hi}})
+	if pad := (minCosineSpan - (hi - lo)) / 2; pad > 0 {
+		lo, hi = lo-pad, hi+pad
+	}
+	band, err := matchedBand(h, lo, hi)
 	if err != nil {
 		return nil, err
 	}
-	band.Color, band.LineStyle.Width = color.NRGBA{R: 255, G: 200, B: 80, A: 110}, 0
-	p.Add(band)
-	p.Legend.Add(fmt.Sprintf("matched clip %d (%.1f–%.1f s)", h.Best, h.From, h.To), band)
+	curves.Add(band)
+	curves.Legend.Add(fmt.Sprintf("matched clip %d (%.1f–%.1f s)", h.Best, h.From, h.To), band)
 	colors := report.Colors("clips (glance)", "frames (gaze)")
 	for i, s := range []struct {
 		name string
@@ -295,37 +294,45 @@ func (se *Search) Plot(h Hit) (*plot.Plot, error) {
 			return nil, err
 		}
 		l.Color, l.Width = colors[i], vg.Points(1.5)
-		p.Add(l)
-		p.Legend.Add(s.name, l)
+		curves.Add(l)
+		curves.Legend.Add(s.name, l)
 	}
-	var labels plotter.XYLabels
+	curves.X.Min, curves.X.Max = 0, length
+	curves.Y.Min, curves.Y.Max = lo, hi
+
+	// The actions: row i at y = n−1−i (the first annotated action on top), named by a tick.
+	actions := plot.New()
+	n := len(h.Actions)
+	actions.Title.Text = fmt.Sprintf("the %d annotated Charades actions of %s", n, h.ID)
+	actions.X.Label.Text = xLabel
+	band, err = matchedBand(h, -0.5, math.Max(float64(n)-0.5, 0.5))
+	if err != nil {
+		return nil, err
+	}
+	actions.Add(band)
+	var ticks plot.ConstantTicks
 	for i, a := range h.Actions {
-		y := lo - barStep*float64(i+1)
+		y := float64(n - 1 - i)
 		bar, err := plotter.NewLine(plotter.XYs{{X: a.Start, Y: y}, {X: min(a.End, length), Y: y}})
 		if err != nil {
 			return nil, err
 		}
-		bar.Width, bar.Color = vg.Points(4), color.Gray{Y: 140}
-		p.Add(bar)
-		if i == 0 {
-			p.Legend.Add("annotated Charades actions (one per row)", bar)
-		}
-		labels.XYs = append(labels.XYs, plotter.XY{X: a.Start, Y: y})
-		labels.Labels = append(labels.Labels, se.className(a.Class))
+		bar.Width, bar.Color = vg.Points(6), color.Gray{Y: 110}
+		actions.Add(bar)
+		ticks = append(ticks, plot.Tick{Value: y, Label: se.className(a.Class)})
 	}
-	if len(labels.XYs) > 0 {
-		l, err := plotter.NewLabels(labels)
-		if err != nil {
-			return nil, err
-		}
-		for i := range l.TextStyle {
-			l.TextStyle[i].Font.Size = vg.Points(7)
-			l.TextStyle[i].YAlign = draw.YBottom
-		}
-		p.Add(l)
+	actions.Y.Tick.Marker = ticks
+	actions.X.Min, actions.X.Max = 0, length
+	actions.Y.Min, actions.Y.Max = -0.7, math.Max(float64(n)-0.3, 0.7)
+	return report.Grid{{curves}, {actions}}, nil
+}
+
+// matchedBand is the shaded time span of h's matched clip, from y = lo to hi.
+func matchedBand(h Hit, lo, hi float64) (*plotter.Polygon, error) {
+	band, err := plotter.NewPolygon(plotter.XYs{{X: h.From, Y: lo}, {X: h.To, Y: lo}, {X: h.To, Y: hi}, {X: h.From, Y: hi}})
+	if err != nil {
+		return nil, err
 	}
-	p.X.Min, p.X.Max = 0, length
-	p.Y.Min = bottom
-	p.Legend.Top = true
-	return p, nil
+	band.Color, band.LineStyle.Width = color.NRGBA{R: 255, G: 200, B: 80, A: 110}, 0
+	return band, nil
 }
