@@ -57,9 +57,16 @@ func TestTableRendersMarkedPaperColumnAndProvenance(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
 	}
+	tb.Provenance.Notes = []string{"Trained 3 epochs.", "Floor: zero-training R@1 0.5 (random ranking).", "Another floor note."}
 	h, err := tb.HTML()
 	if err != nil || !strings.Contains(h, "<th style=\"font-style:italic\">R@1 (paper)</th>") {
 		t.Errorf("html: %v\n%s", err, h)
+	}
+	// The provenance folds under <details>; its summary (data, seeds, the first floor note) stays visible.
+	summary := "<summary>Data: toy set (synthetic) · n = 3 seeds · Floor: zero-training R@1 0.5 (random ranking) — provenance (6 lines)</summary>"
+	if !strings.Contains(h, `<details style="font-size:smaller">`+summary+"<ul><li>Data: toy set (synthetic).</li>") ||
+		!strings.Contains(h, "<li>Another floor note.</li></ul></details></div>") {
+		t.Errorf("html provenance not folded under its summary %q:\n%s", summary, h)
 	}
 	base := filepath.Join(t.TempDir(), "sub", "tbl")
 	if err := tb.Save(base); err != nil {

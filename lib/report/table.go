@@ -127,6 +127,23 @@ func (t *Table) provenanceLines() []string {
 	return lines
 }
 
+// provenanceSummary is the one line of the provenance that HTML keeps visible: the data, the seeds'
+// count, the floor (the first note that names one), and how many lines the full provenance has.
+func (t *Table) provenanceSummary() string {
+	p := t.Provenance
+	parts := []string{fmt.Sprintf("Data: %s (%s)", p.Data, p.Kind)}
+	if len(p.Seeds) > 0 {
+		parts = append(parts, fmt.Sprintf("n = %d seeds", len(p.Seeds)))
+	}
+	for _, n := range p.Notes {
+		if strings.Contains(strings.ToLower(n), "floor") {
+			parts = append(parts, strings.TrimSuffix(n, "."))
+			break
+		}
+	}
+	return strings.Join(parts, " · ") + fmt.Sprintf(" — provenance (%d lines)", len(t.provenanceLines()))
+}
+
 // Markdown renders the table with its provenance as a Markdown section.
 func (t *Table) Markdown() (string, error) {
 	if err := t.validate(); err != nil {
@@ -185,11 +202,14 @@ func (t *Table) HTML() (string, error) {
 		}
 		b.WriteString("</tr>")
 	}
-	b.WriteString(`</tbody></table><ul style="font-size:smaller">`)
+	// The provenance: its summary (data, seeds, floor) stays visible, every line of it folds under
+	// <details> (a table of the studies carries 10–15).
+	b.WriteString(`</tbody></table>`)
+	fmt.Fprintf(&b, `<details style="font-size:smaller"><summary>%s</summary><ul>`, html.EscapeString(t.provenanceSummary()))
 	for _, l := range t.provenanceLines() {
 		fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(l))
 	}
-	b.WriteString("</ul></div>")
+	b.WriteString("</ul></details></div>")
 	return b.String(), nil
 }
 
