@@ -19,6 +19,17 @@ import (
 // HyperGRAM summary's main table, MSR-VTT T2V R@1 (zero-shot). Quoted, never computed.
 const paperGeometryCite = "HyperGRAM summary, main results (MSR-VTT zero-shot T2V R@1)"
 
+// GeometriesCurveRows are the learning curves of Geometries' trained models (TrainingCurves), one
+// row per dataset: GRAM, pure hyperbolic, fixed-α and learnable-α HyperGRAM (the ensemble trains
+// nothing of its own).
+func GeometriesCurveRows(runs Runs, sets []*gram.Dataset) []CurveRow {
+	var rows []CurveRow
+	for _, d := range sets {
+		rows = append(rows, CurveRow{d, runs.Groups(d, GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM)})
+	}
+	return rows
+}
+
 // Geometries is HyperGRAM's main comparison on each dataset: GRAM (Euclidean), pure hyperbolic,
 // HyperGRAM with α fixed at 0.5, HyperGRAM (learnable α) and a plain ensemble of the GRAM and pure
 // hyperbolic models (their −volume scores averaged, no joint training), T→V+A and V+A→T R@1, mean ±

@@ -54,11 +54,7 @@ func hypergramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.N
 				return err
 			}
 			sec.Comparisons = cs
-			var rows []CurveRow
-			for _, d := range sets {
-				rows = append(rows, CurveRow{d, runs.Groups(d, GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM)})
-			}
-			return tableWithCurves(sec, "geometries", "geometries", tg, rows...)
+			return tableWithCurves(sec, "geometries", "geometries", tg, GeometriesCurveRows(runs, sets)...)
 		}),
 		reproduce.Step("volume-statistics", func(sec *reproduce.Section) error {
 			tv, cs, random, err := o.VolumeCollapse(runs, sets)
