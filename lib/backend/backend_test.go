@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
 )
 
@@ -40,5 +41,22 @@ func TestIsXLAFollowsGOMLXBackend(t *testing.T) {
 	want := strings.HasPrefix(os.Getenv("GOMLX_BACKEND"), "xla")
 	if got := IsXLA(); got != want {
 		t.Fatalf("IsXLA() = %v with GOMLX_BACKEND=%q", got, os.Getenv("GOMLX_BACKEND"))
+	}
+}
+
+// cudaBackend stands for an XLA backend on a CUDA plugin: OnGPU only asks IsCUDA.
+type cudaBackend struct {
+	compute.Backend
+	cuda bool
+}
+
+func (c cudaBackend) IsCUDA() bool { return c.cuda }
+
+func TestOnGPU(t *testing.T) {
+	if cuda := strings.Contains(strings.ToUpper(os.Getenv("GOMLX_BACKEND")), "CUDA"); OnGPU(MustNew()) != cuda {
+		t.Errorf("OnGPU(%s) = %v", MustNew().Name(), !cuda)
+	}
+	if !OnGPU(cudaBackend{cuda: true}) || OnGPU(cudaBackend{cuda: false}) {
+		t.Error("OnGPU does not follow the backend's IsCUDA")
 	}
 }

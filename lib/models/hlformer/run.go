@@ -32,7 +32,7 @@ type Training struct {
 	LearningRate      float64 // BertAdam, warmup_linear over 1 % of the steps
 	HardNegativeStart int     // first epoch (0-based) with hard triplet negatives
 	Patience          int     // early stop after this many epochs without a better validation SumR
-	VideoChunk        int     // videos per block of the chunked step (0: DefaultVideoChunk, SingleGraphStep: one graph)
+	VideoChunk        int     // videos per block of the chunked step (0: DefaultChunk of the backend, SingleGraphStep: one graph)
 	Seed              int64
 	ValFraction       float64 // validation share of the training videos when the data has no val split
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	geobackend "github.com/geoalign/geoalign/lib/backend" // parameters here are named backend
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
@@ -16,6 +17,17 @@ import (
 // attention branches × 128 frames), so the single graph needs > 20 GB at the official 128 videos per
 // batch; blocks of 16 bring it to a few GB (BenchmarkPairedHLFormerTrainStep, figures/bench.md).
 const DefaultVideoChunk = 16
+
+// DefaultChunk is the step that TrainConfig.VideoChunk = 0 selects on backend b: the chunked step
+// with DefaultVideoChunk videos per block on the CPU backends, where a paper-sized batch as one
+// graph needs ≈ 22 GB, and the single graph (SingleGraphStep) on a GPU (backend.OnGPU), where it fits
+// (9.9 GB at 128 videos) and the chunked step measured 4.7× slower (figures/gpu-check.md).
+func DefaultChunk(b compute.Backend) int {
+	if geobackend.OnGPU(b) {
+		return SingleGraphStep
+	}
+	return DefaultVideoChunk
+}
 
 // SingleGraphStep, as TrainConfig.VideoChunk, selects the single-graph step: forward, backward and
 // update of the whole batch in one executable (train.NewStep), every activation of the batch alive at

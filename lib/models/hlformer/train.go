@@ -58,7 +58,8 @@ type TrainConfig struct {
 	Seed  int64
 	DType dtypes.DType // float32 by default
 	// VideoChunk is the number of videos the training step encodes at once (NewStep): 0 means
-	// DefaultVideoChunk, SingleGraphStep the whole batch in one executable.
+	// DefaultChunk of the backend (DefaultVideoChunk on a CPU, the single graph on a GPU),
+	// SingleGraphStep the whole batch in one executable.
 	VideoChunk int
 	// Devices > 1 trains data-parallel on that many devices (the single-graph step, distributed by
 	// train.Step.Distribute; VideoChunk is then ignored). 0 or 1: one device.
@@ -204,7 +205,7 @@ func NewTrainer(backend compute.Backend, m *Model, lc LossConfig, tc TrainConfig
 	opt := Optimizer(tc, tc.Epochs*batches)
 	chunk := tc.VideoChunk
 	if chunk == 0 {
-		chunk = DefaultVideoChunk
+		chunk = DefaultChunk(backend)
 	}
 	if tc.Devices > 1 { // XLA partitions the single graph; the chunked step's blocks are host loops
 		chunk = SingleGraphStep
