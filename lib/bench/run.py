@@ -31,7 +31,7 @@ HLFormer and streaming sizes, no size variants); it writes build/bench/quick.md 
 The measurements of a run are kept beside the table (<out>.json); --render-only re-renders the table from
 them without measuring.
 """
-import argparse, datetime, json, os, platform, re, subprocess, sys, tempfile
+import argparse, datetime, json, os, platform, re, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LINE = re.compile(r"^(BenchmarkPaired\w+?)(?:-\d+)?\s+(\d+)\s+([\d.]+) ns/op(.*)$")
@@ -135,12 +135,13 @@ def timed(cmd, env=None, cwd=ROOT):
             rss_mb, cpu = int(kb) / 1024, float(cpu.rstrip("%"))
         except (ValueError, IndexError):
             rss_mb, cpu = NAN, NAN
-    parsed = None
+    parsed, ns = None, []
     for line in r.stdout.splitlines():
         m = LINE.match(line.strip())
         if m:
             extra = dict((v, float(k)) for k, v in re.findall(r"([\d.]+) (\S+)", m.group(4)))
-            parsed = {"name": m.group(1)[len("BenchmarkPaired"):], "ns": float(m.group(3)), "extra": extra}
+            ns.append(float(m.group(3)))
+            parsed = {"name": m.group(1)[len("BenchmarkPaired"):], "ns": statistics.median(ns), "extra": extra}
     if r.returncode != 0 or parsed is None:
         print(f"  ! {' '.join(cmd[-4:])}: exit {r.returncode}\n{r.stdout[-1500:]}{r.stderr[-1500:]}", file=sys.stderr)
     return parsed, rss_mb, cpu, r
@@ -295,7 +296,8 @@ def measure(args):
     def go_run(pkg, name, side, extra_env, benchtime):
         label = "nosimd" if side == "nosimd" else "simd"
         cfg = "go" if side == "nosimd" else runnable[side]
-        return timed([built[(pkg, label)], "-test.run", "^$", "-test.bench", f"^{name}$", "-test.benchtime", benchtime],
+        return timed([built[(pkg, label)], "-test.run", "^$", "-test.bench", f"^{name}$", "-test.benchtime", benchtime,
+                      "-test.count", str(args.count)],
                      env=dict(env, GOMLX_BACKEND=cfg, **extra_env), cwd=os.path.join(ROOT, pkg))
 
     # Check pass: geoalign's dumps, then every twin against them.
@@ -390,7 +392,7 @@ def measure(args):
         "gomlx": next((l.split()[1] for l in open(os.path.join(ROOT, "go.mod")) if "github.com/gomlx/gomlx " in l), "?"),
         "go": sh(["go", "version"], env=env, check=False).stdout.strip(),
         "backends": meta_backends, "peers": peer_versions(args.venv), "sides": sides,
-        "benchtime": args.benchtime, "quick": args.quick,
+        "benchtime": args.benchtime, "count": args.count, "quick": args.quick,
     }
     if official:
         meta["official_torch2"] = {
@@ -514,7 +516,9 @@ def render(meta, results, checks):
         f"every process runs on {meta['threads']} CPUs (affinity) with {meta['threads']} threads (GOMAXPROCS, "
         "torch.set_num_threads, OMP_NUM_THREADS, MKL_NUM_THREADS; XLA sizes its pools from the affinity).",
         f"geoalign: GoMLX {meta['gomlx']}, {meta['go']}, GOEXPERIMENT=simd; Go backend: {backend_line('go')}; "
-        f"XLA-CPU: {backend_line('xla')}. Time = ns/op of `go test -bench` (-benchtime {meta['benchtime']}, after one "
+        f"XLA-CPU: {backend_line('xla')}. Time = ns/op of `go test -bench` (-benchtime {meta['benchtime']}"
+        + (f", the median of -count {meta['count']} such runs"
+           + (" in the cells this run re-timed" if meta.get("reused") else "") if meta.get("count", 1) > 1 else "") + ", after one "
         "compile/warm-up run).",
     ] + ([reused_line(meta["reused"])] if meta.get("reused") else []) + [
         f"Peers (twins in lib/bench/torch and lib/bench/jax, median of their repetitions after warm-up; JAX "
@@ -679,6 +683,9 @@ def main():
     ap.add_argument("--venv", default="build/bench-venv", help="the peers' Python environment (make bench creates it)")
     ap.add_argument("--filter", default=".")
     ap.add_argument("--benchtime", default=os.environ.get("BENCHTIME", "3x"))
+    ap.add_argument("--count", type=int, default=1,
+                    help="run each Go benchmark this many times (-test.count) and take the median of their ns/op, "
+                         "as the twins take the median of their repetitions")
     ap.add_argument("--sides", default="go,xla,nosimd,torch2,jax,official",
                     help="comma-separated: " + ",".join(SIDES))
     ap.add_argument("--no-check", action="store_true", help="skip the check pass")
