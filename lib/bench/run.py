@@ -645,11 +645,19 @@ def load(raw):
 
 
 def reused_line(u):
-    """The header's sentence on which cells a --reuse run re-timed and which it took from the stored run."""
-    retimed = "; ".join(f"{name} ({', '.join(SIDES[s][0] for s in sides)})" for name, sides in sorted(u["retimed"].items()))
-    return (f"Two runs on this machine (run.py --reuse): this run re-timed {retimed}; every other cell"
-            + (" (the columns " + ", ".join(SIDES[s][0] for s in u["sides"]) + " among them)" if u["sides"] else "")
-            + f" is from the run of {u['date']} at commit {u['commit']}.")
+    """The header's sentence on which cells a --reuse run re-timed and which it took from the stored run,
+    and, where that run was itself completed from an earlier one (u["earlier"]), the same for it."""
+    layers = [u]
+    while layers[-1].get("earlier"):
+        layers.append(layers[-1]["earlier"])
+    retimed = lambda l: "; ".join(f"{name} ({', '.join(SIDES[s][0] for s in sides)})" for name, sides in sorted(l["retimed"].items()))
+    out = (f"{len(layers) + 1} runs on this machine (run.py --reuse): this run re-timed {retimed(u)}; every other cell"
+           + (" (the columns " + ", ".join(SIDES[s][0] for s in u["sides"]) + " among them)" if u["sides"] else "")
+           + f" is from the run of {u['date']} at commit {u['commit']}")
+    for l in layers[1:]:
+        out += (f", which itself re-timed {retimed(l)} and took every other cell from the run of {l['date']} at commit "
+                f"{l['commit']}")
+    return out + "."
 
 
 def reuse(path, meta, results, checks):
@@ -673,7 +681,8 @@ def reuse(path, meta, results, checks):
     meta["peers"] = {k: v for k, v in old_meta.get("peers", {}).items() if k in taken} | \
         {k: v for k, v in meta.get("peers", {}).items() if k not in taken}
     meta["sides"] = [s for s in SIDES if s in meta["sides"] or s in taken]
-    meta["reused"] = {"sides": taken, "retimed": measured, "date": old_meta.get("date"), "commit": old_meta.get("commit")}
+    meta["reused"] = {"sides": taken, "retimed": measured, "date": old_meta.get("date"), "commit": old_meta.get("commit"),
+                      "earlier": old_meta.get("reused")}
     return meta, results, checks
 
 
