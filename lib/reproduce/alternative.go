@@ -45,13 +45,16 @@ func LoadAlternatives(root string, main encoders.Text) ([]Alternative, error) {
 	return alts, nil
 }
 
-// Agreement compares one claim of an alternative run with the main run's claim of the same paper
-// and text: "same runs (no text)" when both were computed on the same data (the experiment reads
-// no encoded text, so the two runs are the same runs), "agree" or "differ" by outcome, or "no
-// main-run claim" when the main run has none (a section not run there).
-func Agreement(alt Claim, main []Claim) string {
+// Agreement compares one claim of an alternative run with encoder t with the main run's claim of the
+// same paper and text — the alternative's text with the encoder's name taken out of its data sets'
+// names (", MiniLM all-MiniLM-L6-v2 text", Text.Describe) —: "same runs (no text)" when both were
+// computed on the same data (the experiment reads no encoded text, so the two runs are the same
+// runs), "agree" or "differ" by outcome, or "no main-run claim" when the main run has none (a
+// section not run there).
+func Agreement(alt Claim, t encoders.Text, main []Claim) string {
+	text := strings.ReplaceAll(alt.Claim, ", "+t.Describe(), "")
 	for _, m := range main {
-		if m.Paper != alt.Paper || m.Claim != alt.Claim {
+		if m.Paper != alt.Paper || m.Claim != text {
 			continue
 		}
 		switch {
@@ -90,7 +93,7 @@ func writeAlternative(b *strings.Builder, a Alternative, main []Claim) {
 		for _, c := range byPaper[p] {
 			n, diff, pv, floor := c.testCells()
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(c.Claim), cell(c.Ours), n, diff, pv,
-				cell(floor), cell(c.Data), cell(c.Verdict()), cell(Agreement(c, main)))
+				cell(floor), cell(c.Data), cell(c.Verdict()), cell(Agreement(c, a.Text, main)))
 		}
 		b.WriteString("\n")
 	}

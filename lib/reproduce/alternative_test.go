@@ -12,12 +12,12 @@ import (
 func TestAlternativeSection(t *testing.T) {
 	root := t.TempDir()
 	main := []Claim{
-		{Paper: "GRAM", Claim: "volume beats cosine", Ours: "R@1 43 vs 41", Data: "Tux Paint (GloVe 6B-100d)", Outcome: Holds},
+		{Paper: "GRAM", Claim: "volume beats cosine (Tux Paint)", Ours: "R@1 43 vs 41", Data: "Tux Paint (GloVe 6B-100d)", Outcome: Holds},
 		{Paper: "GRAM", Claim: "alpha helps", Ours: "R@1 40 vs 41", Data: "Tux Paint (GloVe 6B-100d)", Outcome: Inconclusive},
 		{Paper: "GRAM", Claim: "digits ceiling", Ours: "R@1 100 vs 100", Data: "FSDD digits (real)", Outcome: Tautology},
 	}
 	alt := []Claim{
-		{Paper: "GRAM", Claim: "volume beats cosine", Ours: "R@1 30 vs 28", Data: "Tux Paint (MiniLM all-MiniLM-L6-v2 text)", Outcome: Holds, N: 5, Floor: "random 2",
+		{Paper: "GRAM", Claim: "volume beats cosine (Tux Paint, MiniLM all-MiniLM-L6-v2 text)", Ours: "R@1 30 vs 28", Data: "Tux Paint (MiniLM all-MiniLM-L6-v2 text)", Outcome: Holds, N: 5, Floor: "random 2",
 			Diff: &Diff{Mean: 2, StdErr: 0.5}, P: &PValue{Raw: 0.001, Holm: 0.002, Family: 2}},
 		{Paper: "GRAM", Claim: "alpha helps", Ours: "R@1 31 vs 28", Data: "Tux Paint (MiniLM all-MiniLM-L6-v2 text)", Outcome: Holds,
 			Diff: &Diff{Mean: 3, StdErr: 0.5}, P: &PValue{Raw: 0.001, Holm: 0.002, Family: 2}},
@@ -25,7 +25,7 @@ func TestAlternativeSection(t *testing.T) {
 		{Paper: "GRAM", Claim: "only in the MiniLM run", Ours: "x", Data: "Tux Paint (MiniLM all-MiniLM-L6-v2 text)", Outcome: Descriptive},
 	}
 	for i, want := range []string{"agree: holds", "differ: main run inconclusive", "same runs (no text): tautology", "no main-run claim"} {
-		if got := Agreement(alt[i], main); got != want {
+		if got := Agreement(alt[i], encoders.MiniLM, main); got != want {
 			t.Errorf("Agreement(%q) = %q, want %q", alt[i].Claim, got, want)
 		}
 	}
@@ -52,7 +52,7 @@ func TestAlternativeSection(t *testing.T) {
 	for _, want := range []string{
 		"## With MiniLM all-MiniLM-L6-v2 text (minilm/)",
 		"### GRAM, minilm",
-		"| volume beats cosine | R@1 30 vs 28 | 5 | +2.00 ± 0.50 | 0.002 (raw 0.001, m = 2) | random 2 | Tux Paint (MiniLM all-MiniLM-L6-v2 text) | holds | agree: holds |",
+		"| volume beats cosine (Tux Paint, MiniLM all-MiniLM-L6-v2 text) | R@1 30 vs 28 | 5 | +2.00 ± 0.50 | 0.002 (raw 0.001, m = 2) | random 2 | Tux Paint (MiniLM all-MiniLM-L6-v2 text) | holds | agree: holds |",
 		"| alpha helps | R@1 31 vs 28 | — | +3.00 ± 0.50 | 0.002 (raw 0.001, m = 2) | — | Tux Paint (MiniLM all-MiniLM-L6-v2 text) | holds | differ: main run inconclusive |",
 	} {
 		if !strings.Contains(md, want) {
