@@ -49,7 +49,8 @@ type ZeroFloor struct {
 // ties broken uniformly at random (retrieval.RandomTies' expected metrics, text→video; video→text
 // too when every video has exactly one text, as in the Charades descriptions track).
 func RandomFloor(d *gare.Dataset) (retrieval.Report, error) {
-	t2v, err := retrieval.RandomTies(make([]float32, d.NumTexts*d.NumVideos), d.VideoOf, d.NumVideos, nil, retrieval.MedianNumPy)
+	videoOf := d.GroundTruth() // VideoOf, or the diagonal of a paired set (VideoOf nil)
+	t2v, err := retrieval.RandomTies(make([]float32, d.NumTexts*d.NumVideos), videoOf, d.NumVideos, nil, retrieval.MedianNumPy)
 	if err != nil {
 		return retrieval.Report{}, fmt.Errorf("garestudy: random floor of %q: %w", d.Name, err)
 	}
@@ -59,7 +60,7 @@ func RandomFloor(d *gare.Dataset) (retrieval.Report, error) {
 		textOf[v] = -1
 	}
 	paired := d.NumTexts == d.NumVideos
-	for t, v := range d.VideoOf {
+	for t, v := range videoOf {
 		if !paired || textOf[v] >= 0 {
 			paired = false
 			break

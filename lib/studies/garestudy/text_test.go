@@ -36,6 +36,12 @@ func TestRandomFloor(t *testing.T) {
 			t.Errorf("%s MnR = %g, want %g", m.name, m.mnr, want)
 		}
 	}
+	// A paired set without VideoOf (text i ↔ video i, as the Charades descriptions track loads) has the
+	// same floor in both directions.
+	paired := &gare.Dataset{Name: "paired", NumTexts: n, NumVideos: n}
+	if rep2, err := RandomFloor(paired); err != nil || rep2.V2T == nil || rep2.T2V.R(1) != rep.T2V.R(1) || rep2.V2T.MnR != rep.V2T.MnR {
+		t.Errorf("paired set without VideoOf: %+v, %v; want the floor above", rep2, err)
+	}
 	d.VideoOf[1] = d.VideoOf[0] // two texts of one video: no one-to-one video→text ground truth
 	if rep, err = RandomFloor(d); err != nil || rep.V2T != nil {
 		t.Errorf("not one-to-one: V2T %v, %v; want none", rep.V2T, err)
