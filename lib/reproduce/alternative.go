@@ -74,8 +74,10 @@ func writeAlternative(b *strings.Builder, a Alternative, main []Claim) {
 	fmt.Fprintf(b, "## With %s (%s/)\n\n", a.Text.Describe(), a.Dir)
 	fmt.Fprintf(b, "The same experiments with the real tracks' texts encoded by %s instead of the main run's "+
 		"(`geoalign figures --full --text %s --out <this directory>/%s`), decided by the same rule; their figures, "+
-		"learning curves and tables are under `%s/`, their own report is `%s/REPORT.md`. The last column compares each "+
-		"verdict with the main run's on the same claim.\n\n", a.Text.Describe(), a.Text, a.Dir, a.Dir, a.Dir)
+		"learning curves and tables are under `%s/`, their own report is `%s/REPORT.md`, which also names the papers and sections "+
+		"not run with this encoder (a paper run in part has a Holm family of its run sections only, so its outcomes are "+
+		"provisional). The last column compares each verdict with the main run's on the same claim.\n\n",
+		a.Text.Describe(), a.Text, a.Dir, a.Dir, a.Dir)
 	var papers []string
 	byPaper := map[string][]Claim{}
 	for _, c := range a.Claims {
