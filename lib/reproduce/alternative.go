@@ -78,17 +78,7 @@ func writeAlternative(b *strings.Builder, a Alternative, main []Claim) {
 		"not run with this encoder (a paper run in part has a Holm family of its run sections only, so its outcomes are "+
 		"provisional). The last column compares each verdict with the main run's on the same claim.\n\n",
 		a.Text.Describe(), a.Text, a.Dir, a.Dir, a.Dir)
-	var papers []string
-	byPaper := map[string][]Claim{}
-	for _, c := range a.Claims {
-		if c.Outcome == NotTestable && c.Gate == "" {
-			continue // listed once, with the main run's claims not testable here
-		}
-		if _, ok := byPaper[c.Paper]; !ok {
-			papers = append(papers, c.Paper)
-		}
-		byPaper[c.Paper] = append(byPaper[c.Paper], c)
-	}
+	papers, byPaper, _ := groupByPaper(a.Claims) // the untestable ones are listed once, with the main run's
 	for _, p := range papers {
 		fmt.Fprintf(b, "### %s, %s\n\n| claim | ours | n | Δ (B − A) | p | floor | data | outcome | main run |\n|---|---|---|---|---|---|---|---|---|\n",
 			p, a.Text)

@@ -196,19 +196,7 @@ func WriteReport(root string, claims []Claim, alts []Alternative, pending ...Pen
 		}
 		b.WriteString("\n")
 	}
-	byPaper := map[string][]Claim{}
-	var papers []string
-	var untestable []Claim // not testable here at all (Untestable), as opposed to gated
-	for _, c := range claims {
-		if _, ok := byPaper[c.Paper]; !ok {
-			papers = append(papers, c.Paper)
-		}
-		if c.Outcome == NotTestable && c.Gate == "" {
-			untestable = append(untestable, c)
-			continue
-		}
-		byPaper[c.Paper] = append(byPaper[c.Paper], c)
-	}
+	papers, byPaper, untestable := groupByPaper(claims)
 	for _, p := range papers {
 		fmt.Fprintf(&b, "## %s\n\n| claim | paper | ours | n | Δ (B − A) | p | floor | data | outcome |\n|---|---|---|---|---|---|---|---|---|\n", p)
 		for _, c := range byPaper[p] {
@@ -232,6 +220,24 @@ func WriteReport(root string, claims []Claim, alts []Alternative, pending ...Pen
 		b.Write(lim)
 	}
 	return atomicfile.WriteFile(filepath.Join(root, "REPORT.md"), []byte(b.String()), 0o644)
+}
+
+// groupByPaper splits claims into the tested or gated ones by paper (papers in order of first
+// appearance) and those not testable here at all (Untestable, as opposed to gated), which REPORT.md
+// lists once in a section of their own.
+func groupByPaper(claims []Claim) (papers []string, byPaper map[string][]Claim, untestable []Claim) {
+	byPaper = map[string][]Claim{}
+	for _, c := range claims {
+		if _, ok := byPaper[c.Paper]; !ok {
+			papers = append(papers, c.Paper)
+		}
+		if c.Outcome == NotTestable && c.Gate == "" {
+			untestable = append(untestable, c)
+			continue
+		}
+		byPaper[c.Paper] = append(byPaper[c.Paper], c)
+	}
+	return papers, byPaper, untestable
 }
 
 // testCells are a claim's n, Δ, p and floor cells of a REPORT.md table ("—" where there is none).
