@@ -13,16 +13,11 @@ import (
 	"gonum.org/v1/plot"
 )
 
-// Plot renders a figure (a *plot.Plot, or a report.HeatMap) at the default size with
-// report.Render — legend below the plot — shows it, and, when name is not empty, saves it as
-// <OutDir>/<name>.{png,svg}. A report.Grid is rendered at its own size (Grid.Render: every panel
-// the default size).
+// Plot renders a figure (a *plot.Plot, a report.HeatMap, a report.Grid of panels) at its default
+// size with report.RenderDefault — legend below the plot — shows it, and, when name is not empty,
+// saves it as <OutDir>/<name>.{png,svg}.
 func Plot(d report.Drawer, name string) {
-	if g, ok := d.(report.Grid); ok {
-		Figure(Must1(g.Render()), name)
-		return
-	}
-	Figure(Must1(report.Render(d, 0, 0)), name)
+	Figure(Must1(report.RenderDefault(d)), name)
 }
 
 // Figure shows an already rendered figure (e.g. report.Render at another size, or a PNG read

@@ -83,3 +83,13 @@ func (g Grid) Save(base string) (Figure, error) {
 	}
 	return f, f.Save(base)
 }
+
+// RenderDefault renders d at its default size: a Grid by Grid.Render (every panel FigureWidth ×
+// FigureHeight), anything else (a *plot.Plot, a HeatMap) by Render(d, 0, 0). The figures driver and
+// the notebooks render every figure through it.
+func RenderDefault(d Drawer) (Figure, error) {
+	if g, ok := d.(Grid); ok {
+		return g.Render()
+	}
+	return Render(d, 0, 0)
+}

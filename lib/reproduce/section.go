@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/report"
-	"gonum.org/v1/plot"
 )
 
 // Artifact is one table or figure of a section with the base name it is saved as under its
@@ -73,21 +72,14 @@ func (s *Section) Save(dir, suffix string) error {
 	return nil
 }
 
-// saveFigure saves a plot (report.SavePlot) or a grid of panels (report.Grid.Save) as base.{png,svg}.
+// saveFigure renders f at its default size (report.RenderDefault: a plot, or a grid of panels)
+// and saves it as base.{png,svg}.
 func saveFigure(f report.Drawer, base string) error {
-	var err error
-	switch f := f.(type) {
-	case *plot.Plot:
-		_, err = report.SavePlot(f, base)
-	case report.Grid:
-		_, err = f.Save(base)
-	default:
-		var fig report.Figure
-		if fig, err = report.Render(f, 0, 0); err == nil {
-			err = fig.Save(base)
-		}
+	fig, err := report.RenderDefault(f)
+	if err != nil {
+		return err
 	}
-	return err
+	return fig.Save(base)
 }
 
 // NamedSection is one section of a paper's figures by the name `geoalign figures --sections`
