@@ -56,4 +56,39 @@
 //     fusion (XLA fuses; the Go backend runs one op at a time, one memory pass each).
 //   - The Go collector is below 1 % everywhere once the blocked steps release buffers between stages
 //     (lib/train.ReleaseStageBuffers); nothing outside the backend (graph building, glue) exceeds 3 %.
+//
+// # Where XLA-CPU is slower than the fastest peer (2026-11-26, the AVX2-only EPYC of figures/bench.md)
+//
+// XLA-CPU is geoalign's faster backend on every row below 1.0× in figures/bench.md; the question is
+// what XLA does with our graph that PyTorch 2 or JAX does not. Method: the optimized HLO
+// (XLA_FLAGS="--xla_dump_to=DIR --xla_dump_hlo_as_text", the *.cpu_after_optimizations.txt files) of
+// our benchmark beside the JAX twin's, and timed variants of the graph in one process on the plugin.
+//
+//   - MatMul1024: our graph and the JAX twin compile to the same single __ynn_fusion (XNNPACK's dot)
+//     with identical debug options; neither the plugin's 4 virtual CPU devices (a 2-device client: no
+//     change), nor transfers (device-resident inputs: no change), nor per-call overhead (13–17 µs)
+//     explains the 0.85×: it is within the peers' own run-to-run spread (JAX 13.1 and 16.3 ms in two
+//     runs on this host).
+//   - TransformerBlock: our optimized HLO is JAX's — the same YNN fusions for the projections and MLP
+//     (LayerNorm fused into them), the same 12 weight-gradient dots with a transposed left operand —
+//     plus 2 batched dots of the attention's backward pass that GoMLX's Einsum gradient lays out as
+//     [B, H, hd, S] (16 plain dots against JAX's 14). Timed in one process (median of 3, 5 steps each,
+//     a SCHED_IDLE job beside it): our step 1.05 s, the JAX twin 1.02 s. The transposed-operand dots
+//     are not the cost: [4096, 384]ᵀ @ [4096, 1536] runs at 137–142 GFLOP/s, an explicit transpose
+//     first 135–138, the untransposed product 127–147. What separates XLA from PyTorch 2 (0.70 s,
+//     oneDNN) is the work around the matmuls: the 88.2 nominal GFLOP take 0.63 s at 140 GFLOP/s;
+//     without the two attention products and their softmax the step takes 0.83 s (they are 1.4 % of
+//     the FLOPs but ≈ 0.22 s: 768 batched 32 × 32 × 64 products per einsum), without the softmax
+//     alone 0.95 s, with ReLU instead of the exact (erf) GELU 0.99 s; the forward pass is 0.36 s.
+//     Nothing here is ours to change without changing the workload the twins compute: it is XLA:CPU's
+//     code for small batched dots and element-wise passes, and JAX inherits it (0.70× PyTorch 2 too).
+//   - GareTrainStep (0.87×): that row times the memory-bounded chunked step (gare.DefaultTextChunk =
+//     16 texts per chunk, the text side recomputed per chunk), an option; GARE's default step, the
+//     single graph that trained every committed GARE result, is the next row, 1.62× the fastest peer.
+//     On XLA-CPU, in one run (the same SCHED_IDLE job beside it; peak RSS of the test process): chunk
+//     16 3.8–4.0 s at 1.17 GB, 32 3.2–3.4 s at 1.32 GB, 64 2.9–3.1 s at 1.32 GB, the single graph
+//     2.0–2.2 s at 1.69 GB (PyTorch 2: 3.34 s at 1.63 GB). The chunk stays 16: it is the memory
+//     bound the option exists for, and time is what the single graph is for.
+//   - HLFormerEval (0.94×): matmul-bound on the Go backend (figures/profile.md: micro-kernels 74 %);
+//     its XLA-CPU time has not been broken down yet (each try is a 90 s evaluation).
 package bench
