@@ -89,6 +89,15 @@
 //     16 3.8–4.0 s at 1.17 GB, 32 3.2–3.4 s at 1.32 GB, 64 2.9–3.1 s at 1.32 GB, the single graph
 //     2.0–2.2 s at 1.69 GB (PyTorch 2: 3.34 s at 1.63 GB). The chunk stays 16: it is the memory
 //     bound the option exists for, and time is what the single graph is for.
-//   - HLFormerEval (0.94×): matmul-bound on the Go backend (figures/profile.md: micro-kernels 74 %);
-//     its XLA-CPU time has not been broken down yet (each try is a 90 s evaluation).
+//   - HLFormerEval (0.94×): timed by phase at half the row's size (667 videos, 1,860 queries), the
+//     second of two repetitions in one process each, the same idle job beside them: XLA-CPU encodes
+//     videos and queries in 32 s and scores in 4–6 s; the PyTorch 2 twin encodes in 39 s (videos 36.9,
+//     queries 2.2) and scores, reads and ranks in 2.3 s. Encoding, 85–95 % of either side, is faster
+//     on ours; scoring is slower: 84 video chunks × 30 query chunks of 8 videos × 64 queries are about
+//     2,500 executions of a small graph (hlformer.EvalVideoChunk, EvalQueryChunk, sized for the Go
+//     backend's memory), against PyTorch's 6 × 8 blocks of 128 videos × 256 queries. 32 videos per
+//     chunk instead of 8 changed nothing on XLA-CPU (encode 31.9 s, score 4.1 s; 1.54 GB against 1.19
+//     GB peak RSS). At this size ours is 1.0–1.1× the twin, so the row's 0.94× (one repetition per
+//     side at 1,334 videos) is within run-to-run noise; scoring every query of a video chunk in one
+//     execution would save the remaining seconds.
 package bench
