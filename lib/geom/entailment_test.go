@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	. "github.com/gomlx/gomlx/core/graph"
 )
 
@@ -51,8 +53,8 @@ func TestHalfApertureMatchesThePoincareCone(t *testing.T) {
 			for j := range xs {
 				xs[j] *= math.Sqrt(c)
 			}
-			t0 := math.Sqrt(1 + dotRef(xs, xs))
-			pn := math.Sqrt(dotRef(xs, xs)) / (1 + t0)
+			t0 := math.Sqrt(1 + floats.Dot(xs, xs))
+			pn := math.Sqrt(floats.Dot(xs, xs)) / (1 + t0)
 			want := math.Asin(math.Min(1-MERUEps, MinRadius*(1-pn*pn)/pn))
 			assertClose(t, "HalfAperture", got[i], want, 1e-7)
 		}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	. "github.com/gomlx/gomlx/core/graph"
 )
 
@@ -19,7 +21,7 @@ func withZeroTime(u array) array {
 	return newArray(out, n, d+1)
 }
 
-func minkowskiRef(x, y []float64) float64 { return -x[0]*y[0] + dotRef(x[1:], y[1:]) }
+func minkowskiRef(x, y []float64) float64 { return -x[0]*y[0] + floats.Dot(x[1:], y[1:]) }
 
 func TestFullCoordinates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
@@ -47,7 +49,7 @@ func TestFullCoordinates(t *testing.T) {
 	back := newArray(eval(t, func(in []*Node) *Node { return LogMap0Full(ExpMap0Full(in[0])) }, u0), 8, 4)
 	for i := 0; i < 8; i++ {
 		ui := u.row(i)
-		n := math.Sqrt(dotRef(ui, ui))
+		n := math.Sqrt(floats.Dot(ui, ui))
 		for j := range ui {
 			assertRel(t, "ExpMap0Full space", mapped.row(i)[j+1], math.Sinh(n)/n*ui[j], 1e-12)
 			assertRel(t, "LogMap0Full(ExpMap0Full(u))", back.row(i)[j+1], ui[j], 1e-10)

@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/dtypes/bfloat16"
@@ -200,56 +203,24 @@ func assertClose(t *testing.T, what string, got, want, tol float64) {
 
 // Plain-Go float64 references, written independently of the graph code.
 
-func dotRef(x, y []float64) float64 {
-	s := 0.0
-	for i := range x {
-		s += x[i] * y[i]
-	}
-	return s
-}
-
-func timeRef(x []float64, c float64) float64 { return math.Sqrt(1/c + dotRef(x, x)) }
+func timeRef(x []float64, c float64) float64 { return math.Sqrt(1/c + floats.Dot(x, x)) }
 
 func lorentzInnerRef(x, y []float64, c float64) float64 {
-	return dotRef(x, y) - timeRef(x, c)*timeRef(y, c)
+	return floats.Dot(x, y) - timeRef(x, c)*timeRef(y, c)
 }
 
 func lorentzDistRef(x, y []float64, c float64) float64 {
 	return math.Acosh(math.Max(1, -c*lorentzInnerRef(x, y, c))) / math.Sqrt(c)
 }
 
-// detRef is the determinant by Gaussian elimination with partial pivoting (an algorithm unrelated to
-// the cofactor/adjugate evaluation under test).
+// detRef is the determinant by gonum's LU factorisation with partial pivoting (mat.Det): an algorithm
+// unrelated to the cofactor/adjugate evaluation under test.
 func detRef(m [][]float64) float64 {
-	n := len(m)
-	a := make([][]float64, n)
-	for i := range m {
-		a[i] = append([]float64(nil), m[i]...)
+	a := mat.NewDense(len(m), len(m), nil)
+	for i, row := range m {
+		a.SetRow(i, row)
 	}
-	det := 1.0
-	for col := 0; col < n; col++ {
-		pivot := col
-		for r := col + 1; r < n; r++ {
-			if math.Abs(a[r][col]) > math.Abs(a[pivot][col]) {
-				pivot = r
-			}
-		}
-		if a[pivot][col] == 0 {
-			return 0
-		}
-		if pivot != col {
-			a[pivot], a[col] = a[col], a[pivot]
-			det = -det
-		}
-		det *= a[col][col]
-		for r := col + 1; r < n; r++ {
-			f := a[r][col] / a[col][col]
-			for j := col; j < n; j++ {
-				a[r][j] -= f * a[col][j]
-			}
-		}
-	}
-	return det
+	return mat.Det(a)
 }
 
 // gramVolumeRef is √|det| of the Euclidean Gram matrix of vs.
@@ -259,7 +230,7 @@ func gramVolumeRef(vs [][]float64) float64 {
 	for p := range g {
 		g[p] = make([]float64, k)
 		for q := range g[p] {
-			g[p][q] = dotRef(vs[p], vs[q])
+			g[p][q] = floats.Dot(vs[p], vs[q])
 		}
 	}
 	return math.Sqrt(math.Abs(detRef(g)))
@@ -272,9 +243,9 @@ func hyperbolicVolumeRef(vs [][]float64) float64 {
 	for p := range g {
 		g[p] = make([]float64, k)
 		for q := range g[p] {
-			tp := math.Sqrt(1 + dotRef(vs[p], vs[p]))
-			tq := math.Sqrt(1 + dotRef(vs[q], vs[q]))
-			g[p][q] = -tp*tq + dotRef(vs[p], vs[q])
+			tp := math.Sqrt(1 + floats.Dot(vs[p], vs[p]))
+			tq := math.Sqrt(1 + floats.Dot(vs[q], vs[q]))
+			g[p][q] = -tp*tq + floats.Dot(vs[p], vs[q])
 		}
 	}
 	return math.Sqrt(math.Abs(detRef(g)))

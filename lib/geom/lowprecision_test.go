@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/diff/fd"
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
@@ -230,7 +233,7 @@ var pairLowPrecisionCases = []pairCase{
 	{"ExteriorAngle", false, ExteriorAngle, exteriorAngleRef, lorentzRadius, 4},
 	{"HalfAperture", false, func(x, _, c *Node) *Node { return HalfAperture(x, c, MinRadius) },
 		func(x, _ []float64, c float64) float64 {
-			return math.Asin(math.Min(2*MinRadius/(math.Sqrt(c)*math.Sqrt(dotRef(x, x))+MERUEps), 1-MERUEps))
+			return math.Asin(math.Min(2*MinRadius/(math.Sqrt(c)*math.Sqrt(floats.Dot(x, x))+MERUEps), 1-MERUEps))
 		}, lorentzRadius, 0},
 }
 
@@ -277,19 +280,10 @@ func roundedRows(rng *rand.Rand, n int, norm float64, dt dtypes.DType) array {
 	return a
 }
 
-// centralGradient is the gradient of f at x by central differences with step h, in float64.
+// centralGradient is the gradient of f at x by central differences with step h, in float64 (gonum's
+// diff/fd).
 func centralGradient(f func([]float64) float64, x []float64, h float64) []float64 {
-	g := make([]float64, len(x))
-	xx := append([]float64(nil), x...)
-	for k := range x {
-		xx[k] = x[k] + h
-		fp := f(xx)
-		xx[k] = x[k] - h
-		fm := f(xx)
-		xx[k] = x[k]
-		g[k] = (fp - fm) / (2 * h)
-	}
-	return g
+	return fd.Gradient(nil, f, x, &fd.Settings{Formula: fd.Central, Step: h})
 }
 
 // vecRelErr is ‖got − want‖ / ‖want‖ (0 when both are 0; +Inf for a non-finite got).
@@ -347,7 +341,7 @@ func TestDistancesLowPrecision(t *testing.T) {
 					values, gx, gy := flat(out[0]), flat(out[1]), flat(out[2])
 					cr := roundedTo(c, dt)
 					inside := func(p []float64) bool {
-						return !strings.Contains(tc.name, "Poincare") || 1-cr*dotRef(p, p) >= poincareGapFloor
+						return !strings.Contains(tc.name, "Poincare") || 1-cr*floats.Dot(p, p) >= poincareGapFloor
 					}
 					for i := 0; i < n; i++ {
 						partners := []int{i}
@@ -377,7 +371,7 @@ func TestDistancesLowPrecision(t *testing.T) {
 								t.Errorf("%s %s(x%d, y%d) r = %g, c = %g: %g, float64 %g (relative error %.2g)",
 									dt, tc.name, i, j, r, c, values[k], want, e)
 							}
-							h := 1e-7 * math.Max(1, math.Sqrt(dotRef(xi, xi)))
+							h := 1e-7 * math.Max(1, math.Sqrt(floats.Dot(xi, xi)))
 							for d, v := range centralGradient(func(p []float64) float64 { return tc.ref(p, yj, cr) }, xi, h) {
 								wantGX[d] += v
 							}
@@ -394,7 +388,7 @@ func TestDistancesLowPrecision(t *testing.T) {
 							} else {
 								skipped++
 							}
-							resolution := math.Sqrt(lowPrecisionDim) * halfSubnormal(dt) / math.Sqrt(dotRef(wantGX, wantGX))
+							resolution := math.Sqrt(lowPrecisionDim) * halfSubnormal(dt) / math.Sqrt(floats.Dot(wantGX, wantGX))
 							if e > lowPrecisionSlopeTol+resolution {
 								t.Errorf("%s %s ∂/∂x%d at r = %g, c = %g: %v, float64 %v (relative error %.2g)",
 									dt, tc.name, i, r, c, gxi, wantGX, e)

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	. "github.com/gomlx/gomlx/core/graph"
 )
 
@@ -39,12 +41,12 @@ func orthonormalRows(rng *rand.Rand, k, d int) []float64 {
 	for len(rows) < k {
 		v := randomVectors(rng, 1, d, 1).data
 		for _, r := range rows {
-			p := dotRef(v, r)
+			p := floats.Dot(v, r)
 			for j := range v {
 				v[j] -= p * r[j]
 			}
 		}
-		n := math.Sqrt(dotRef(v, v))
+		n := math.Sqrt(floats.Dot(v, v))
 		for j := range v {
 			v[j] /= n
 		}
@@ -115,8 +117,8 @@ func TestVolumeMatrixMatchesBruteForce(t *testing.T) {
 				// Scale of the determinants' rounding: Π‖v_p‖² (Hadamard's bound), lifted: Π(1 + 2‖v_p‖²).
 				scaleE, scaleH := 1.0, 1.0
 				for _, x := range vs {
-					scaleE *= dotRef(x, x)
-					scaleH *= 1 + 2*dotRef(x, x)
+					scaleE *= floats.Dot(x, x)
+					scaleH *= 1 + 2*floats.Dot(x, x)
 				}
 				checkVolume(t, "VolumeMatrix", got["VolumeMatrix"][i*b2+j], we, scaleE)
 				checkVolume(t, "HyperbolicVolumeMatrix", got["HyperbolicVolumeMatrix"][i*b2+j], wh, scaleH)

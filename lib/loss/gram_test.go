@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -64,7 +66,7 @@ func refVolume3(a, v, w []float64) float64 {
 	vecs := [3][]float64{a, v, w}
 	for i := 0; i < 3; i++ {
 		for j := 0; j < 3; j++ {
-			g[i][j] = refDot(vecs[i], vecs[j])
+			g[i][j] = floats.Dot(vecs[i], vecs[j])
 		}
 	}
 	det := g[0][0]*(g[1][1]*g[2][2]-g[1][2]*g[2][1]) - g[0][1]*(g[1][0]*g[2][2]-g[1][2]*g[2][0]) +

@@ -8,8 +8,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/diff/fd"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
@@ -130,19 +134,12 @@ func flatOf(t testing.TB, x *tensors.Tensor) []float64 {
 	return nil
 }
 
-// finiteDifference returns the central finite-difference gradient of f at x (x is restored afterwards).
+// finiteDifference returns the central finite-difference gradient of f at x, f reading x (gonum's
+// diff/fd; x is restored afterwards).
 func finiteDifference(f func() float64, x []float64) []float64 {
-	grad := make([]float64, len(x))
-	for i := range x {
-		orig := x[i]
-		x[i] = orig + fdStep
-		plus := f()
-		x[i] = orig - fdStep
-		minus := f()
-		x[i] = orig
-		grad[i] = (plus - minus) / (2 * fdStep)
-	}
-	return grad
+	x0 := slices.Clone(x)
+	defer copy(x, x0)
+	return fd.Gradient(nil, func(y []float64) float64 { copy(x, y); return f() }, x0, &fd.Settings{Formula: fd.Central, Step: fdStep})
 }
 
 func assertClose(t testing.TB, what string, got, want, relTol float64) {
@@ -248,15 +245,7 @@ func refRowsCE(n int, at func(i, j int) float64, eps float64) float64 {
 	return total / float64(n)
 }
 
-func refDot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
-
-func refNorm(a []float64) float64 { return math.Sqrt(refDot(a, a)) }
+func refNorm(a []float64) float64 { return math.Sqrt(floats.Dot(a, a)) }
 
 func refUnit(a []float64) []float64 {
 	n := math.Max(refNorm(a), 1e-12)
@@ -267,7 +256,7 @@ func refUnit(a []float64) []float64 {
 	return out
 }
 
-func refCos(a, b []float64) float64 { return refDot(refUnit(a), refUnit(b)) }
+func refCos(a, b []float64) float64 { return floats.Dot(refUnit(a), refUnit(b)) }
 
 // row returns row i of a [n, d] matrix as a slice aliasing its data.
 func (m mat) row(i int) []float64 {

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/geoalign/geoalign/lib/backend"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/core/tensors"
@@ -326,11 +328,11 @@ func TestQueryDiversity(t *testing.T) {
 // refExteriorAngle is π − ∠Oxy from the hyperbolic law of cosines, in plain Go: with distances scaled by
 // √c (curvature −1 units), cosh D_Oy = cosh D_Ox cosh D_xy − sinh D_Ox sinh D_xy cos∠Oxy.
 func refExteriorAngle(x, y []float64, c float64) float64 {
-	xt := math.Sqrt(1/c + refDot(x, x))
-	yt := math.Sqrt(1/c + refDot(y, y))
+	xt := math.Sqrt(1/c + floats.Dot(x, x))
+	yt := math.Sqrt(1/c + floats.Dot(y, y))
 	dOx := math.Acosh(math.Sqrt(c) * xt)
 	dOy := math.Acosh(math.Sqrt(c) * yt)
-	dxy := math.Acosh(c * (xt*yt - refDot(x, y)))
+	dxy := math.Acosh(c * (xt*yt - floats.Dot(x, y)))
 	cosAngle := (math.Cosh(dOx)*math.Cosh(dxy) - math.Cosh(dOy)) / (math.Sinh(dOx) * math.Sinh(dxy))
 	return math.Pi - math.Acos(cosAngle)
 }

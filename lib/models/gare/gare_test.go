@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/geoalign/geoalign/lib/backend"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/core/tensors"
@@ -398,7 +400,7 @@ func TestPoolingGapAndCosineAgainstLoops(t *testing.T) {
 			w, p := refPool(text.row(i), fr, mask.row(j), temp)
 			wantW = append(wantW, w...)
 			for _, h := range fr {
-				wantDots = append(wantDots, dot(text.row(i), h))
+				wantDots = append(wantDots, floats.Dot(text.row(i), h))
 			}
 			wantPooled = append(wantPooled, p...)
 			m := refFrameMean(fr)

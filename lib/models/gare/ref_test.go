@@ -8,6 +8,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/gomlx/gomlx/core/tensors"
 )
 
@@ -81,14 +83,6 @@ func refLinear(x []float64, w arr, b []float64) []float64 {
 		y[o] = s
 	}
 	return y
-}
-
-func dot(x, y []float64) float64 {
-	s := 0.0
-	for i := range x {
-		s += x[i] * y[i]
-	}
-	return s
 }
 
 func softmax(x []float64) []float64 {
@@ -171,7 +165,7 @@ func refPsiAttention(p refPsiParams, query []float64, context [][]float64, mask 
 	q := refLinear(refLayerNorm(query, p.ln1.gain, p.ln1.bias), p.q.w, p.q.b)
 	logits := make([]float64, len(context))
 	for f, c := range context {
-		logits[f] = dot(q, refLinear(refLayerNorm(c, p.ln1.gain, p.ln1.bias), p.k.w, p.k.b)) / math.Sqrt(float64(len(query)))
+		logits[f] = floats.Dot(q, refLinear(refLayerNorm(c, p.ln1.gain, p.ln1.bias), p.k.w, p.k.b)) / math.Sqrt(float64(len(query)))
 		if mask != nil && mask[f] == 0 {
 			logits[f] += -1e6
 		}
@@ -211,7 +205,7 @@ func refTemporal(layers []refTemporalLayer, frames, positions [][]float64, mask 
 				lo, hi := hh*hd, (hh+1)*hd
 				logits := make([]float64, nf)
 				for g := range nf {
-					logits[g] = dot(qs[f][lo:hi], ks[g][lo:hi]) / math.Sqrt(float64(hd))
+					logits[g] = floats.Dot(qs[f][lo:hi], ks[g][lo:hi]) / math.Sqrt(float64(hd))
 					if mask[g] == 0 {
 						logits[g] += -1e6
 					}
@@ -252,7 +246,7 @@ func refTemporal(layers []refTemporalLayer, frames, positions [][]float64, mask 
 func refPool(t []float64, frames [][]float64, mask []float64, temp float64) (weights, pooled []float64) {
 	logits := make([]float64, len(frames))
 	for f, h := range frames {
-		logits[f] = dot(t, h) / temp
+		logits[f] = floats.Dot(t, h) / temp
 	}
 	weights = softmax(logits)
 	pooled = make([]float64, len(t))
@@ -276,4 +270,6 @@ func refFrameMean(frames [][]float64) []float64 {
 	return m
 }
 
-func refCos(x, y []float64) float64 { return dot(x, y) / math.Sqrt(dot(x, x)*dot(y, y)) }
+func refCos(x, y []float64) float64 {
+	return floats.Dot(x, y) / math.Sqrt(floats.Dot(x, x)*floats.Dot(y, y))
+}

@@ -5,7 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/report"
@@ -427,8 +430,8 @@ func TestAlphaLearningRateMultiplier(t *testing.T) {
 	}
 }
 
-// gramVolume64 is √|det G| of the L2-normalised rows vs, G the Gram matrix, by Gaussian elimination
-// with partial pivoting in float64: a reference independent of lib/geom's bordered determinants.
+// gramVolume64 is √|det G| of the L2-normalised rows vs, G the Gram matrix, by gonum's LU factorisation
+// with partial pivoting (mat.Det) in float64: a reference independent of lib/geom's bordered determinants.
 func gramVolume64(vs [][]float32) float64 {
 	k := len(vs)
 	units := make([][]float64, k)
@@ -451,30 +454,7 @@ func gramVolume64(vs [][]float32) float64 {
 			}
 		}
 	}
-	det := 1.0
-	for c := 0; c < k; c++ {
-		piv := c
-		for r := c + 1; r < k; r++ {
-			if math.Abs(g[r][c]) > math.Abs(g[piv][c]) {
-				piv = r
-			}
-		}
-		if g[piv][c] == 0 {
-			return 0
-		}
-		if piv != c {
-			g[piv], g[c] = g[c], g[piv]
-			det = -det
-		}
-		det *= g[c][c]
-		for r := c + 1; r < k; r++ {
-			f := g[r][c] / g[c][c]
-			for q := c; q < k; q++ {
-				g[r][q] -= f * g[c][q]
-			}
-		}
-	}
-	return math.Sqrt(math.Abs(det))
+	return math.Sqrt(math.Abs(mat.Det(mat.NewDense(k, k, slices.Concat(g...)))))
 }
 
 // TestFourAndFiveModalities trains GRAM (volume loss + DAM) on the first k = 4 and k = 5 modalities
