@@ -12,14 +12,16 @@ package reproduce
 
 import (
 	"fmt"
-	"github.com/geoalign/geoalign/lib/encoders"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/geoalign/geoalign/lib/encoders"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
@@ -129,6 +131,14 @@ func Stamp(t *report.Table) {
 // when it starts, so that results written hours later name the code that ran, not a checkout that
 // has moved on meanwhile.
 func GitCommit() string { return gitCommit() }
+
+// Machine describes the machine a timing was taken on: its CPU count, GOMAXPROCS and the load average
+// now (on a shared machine the load explains a slow epoch). One-off runs (the tuning sweeps) record it.
+func Machine() string {
+	load, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(load))
+	return fmt.Sprintf("%d CPUs, GOMAXPROCS %d, load average %s at start", runtime.NumCPU(), runtime.GOMAXPROCS(0), strings.Join(f[:min(3, len(f))], " "))
+}
 
 var gitCommit = sync.OnceValue(func() string {
 	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()

@@ -535,9 +535,9 @@ var CIScale = Scale{Name: "CI", TrainVideos: 256, TestVideos: 256, Dim: 32, Lore
 // 6 epochs (222 steps) of the code's warmup_linear at lr 1e-3, hard negatives from epoch 1, no early
 // stopping; 5 seeds of each Table 1 variant, all three claimed.
 //
-// The lr and schedule were chosen on the validation split (figures/hlformer/tuning/, cmd/hlftune; one
-// seed per point): the code's lr 2e-4 over 5 epochs ends at the zero-training floor (best epoch =
-// last); at 2e-4 the loss barely moves in a few hundred steps, 3e-3 diverges to validation SumR ≈ 58
+// The lr and schedule were chosen on the validation split (cmd/hlftune, one seed per point; its run
+// files were never committed, so the numbers below, from its output, are the only record): the
+// code's lr 2e-4 over 5 epochs ends at the zero-training floor (best epoch = last); at 2e-4 the loss barely moves in a few hundred steps, 3e-3 diverges to validation SumR ≈ 58
 // where 1e-3 reaches ≈ 138 after the same 36 steps; a constant lr after warm-up and warmup_linear reach
 // the same validation SumR (ablation scale, 30 epochs), and warmup_linear flattens the curve at the end.
 // The length is the budget's: the 20-epoch warmup_linear run on full data (validation SumR per epoch

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -28,8 +27,6 @@ import (
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/studies/garestudy"
 	"github.com/geoalign/geoalign/lib/train"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 )
 
 // Run is the file written by -out.
@@ -94,7 +91,7 @@ func run(cache, work, out, variant string, preEpochs, epochs int, preLR, lr floa
 		cfg = gare.BaselineConfig(base)
 	}
 	r := &Run{Args: os.Args[1:], Variant: variant, PretrainEpochs: preEpochs, PretrainLR: preLR, Epochs: epochs, LR: lr, Seed: seed,
-		Config: cfg, PretrainConfig: p.PretrainConfig(), Commit: reproduce.GitCommit(), Machine: machine()}
+		Config: cfg, PretrainConfig: p.PretrainConfig(), Commit: reproduce.GitCommit(), Machine: reproduce.Machine()}
 	if info, err := backend.Describe(); err == nil {
 		r.Backend = info.String()
 	}
@@ -150,9 +147,6 @@ func render(base string, files []string) error {
 		},
 	}, "variant", "stage 1 epochs @ lr", "stage 1 best epoch", "stage 1 val SumR", "stage 2 epochs @ lr", "stage 2 best epoch",
 		"stage 2 val SumR", "stage 2 val R@1", "stage 2 val SumR, epoch 1 → last", "s/epoch stage 1", "s/epoch stage 2", "load at start")
-	p := plot.New()
-	p.Title.Text = "GARE sweep: validation SumR per epoch (stage 1, then stage 2; one seed)"
-	p.X.Label.Text, p.Y.Label.Text = "epoch (stage 1, then stage 2)", "validation t2v SumR (R@1 + R@5 + R@10)"
 	var runs []Run
 	for _, path := range files {
 		raw, err := os.ReadFile(path)
@@ -181,32 +175,36 @@ func render(base string, files []string) error {
 			fmt.Sprintf("%.1f", perEpoch(r.Stage1)), fmt.Sprintf("%.1f", perEpoch(r.Stage2)), load)
 		runs = append(runs, r)
 	}
+	// Stage 1 and stage 2 each in their own panel (report.CurvesGrid): runs that share stage 1 draw
+	// the same stage-1 curve; stage 2's few epochs get the whole width of theirs.
 	labels := make([]string, len(runs))
+	var stage1, stage2 []report.Curve
 	for i, r := range runs {
 		labels[i] = r.label()
+		stage1 = append(stage1, report.Curve{Label: labels[i], PerRun: [][]float64{valSumR(r.Stage1)}})
+		stage2 = append(stage2, report.Curve{Label: labels[i], PerRun: [][]float64{valSumR(r.Stage2)}})
 	}
-	colors := report.Colors(labels...)
-	for i, r := range runs {
-		var pts plotter.XYs
-		for _, rec := range r.Stage1 {
-			pts = append(pts, plotter.XY{X: float64(rec.Epoch), Y: rec.Val[retrieval.ValMetric]})
-		}
-		for _, rec := range r.Stage2 {
-			pts = append(pts, plotter.XY{X: float64(len(r.Stage1) + rec.Epoch), Y: rec.Val[retrieval.ValMetric]})
-		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return err
-		}
-		l.Color = colors[i]
-		p.Add(l)
-		p.Legend.Add(labels[i], l)
+	const y = "validation t2v SumR (R@1 + R@5 + R@10)"
+	g, err := report.CurvesGrid(labels, []report.Panel{
+		{Title: "GARE sweep, stage 1 (baseline pretraining; one seed)", YLabel: y, Curves: stage1},
+		{Title: "stage 2 (from stage 1's encoders)", XLabel: "stage-2 epoch", YLabel: y, Curves: stage2}})
+	if err != nil {
+		return err
 	}
 	if err := t.Save(base); err != nil {
 		return err
 	}
-	_, err := report.SavePlot(p, base+"-curves")
+	_, err = g.Save(base + "-curves")
 	return err
+}
+
+// valSumR is the validation SumR of every record (retrieval.ValMetric).
+func valSumR(curve []train.Record) []float64 {
+	out := make([]float64, len(curve))
+	for i, rec := range curve {
+		out[i] = rec.Val[retrieval.ValMetric]
+	}
+	return out
 }
 
 // label names a run's configuration in the sweep figure (the variant only when it is not GARE, whose
@@ -254,11 +252,4 @@ func perEpoch(curve []train.Record) float64 {
 		s += r.Seconds
 	}
 	return s / float64(len(curve))
-}
-
-// machine is the CPU count and the load average when the run starts (the machine is shared).
-func machine() string {
-	load, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(load))
-	return fmt.Sprintf("%d CPUs, GOMAXPROCS %d, load average %s at start", runtime.NumCPU(), runtime.GOMAXPROCS(0), strings.Join(f[:min(3, len(f))], " "))
 }

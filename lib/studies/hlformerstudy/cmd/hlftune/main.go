@@ -3,7 +3,8 @@
 // validation split carved from train, prvr.CarveValidation), then the test metrics of the epoch with
 // the best validation SumR, beside the zero-training floors of both splits computed by the same metric
 // code. It is the tool of the learning-rate / epochs / schedule / width sweep behind the Scale values
-// of hlformerstudy (figures/hlformer/tuning/); the test split is evaluated once, after selection.
+// of hlformerstudy (hlformerstudy.FullScale's doc quotes its results); the test split is evaluated once,
+// after selection.
 //
 //	go run ./lib/studies/hlformerstudy/cmd/hlftune -lr 1e-3 -epochs 20 -out build/tune/lr1e-3.json
 package main
@@ -15,11 +16,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
-	"strings"
 	"time"
 
+	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
@@ -164,7 +164,7 @@ func run(cache, shared, out, variant, sched string, lr, warmup, nce, dropout flo
 	if onTrain {
 		valSp = pick(trainSp, valN, 4)
 	}
-	r := &Run{Commit: reproduce.GitCommit(), Machine: machine(), Args: os.Args[1:], Variant: variant, Data: setup.Data, TrainVideos: trainSp.NumVideos(), TrainQuery: trainSp.NumQueries(),
+	r := &Run{Commit: reproduce.GitCommit(), Machine: reproduce.Machine(), Args: os.Args[1:], Variant: variant, Data: setup.Data, TrainVideos: trainSp.NumVideos(), TrainQuery: trainSp.NumQueries(),
 		ValVideos: valSp.NumVideos(), ValQueries: valSp.NumQueries(), ValOnTrain: onTrain}
 	if r.ValFloors, r.ValFloorsOptimistic, r.ValFloorsExpected, err = floors(setup, valSp); err != nil {
 		return err
@@ -250,20 +250,12 @@ func run(cache, shared, out, variant, sched string, lr, warmup, nce, dropout flo
 	return writeJSON(out, r)
 }
 
-// writeJSON writes r to out atomically (temporary file in the same directory, then rename).
+// writeJSON writes r to out (atomicfile.WriteJSON), creating out's directory.
 func writeJSON(out string, r *Run) error {
-	b, err := json.MarshalIndent(r, "", " ")
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	tmp := out + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, out)
+	return atomicfile.WriteJSON(out, r)
 }
 
 // floors are the zero-training floors of sp with ties pessimistic, optimistic and broken at random
@@ -296,13 +288,6 @@ func floors(setup *hlformerstudy.Setup, sp *prvr.Split) (pess, opt, exp map[stri
 		exp[name] = metricsOf(m)
 	}
 	return pess, opt, exp, nil
-}
-
-// machine is the CPU count and the load average when the run starts.
-func machine() string {
-	load, _ := os.ReadFile("/proc/loadavg")
-	return fmt.Sprintf("%d CPUs, GOMAXPROCS %d, load average %s at start", runtime.NumCPU(), runtime.GOMAXPROCS(0),
-		strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
 }
 
 // tuneSubsetSeed seeds the random video subsets of a sweep point (-train-videos, -val-videos).

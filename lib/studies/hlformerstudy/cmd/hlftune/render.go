@@ -3,26 +3,21 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"image/color"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// render reads the runs written by -out and writes <base>.png (validation SumR and training loss per
-// epoch, the validation floor dashed) and <base>.md/.csv/.json (one row per run).
+// render reads the runs written by -out and writes <base>.png/.svg (validation SumR and training loss
+// per epoch, the validation floors dashed) and <base>.md/.csv/.json (one row per run).
 func render(base, title string, files []string) error {
-	var runs, floorRuns []*Run
+	var runs []*Run
 	var names []string
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -42,8 +37,7 @@ func render(base, title string, files []string) error {
 			return fmt.Errorf("%s: %w", f, err)
 		}
 		r.Run.Train.LearningRate, r.Run.Train.HardNegativeStart, r.Run.Train.VideoChunk = r.Train.LearningRate, r.Train.HardNegativeStart, r.Train.VideoChunk
-		if len(r.History) == 0 { // a -floors-only file
-			floorRuns = append(floorRuns, &r.Run)
+		if len(r.History) == 0 { // a -floors-only file: no curve
 			continue
 		}
 		runs = append(runs, &r.Run)
@@ -52,90 +46,41 @@ func render(base, title string, files []string) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("-render needs run files")
 	}
-	// Runs written before the optimistic and expected floors were recorded take them from a run (or a
-	// -floors-only file) on the same validation split; the test split is always the same.
-	for _, r := range runs {
-		for _, o := range append(append([]*Run(nil), floorRuns...), runs...) {
-			if o.ValVideos != r.ValVideos || o.ValQueries != r.ValQueries || o.ValOnTrain != r.ValOnTrain {
-				continue
-			}
-			if len(r.ValFloorsOptimistic) == 0 && len(o.ValFloorsOptimistic) > 0 {
-				r.ValFloorsOptimistic, r.TestFloorsOptimistic = o.ValFloorsOptimistic, o.TestFloorsOptimistic
-			}
-			if len(r.ValFloorsExpected) == 0 && len(o.ValFloorsExpected) > 0 {
-				r.ValFloorsExpected, r.TestFloorsExpected = o.ValFloorsExpected, o.TestFloorsExpected
-			}
-		}
-	}
-	val, loss := plot.New(), plot.New()
-	val.Title.Text, val.X.Label.Text, val.Y.Label.Text = "validation SumR", "epoch", "SumR (text→video)"
-	loss.Title.Text, loss.X.Label.Text, loss.Y.Label.Text = "training loss (weighted total)", "epoch", "mean loss over the epoch"
-	maxEpoch := 1.0
+	// Two panels (report.CurvesGrid): validation SumR with the validation floors as dashed flat
+	// lines, and the weighted total training loss.
+	var val, loss []report.Curve
+	epochs := 1
 	for i, r := range runs {
-		var vs, ls plotter.XYs
+		v, l := report.Curve{Label: names[i]}, report.Curve{Label: names[i]}
+		var vs, ls []float64
 		for _, h := range r.History {
-			vs = append(vs, plotter.XY{X: float64(h.Epoch + 1), Y: h.Val["SumR"]})
-			ls = append(ls, plotter.XY{X: float64(h.Epoch + 1), Y: h.Loss["total"]})
-			maxEpoch = max(maxEpoch, float64(h.Epoch+1))
+			vs, ls = append(vs, h.Val["SumR"]), append(ls, h.Loss["total"])
 		}
-		for _, pl := range []struct {
-			p   *plot.Plot
-			xys plotter.XYs
-		}{{val, vs}, {loss, ls}} {
-			l, err := plotter.NewLine(pl.xys)
-			if err != nil {
-				return err
-			}
-			l.Color, l.Width = plotutil.Color(i), vg.Points(1.5)
-			l.Dashes = plotutil.Dashes(i / 7)
-			pl.p.Add(l)
-			if pl.p == val {
-				pl.p.Legend.Add(names[i], l)
-			}
-		}
+		v.PerRun, l.PerRun = [][]float64{vs}, [][]float64{ls}
+		val, loss, epochs = append(val, v), append(loss, l), max(epochs, len(vs))
 	}
+	labels := slices.Clone(names)
 	for i, f := range []struct {
 		name   string
 		floors map[string]Metrics
 	}{{"floor, ties pessimistic", runs[0].ValFloors}, {"floor, ties random (expected)", runs[0].ValFloorsExpected}, {"floor, ties optimistic", runs[0].ValFloorsOptimistic}} {
-		m, ok := f.floors[hlformerstudy.FloorContentWords]
-		if !ok {
-			continue
+		if m, ok := f.floors[hlformerstudy.FloorContentWords]; ok {
+			label := f.name + " (content words)"
+			flat := make([]float64, epochs)
+			for e := range flat {
+				flat[e] = m["SumR"]
+			}
+			val = append(val, report.Curve{Label: label, PerRun: [][]float64{flat}, Dashes: []vg.Length{vg.Points(6), vg.Points(float64(2 + 2*i))}})
+			labels = append(labels, label)
 		}
-		fl, err := plotter.NewLine(plotter.XYs{{X: 1, Y: m["SumR"]}, {X: maxEpoch, Y: m["SumR"]}})
-		if err != nil {
-			return err
-		}
-		fl.Color, fl.Dashes, fl.Width = color.Gray{Y: uint8(40 + 60*i)}, []vg.Length{vg.Points(6), vg.Points(float64(2 + 2*i))}, vg.Points(2)
-		val.Add(fl)
-		val.Legend.Add(f.name+" (content words)", fl)
 	}
-	val.Legend.Top, val.Legend.Left = false, false
-	val.Legend.YPosition = draw.PosBottom
-
-	w, h := 13*vg.Inch, 5*vg.Inch
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(report.FigureDPI))
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(12), PadY: vg.Points(6), PadTop: vg.Points(6), PadBottom: vg.Points(6),
-		PadLeft: vg.Points(6), PadRight: vg.Points(6)}
-	canvases := plot.Align([][]*plot.Plot{{val, loss}}, tiles, dc)
-	val.Draw(canvases[0][0])
-	loss.Draw(canvases[0][1])
-	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(base + ".png.tmp")
+	g, err := report.CurvesGrid(labels, []report.Panel{
+		{Title: "validation SumR", YLabel: "SumR (text→video)", Curves: val},
+		{Title: "training loss (weighted total)", YLabel: "mean loss over the epoch", Curves: loss}})
 	if err != nil {
 		return err
 	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(base+".png.tmp", base+".png"); err != nil {
+	if _, err := g.Save(base); err != nil {
 		return err
 	}
 
