@@ -63,7 +63,7 @@ type Config struct {
 	Reproject bool
 
 	DType dtypes.DType // dtype of the loss graph: Float32 or Float64 (the table is float64)
-	Seed  uint64
+	Seed  int64
 }
 
 // PaperConfig is the setting of Nickel & Kiela 2017 §4: 10 negatives, burn-in of 10 epochs at

@@ -67,7 +67,7 @@ func EvaluateEntailment(backend compute.Backend, e *Embedding, edges []wordnet.E
 // links) stays in training, and a fraction of the other edges, drawn with seed, is held out. The
 // training closure has the same nodes, so an embedding of it is one of c; every held-out pair
 // still follows from the training pairs by transitivity.
-func HoldOut(c *wordnet.Closure, fraction float64, seed uint64) (trainSet *wordnet.Closure, held []wordnet.Edge, err error) {
+func HoldOut(c *wordnet.Closure, fraction float64, seed int64) (trainSet *wordnet.Closure, held []wordnet.Edge, err error) {
 	if !(fraction > 0 && fraction < 1) {
 		return nil, nil, fmt.Errorf("hierarchy: held-out fraction %g, want in (0, 1)", fraction)
 	}
@@ -85,7 +85,7 @@ func HoldOut(c *wordnet.Closure, fraction float64, seed uint64) (trainSet *wordn
 	if k == 0 {
 		return nil, nil, fmt.Errorf("hierarchy: holding out %g of %d non-basic edges leaves none", fraction, len(implied))
 	}
-	rng := rand.New(rand.NewPCG(seed, seedStream))
+	rng := rand.New(rand.NewPCG(uint64(seed), seedStream))
 	rng.Shuffle(len(implied), func(i, j int) { implied[i], implied[j] = implied[j], implied[i] })
 	out := make([]bool, len(c.Edges))
 	for _, i := range implied[:k] {

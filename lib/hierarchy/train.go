@@ -95,7 +95,7 @@ func NewTrainer(backend compute.Backend, c *wordnet.Closure, cfg Config) (*Train
 		return nil, fmt.Errorf("hierarchy: the closure has no edges")
 	}
 	t := &Trainer{Config: cfg, Closure: c, backend: backend, Store: model.NewStore()}
-	t.pcg = rand.NewPCG(cfg.Seed, seedStream)
+	t.pcg = rand.NewPCG(uint64(cfg.Seed), seedStream)
 	t.rng = rand.New(t.pcg)
 	t.Emb = newEmbedding(c.Nodes, cfg, t.rng)
 	t.adj = newAdjacency(c)
@@ -184,7 +184,7 @@ func (t *Trainer) startLoop() error {
 		Annotate: t.annotate,
 		Host:     hostState{t},
 	}
-	loop, err := train.NewLoop(task, train.Config{Epochs: cfg.Epochs, Seed: int64(cfg.Seed), Dir: t.dir,
+	loop, err := train.NewLoop(task, train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed, Dir: t.dir,
 		Label: fmt.Sprintf("%s d=%d seed %d", cfg.Manifold, cfg.Dim, cfg.Seed), Quiet: t.Quiet})
 	if err != nil {
 		return fmt.Errorf("hierarchy: %w", err)

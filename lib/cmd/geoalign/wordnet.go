@@ -240,22 +240,22 @@ func wordnetFigures(be compute.Backend, res *wordnetbench.Results, opts wordnetb
 }
 
 // parseSeedCountOrList reads "3" as seeds 1, 2, 3 and "4,7" as seeds 4 and 7.
-func parseSeedCountOrList(s string) ([]uint64, error) {
+func parseSeedCountOrList(s string) ([]int64, error) {
 	if !strings.Contains(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("want a count ≥ 1 or a comma-separated list, got %q", s)
 		}
-		out := make([]uint64, n)
+		out := make([]int64, n)
 		for i := range out {
-			out[i] = uint64(i + 1)
+			out[i] = int64(i + 1)
 		}
 		return out, nil
 	}
-	var out []uint64
+	var out []int64
 	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
-		if err != nil {
+		v, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil || v < 0 {
 			return nil, fmt.Errorf("bad seed %q", f)
 		}
 		out = append(out, v)

@@ -64,7 +64,7 @@ func main() {
 	cfgPath := flag.String("config", "", "configuration JSON (gare.py CONFIG)")
 	dataDir := flag.String("data", "", "directory of the splits (-mode data's output)")
 	cache := flag.String("cache", garestudy.DefaultCache(), "the data cache of `make data`")
-	seed := flag.Uint64("seed", 0, "model (and data order) seed")
+	seed := flag.Int64("seed", 0, "model (and data order) seed")
 	out := flag.String("out", "", "output directory")
 	source := flag.Bool("source", false, "print the hash of this command's source (lib/runcache.SourceHash: every package it builds on) and exit")
 	flag.Parse()
@@ -261,7 +261,7 @@ func batchInputs(d *gare.Dataset, n int) []any {
 }
 
 // step writes the step check's files (see the package comment).
-func step(c Config, d *gare.Dataset, seed uint64, dir string) error {
+func step(c Config, d *gare.Dataset, seed int64, dir string) error {
 	be, err := backend.New()
 	if err != nil {
 		return err
@@ -342,7 +342,7 @@ func step(c Config, d *gare.Dataset, seed uint64, dir string) error {
 
 // initWeights writes the initial weights of seed's model to dir/init (the official side of a
 // training run starts from them).
-func initWeights(c Config, d *gare.Dataset, seed uint64, dir string) error {
+func initWeights(c Config, d *gare.Dataset, seed int64, dir string) error {
 	be, err := backend.New()
 	if err != nil {
 		return err
@@ -355,7 +355,7 @@ func initWeights(c Config, d *gare.Dataset, seed uint64, dir string) error {
 }
 
 // trainRun trains one seed and scores the test split with the selected model.
-func trainRun(c Config, splits map[string]*gare.Dataset, seed uint64, dir string) error {
+func trainRun(c Config, splits map[string]*gare.Dataset, seed int64, dir string) error {
 	be, err := backend.New()
 	if err != nil {
 		return err

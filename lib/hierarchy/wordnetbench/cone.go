@@ -27,11 +27,11 @@ import (
 
 // ConeOptions configure RunCone.
 type ConeOptions struct {
-	Seeds []uint64
+	Seeds []int64
 	// HeldOut is the fraction of the non-basic edges held out of training, drawn with SplitSeed
 	// (one split for every seed, so that the runs pair).
 	HeldOut   float64
-	SplitSeed uint64
+	SplitSeed int64
 	// ConeWeight is λ of the runs with the cone term (hierarchy.Config.ConeWeight).
 	ConeWeight float64
 	// Base is the configuration of both arms before the seed and the cone weight are set: a
@@ -45,7 +45,7 @@ type ConeOptions struct {
 
 // ConeRun is one trained embedding of the experiment, measured.
 type ConeRun struct {
-	Seed         uint64
+	Seed         int64
 	ConeWeight   float64
 	HeldOut      hierarchy.Entailment     // on the held-out pairs
 	Train        hierarchy.Entailment     // on the training pairs

@@ -10,6 +10,6 @@
 //	c, desc, _ := wordnetbench.LoadClosure(wordnetbench.Mammal, "", "")
 //	res, _ := wordnetbench.RunAll(backend.MustNew(), wordnetbench.Mammal, c, desc, wordnetbench.Options{
 //		Models: []hierarchy.Manifold{hierarchy.Lorentz}, Dims: []int{10},
-//		DTypes: []dtypes.DType{dtypes.Float64}, Seeds: []uint64{1, 2, 3}})
+//		DTypes: []dtypes.DType{dtypes.Float64}, Seeds: []int64{1, 2, 3}})
 //	table := res.Table() // mean ± std over seeds beside the published numbers
 package wordnetbench

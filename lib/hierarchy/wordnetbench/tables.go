@@ -76,11 +76,11 @@ func (r *Results) groups() []group {
 // paper columns.
 func (r *Results) Table() *report.Table {
 	var seeds []int64
-	seen := map[uint64]bool{}
+	seen := map[int64]bool{}
 	for _, run := range r.Runs {
 		if !seen[run.Config.Seed] {
 			seen[run.Config.Seed] = true
-			seeds = append(seeds, int64(run.Config.Seed))
+			seeds = append(seeds, run.Config.Seed)
 		}
 	}
 	paperLabel := "nouns "

@@ -54,7 +54,7 @@ type Options struct {
 	Models []hierarchy.Manifold
 	Dims   []int
 	DTypes []dtypes.DType
-	Seeds  []uint64
+	Seeds  []int64
 	// Preset is "paper" (hierarchy.PaperConfig, the default) or "code" (OfficialCodeConfig).
 	Preset string
 	// Adjust, when set, edits each run's configuration after the preset (epochs, lr, ...).
@@ -100,7 +100,7 @@ type Results struct {
 }
 
 // Config is the configuration of one run under the options' preset and adjustment.
-func (o Options) Config(m hierarchy.Manifold, dim int, dt dtypes.DType, seed uint64) hierarchy.Config {
+func (o Options) Config(m hierarchy.Manifold, dim int, dt dtypes.DType, seed int64) hierarchy.Config {
 	cfg := hierarchy.PaperConfig(m, dim)
 	if o.Preset == "code" {
 		cfg = hierarchy.OfficialCodeConfig(m, dim)

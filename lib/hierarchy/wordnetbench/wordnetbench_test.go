@@ -22,7 +22,7 @@ func smallClosure() *wordnet.Closure {
 }
 
 func TestTableAggregatesSeedsAndLabelsPaperColumns(t *testing.T) {
-	cfg := func(m hierarchy.Manifold, seed uint64) hierarchy.Config {
+	cfg := func(m hierarchy.Manifold, seed int64) hierarchy.Config {
 		c := hierarchy.PaperConfig(m, 10)
 		c.Seed = seed
 		return c
@@ -63,7 +63,7 @@ func TestRunAllAndFigures(t *testing.T) {
 	c := smallClosure()
 	opts := Options{
 		Models: []hierarchy.Manifold{hierarchy.Lorentz}, Dims: []int{2}, DTypes: []dtypes.DType{dtypes.Float32},
-		Seeds: []uint64{1, 2}, Quiet: true, Log: &strings.Builder{},
+		Seeds: []int64{1, 2}, Quiet: true, Log: &strings.Builder{},
 		Adjust: func(c *hierarchy.Config) { c.Epochs, c.BatchSize, c.Negatives = 30, 2, 1 },
 	}
 	opts.CheckpointDir = t.TempDir()
@@ -126,7 +126,7 @@ func TestRunConePairsTheArmsBySeed(t *testing.T) {
 	base := ConeBase(2)
 	base.Epochs, base.BurnInEpochs, base.BatchSize, base.Negatives = 3, 1, 2, 1
 	var log strings.Builder
-	opts := ConeOptions{Seeds: []uint64{4, 7}, HeldOut: 0.5, SplitSeed: 1, ConeWeight: 0.1, Base: base,
+	opts := ConeOptions{Seeds: []int64{4, 7}, HeldOut: 0.5, SplitSeed: 1, ConeWeight: 0.1, Base: base,
 		CheckpointDir: t.TempDir(), Quiet: true, Log: &log}
 	res, err := RunCone(backend.MustNew(), "small", c, "4-node test closure", opts)
 	if err != nil {

@@ -149,15 +149,15 @@ type Model struct {
 
 // New creates a model with parameters drawn from seed (see newVariables for the initialisation)
 // and the store's random state (dropout) seeded from it too.
-func New(backend compute.Backend, cfg Config, seed uint64) (*Model, error) {
+func New(backend compute.Backend, cfg Config, seed int64) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	store := model.NewStore()
-	if err := store.SetRNGStateFromSeed(int64(seed)); err != nil {
+	if err := store.SetRNGStateFromSeed(seed); err != nil {
 		return nil, fmt.Errorf("gare: seeding the store: %w", err)
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x6a09e667f3bcc908))
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x6a09e667f3bcc908))
 	vars := newVariables(store.RootScope().In("gare"), cfg, rng)
 	return &Model{Config: cfg, Store: store, backend: backend, vars: vars}, nil
 }

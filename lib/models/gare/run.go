@@ -72,7 +72,7 @@ func NewRun(backend compute.Backend, cfg RunConfig, pairs *Dataset, load func(sp
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m, err := New(backend, cfg.config(), uint64(cfg.Training.Seed))
+	m, err := New(backend, cfg.config(), cfg.Training.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (r *Run) Train(out models.Output) (*train.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := r.m.NewTrainer(r.pairs, TrainOptions{Seed: uint64(r.cfg.Training.Seed), TextChunk: r.cfg.Training.TextChunk, Val: val,
+	t, err := r.m.NewTrainer(r.pairs, TrainOptions{Seed: r.cfg.Training.Seed, TextChunk: r.cfg.Training.TextChunk, Val: val,
 		Dir: out.Dir, Label: out.Label, Quiet: out.Quiet, Log: out.Log, Devices: out.Devices})
 	if err != nil {
 		return nil, err

@@ -65,7 +65,7 @@ var stepTerms = []string{"loss", "info", "ib", "norm", "dir"}
 type TrainOptions struct {
 	// Seed seeds the data order: lib/train's loop draws a permutation of the training pairs from it
 	// every epoch.
-	Seed uint64
+	Seed int64
 	// Steps overrides the number of steps (0: Config.Epochs epochs of ⌊N/Batch⌋ batches of the
 	// pairs trained on).
 	Steps int
@@ -264,7 +264,7 @@ func (m *Model) NewTrainer(d *Dataset, opts TrainOptions) (*Trainer, error) {
 		Step:  t.trainStep,
 		Terms: stepTerms,
 	}
-	loopCfg := train.Config{Epochs: cfg.Epochs, Steps: opts.Steps, Seed: int64(opts.Seed), EvalEvery: opts.Every,
+	loopCfg := train.Config{Epochs: cfg.Epochs, Steps: opts.Steps, Seed: opts.Seed, EvalEvery: opts.Every,
 		Patience: cfg.Patience, Dir: opts.Dir, Quiet: opts.Quiet, Log: opts.Log, Label: opts.Label}
 	if loopCfg.Label == "" {
 		loopCfg.Label = fmt.Sprintf("GARE on %s, seed %d", d.Name, opts.Seed)

@@ -27,8 +27,8 @@ type GradientStats struct {
 }
 
 // Gradients probes `batches` random batches of `batch` training pairs (seeded).
-func Gradients(name string, m *gare.Model, d *gare.Dataset, batches, batch int, seed uint64) (*GradientStats, error) {
-	rng := rand.New(rand.NewPCG(seed, 0x67726164))
+func Gradients(name string, m *gare.Model, d *gare.Dataset, batches, batch int, seed int64) (*GradientStats, error) {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x67726164))
 	dim := m.Config.Dim
 	var pos, neg, sum, tot [][]float64
 	st := &GradientStats{Name: name}
@@ -126,7 +126,7 @@ type DynamicsPoint struct {
 
 // Dynamics trains cfg under protocol p (seed) while probing the geometry of the first `probe`
 // training pairs every `every` steps; it returns the curve and the run's evaluation.
-func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train, test *gare.Dataset, seed uint64, probe, every int) ([]DynamicsPoint, *gare.Model, error) {
+func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train, test *gare.Dataset, seed int64, probe, every int) ([]DynamicsPoint, *gare.Model, error) {
 	pre, err := p.Pretrained(b, train, seed)
 	if err != nil {
 		return nil, nil, err

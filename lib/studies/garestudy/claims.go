@@ -123,7 +123,7 @@ func ZeroTraining(b compute.Backend, d *gare.Dataset, offset int) (retrieval.Rep
 // epochs of training behind the kept model — stage 1's best epoch plus stage 2's (Result.BestEpoch),
 // the passes over the training pairs its weights have seen — for the rule's collapse-by-epoch gate.
 func (r *Runs) Sample(v int, m Metric) reproduce.Sample {
-	s := reproduce.Sample{Name: r.Variants[v].Name, Seeds: seedsInt64(r.Seeds), Values: r.Values(v, m), Learned: true}
+	s := reproduce.Sample{Name: r.Variants[v].Name, Seeds: r.Seeds, Values: r.Values(v, m), Learned: true}
 	for _, res := range r.Results[v] {
 		if res.Curve == nil { // a Runs built without training (tests): no epochs known
 			return s

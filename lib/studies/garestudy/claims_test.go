@@ -15,7 +15,7 @@ import (
 
 // runsOf is a Runs of one variant per row of r1 (R@1 per seed; MnR = 100 − R@1) on a paired test
 // split of 500 texts × 500 videos.
-func runsOf(seeds []uint64, r1 ...[]float64) *garestudy.Runs {
+func runsOf(seeds []int64, r1 ...[]float64) *garestudy.Runs {
 	d := &gare.Dataset{Name: "test set", Kind: "synthetic", NumTexts: 500, NumVideos: 500}
 	r := &garestudy.Runs{Train: d, Test: d, Seeds: seeds}
 	for v, row := range r1 {
@@ -40,7 +40,7 @@ func floorOf(r1 float64) *garestudy.ZeroFloor {
 // floor" holds against the low floor and is contradicted by the high one; the rule sees the floor,
 // the seeds, the metric's direction and its random level.
 func TestDeclaredComparisonsDecidedByTheRule(t *testing.T) {
-	seeds := []uint64{1, 2, 3, 4, 5}
+	seeds := []int64{1, 2, 3, 4, 5}
 	a := []float64{10, 12, 11, 10.5, 11.5}
 	b := []float64{12, 14, 13.5, 12, 13}
 	high, low := runsOf(seeds, a, b), runsOf(seeds, a, b)
@@ -85,7 +85,7 @@ func TestDeclaredComparisonsDecidedByTheRule(t *testing.T) {
 func TestTinyStudyClaimsFollowTheRule(t *testing.T) {
 	backend.SkipOnXLA(t, "trains the GARE study's variants for 2 seeds: the study's logic is backend-independent and runs on the Go backend in every go test; "+
 		"on XLA other initial weights (Philox, not PCG) give other numbers; the models on XLA: lib/parity, lib/cmd/geoalign's TestTrainEval*")
-	sc := garestudy.Scale{Name: "tiny", Seeds: []uint64{1, 2},
+	sc := garestudy.Scale{Name: "tiny", Seeds: []int64{1, 2},
 		Dim: 8, TemporalLayers: 1, TemporalHeads: 1, Batch: 16, PretrainEpochs: 1, Epochs: 1, PretrainLR: 1e-3, LR: 1e-3, ProjectionLR: 1e-6,
 		SynthPairs: 160, SynthTrain: 96, FalseNegativeRates: []float64{0, 0.5}, ProbePairs: 8, DynamicsEvery: 3}
 	train, test, err := garestudy.SyntheticData(sc.SynthPairs, sc.SynthTrain, 0.3, 3)

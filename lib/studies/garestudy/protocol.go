@@ -45,7 +45,7 @@ type Protocol struct {
 	Base           gare.Config
 	PretrainEpochs int
 	PretrainLR     float64
-	Seeds          []uint64
+	Seeds          []int64
 
 	// CacheDir, when set, keeps every run's result, the stage-1 models and the first seed's
 	// stage-2 models on disk, so that separate processes (notebook cells, a resumed `make figures`)
@@ -68,7 +68,7 @@ const StudyStep = gare.SingleGraphStep
 // cacheKey names a cached item: lib/runcache's key of everything that determines it — the kind of
 // item, the full configuration with the pretraining schedule, a fingerprint of the data's content,
 // the seed, and the source of lib/models/gare and lib/train (a code change trains anew).
-func (p *Protocol) cacheKey(kind string, cfg gare.Config, d, test *gare.Dataset, seed uint64) (string, error) {
+func (p *Protocol) cacheKey(kind string, cfg gare.Config, d, test *gare.Dataset, seed int64) (string, error) {
 	if p.CacheDir == "" {
 		return "", nil
 	}
@@ -106,7 +106,7 @@ func fingerprint(d *gare.Dataset) string {
 }
 
 // loadModel creates a model of cfg and reads its cached weights, if the cache has them.
-func (p *Protocol) loadModel(b compute.Backend, cfg gare.Config, seed uint64, base string) (*gare.Model, bool) {
+func (p *Protocol) loadModel(b compute.Backend, cfg gare.Config, seed int64, base string) (*gare.Model, bool) {
 	if p.CacheDir == "" {
 		return nil, false
 	}
@@ -133,12 +133,12 @@ func (p *Protocol) saveModel(m *gare.Model, base string) error {
 type runKey struct {
 	cfg         gare.Config
 	train, test *gare.Dataset
-	seed        uint64
+	seed        int64
 }
 
 type pretrainKey struct {
 	train *gare.Dataset
-	seed  uint64
+	seed  int64
 }
 
 // stage1 is a trained stage-1 model and its learning curve.
@@ -148,7 +148,7 @@ type stage1 struct {
 }
 
 // Pretrained returns the stage-1 model of seed on train (trained once, then cached).
-func (p *Protocol) Pretrained(b compute.Backend, d *gare.Dataset, seed uint64) (*gare.Model, error) {
+func (p *Protocol) Pretrained(b compute.Backend, d *gare.Dataset, seed int64) (*gare.Model, error) {
 	s, err := p.pretrain(b, d, seed)
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func (p *Protocol) PretrainConfig() gare.Config {
 	return cfg
 }
 
-func (p *Protocol) pretrain(b compute.Backend, d *gare.Dataset, seed uint64) (*stage1, error) {
+func (p *Protocol) pretrain(b compute.Backend, d *gare.Dataset, seed int64) (*stage1, error) {
 	if p.pretrained == nil {
 		p.pretrained = map[pretrainKey]*stage1{}
 	}
@@ -225,7 +225,7 @@ const pretrainSeedOffset = 1000
 // Run trains cfg from the pretrained encoders of seed and evaluates it on test. Results are cached
 // by (configuration, data, seed), so a row shared by several tables (the code's configuration) is
 // trained once; the trained model is kept for the first seed of the protocol.
-func (p *Protocol) Run(b compute.Backend, cfg gare.Config, d, test *gare.Dataset, seed uint64) (*Result, error) {
+func (p *Protocol) Run(b compute.Backend, cfg gare.Config, d, test *gare.Dataset, seed int64) (*Result, error) {
 	key := runKey{cfg, d, test, seed}
 	if r, ok := p.results[key]; ok {
 		return r, nil
@@ -285,7 +285,7 @@ type Fitted struct {
 // Fit trains cfg on d from the pretrained encoders of seed (stage 1, trained or loaded first) and
 // returns the model of its best validation epoch; nothing here sees a test split (Run evaluates the
 // result; the tuning sweep, cmd/garetune, reads only the curves).
-func (p *Protocol) Fit(b compute.Backend, cfg gare.Config, d *gare.Dataset, seed uint64) (*Fitted, error) {
+func (p *Protocol) Fit(b compute.Backend, cfg gare.Config, d *gare.Dataset, seed int64) (*Fitted, error) {
 	pre, err := p.pretrain(b, d, seed)
 	if err != nil {
 		return nil, err
@@ -307,7 +307,7 @@ func (p *Protocol) Fit(b compute.Backend, cfg gare.Config, d *gare.Dataset, seed
 
 // cachedResult is a Result without its model, as stored on disk.
 type cachedResult struct {
-	Seed                 uint64
+	Seed                 int64
 	Report               retrieval.Report
 	Curve, PretrainCurve []train.Record
 	Seconds              float64

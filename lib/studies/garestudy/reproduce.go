@@ -22,10 +22,7 @@ func gareScale(opts reproduce.Options, full Scale) Scale {
 		s = full
 	}
 	if len(opts.Seeds) > 0 {
-		s.Seeds = nil
-		for _, seed := range opts.Seeds {
-			s.Seeds = append(s.Seeds, uint64(seed))
-		}
+		s.Seeds = opts.Seeds
 	}
 	return s
 }

@@ -25,7 +25,7 @@ type Variant struct {
 // the learning curves of both stages (lib/train's records, one per epoch: mean train loss terms and
 // the validation metrics, Best marking the epochs that improved retrieval.ValMetric).
 type Result struct {
-	Seed                 uint64
+	Seed                 int64
 	Report               retrieval.Report
 	Curve, PretrainCurve []train.Record
 	Seconds              float64     // stage 2's training and test evaluation
@@ -52,7 +52,7 @@ type Runs struct {
 	Train    *gare.Dataset
 	Test     *gare.Dataset
 	Variants []Variant
-	Seeds    []uint64
+	Seeds    []int64
 	Results  [][]Result // [variant][seed]
 	// Floor is the zero-training baseline of Test (nil: none computed); claims and tables show it.
 	Floor *ZeroFloor

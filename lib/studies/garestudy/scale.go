@@ -10,7 +10,7 @@ import (
 // Full produces the committed figures and tables (make figures).
 type Scale struct {
 	Name  string
-	Seeds []uint64
+	Seeds []int64
 
 	// Charades pairs (0: the whole split).
 	CharadesTrain, CharadesTest int
@@ -47,7 +47,7 @@ func (s Scale) TuningNote() string {
 // SmallScale is the CI-sized configuration (notebook default; a few minutes on 2 cores).
 func SmallScale() Scale {
 	return Scale{
-		Name: "small", Seeds: []uint64{1, 2, 3},
+		Name: "small", Seeds: []int64{1, 2, 3},
 		CharadesTrain: 1024, CharadesTest: 500,
 		Dim: 32, TemporalLayers: 1, TemporalHeads: 2, Batch: 64,
 		PretrainEpochs: 15, Epochs: 2, ExtraEpochs: 2, PretrainLR: 1e-3, LR: 1e-3, ProjectionLR: 1e-6,
@@ -96,7 +96,7 @@ func CIScale() Scale {
 // Suite.LongerTraining) adds 11 min (measured: 40 s per baseline run, 1.6 min per GARE run).
 func FullScale() Scale {
 	return Scale{
-		Name: "full", Seeds: []uint64{1, 2, 3, 4, 5},
+		Name: "full", Seeds: []int64{1, 2, 3, 4, 5},
 		Dim: 128, TemporalLayers: 1, TemporalHeads: 4, Batch: 128,
 		PretrainEpochs: 20, Epochs: 6, ExtraEpochs: 2, PretrainLR: 1e-3, LR: 1e-3, ProjectionLR: 1e-6,
 		SynthPairs: 5000, SynthTrain: 4000, FalseNegativeRates: []float64{0, 0.3, 0.6},

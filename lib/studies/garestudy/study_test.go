@@ -13,7 +13,7 @@ import (
 
 func fakeRuns(r1 [][]float64) *Runs {
 	d := &gare.Dataset{Name: "test set", Kind: "synthetic"}
-	r := &Runs{Train: d, Test: d, Seeds: []uint64{1, 2, 3}}
+	r := &Runs{Train: d, Test: d, Seeds: []int64{1, 2, 3}}
 	for v, row := range r1 {
 		r.Variants = append(r.Variants, Variant{Name: string(rune('a' + v))})
 		var res []Result

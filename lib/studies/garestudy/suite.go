@@ -87,7 +87,7 @@ func (s *Suite) Provenance(notes ...string) report.Provenance {
 		Data: fmt.Sprintf("Charades descriptions ↔ videos, official v1 split (%d train pairs, %d test texts × %d videos): real free-text descriptions as %s, label-derived video features (multi-hot actions ⊕ mean GloVe of their names, 12 segments)",
 			s.Train.NumTexts, s.Test.NumTexts, s.Test.NumVideos, s.textFeatures()),
 		Kind:     report.LabelDerived,
-		Seeds:    seedsInt64(s.Scale.Seeds),
+		Seeds:    s.Scale.Seeds,
 		Config:   s.Base,
 		Behavior: Behavior,
 		Notes: append([]string{
@@ -107,14 +107,6 @@ func (s *Suite) textFeatures() string {
 		return "GloVe 100-d tokens"
 	}
 	return s.Text.Describe() + " sentence embeddings (384-d)"
-}
-
-func seedsInt64(s []uint64) []int64 {
-	out := make([]int64, len(s))
-	for i, v := range s {
-		out[i] = int64(v)
-	}
-	return out
 }
 
 // TrainingNote states, in every table's notes, which training step produced the numbers.
@@ -194,7 +186,7 @@ func (st *SyntheticStudy) Table() *report.Table {
 	prov := report.Provenance{
 		Data: fmt.Sprintf("synthetic false-negative pairs (lib/data/synth GeneratePairs, data seed 7): %d train pairs, test = one pair per concept among the rest; %s",
 			r0.Train.NumTexts, describeSynth()),
-		Kind: report.Synthetic, Seeds: seedsInt64(st.Scale.Seeds), Config: r0.Base, Behavior: Behavior,
+		Kind: report.Synthetic, Seeds: st.Scale.Seeds, Config: r0.Base, Behavior: Behavior,
 		Notes: []string{"Same two-stage protocol as the Charades tables; " + Describe(r0.Base, r0.Train, r0.Test) + ".",
 			TrainingNote, SelectionNote(r0.Base), st.Scale.TuningNote(), floorNote(r0.Floor)},
 	}
@@ -247,7 +239,7 @@ func (st *SyntheticStudy) Comparisons() []reproduce.Comparison {
 	}
 	if n := len(st.Runs); n > 1 {
 		gain := func(i int) reproduce.Sample {
-			return reproduce.Sample{Name: fmt.Sprintf("GARE − baseline R@1 at rate %.2f", st.Rates[i]), Seeds: seedsInt64(st.Runs[i].Seeds),
+			return reproduce.Sample{Name: fmt.Sprintf("GARE − baseline R@1 at rate %.2f", st.Rates[i]), Seeds: st.Runs[i].Seeds,
 				Values: st.Runs[i].Differences(0, 1, R1)}
 		}
 		out = append(out, reproduce.Comparison{Paper: Paper, Claim: "GARE's gain over the baseline grows with the false-negative rate",

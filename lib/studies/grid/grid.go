@@ -280,10 +280,7 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 		return nil, err
 	}
 	gs := size.GARE
-	gs.Seeds = nil
-	for _, s := range size.Seeds {
-		gs.Seeds = append(gs.Seeds, uint64(s))
-	}
+	gs.Seeds = size.Seeds
 	protocol := gs.Protocol(gs.Config(tvTrain.TextDim, tvTrain.VideoDim))
 	protocol.CacheDir = size.GARECache
 	gruns, err := garestudy.RunVariants(b, protocol, tvTrain, tvTest, garestudy.Table1Variants(), garestudy.RunOptions{Label: "grid GARE"})

@@ -25,7 +25,7 @@ type ConeScale struct {
 	BurnIn     int
 	HeldOut    float64
 	ConeWeight float64
-	Seeds      []uint64
+	Seeds      []int64
 }
 
 // ConeFullScale: Lorentz d = 10 (the reconstruction table's main row), the papers' 300 epochs, 10 %
@@ -38,11 +38,11 @@ type ConeScale struct {
 // term's gradient near the origin, ∝ 1/‖x‖, meets the papers' learning rate 1), λ = 0.01 barely
 // moves it (16.5 % vs 13.1 % without), λ = 0.1 reaches 24.8 %.
 var ConeFullScale = ConeScale{Name: "full", Dim: 10, Epochs: 300, BurnIn: 10, HeldOut: 0.1, ConeWeight: 0.1,
-	Seeds: []uint64{1, 2, 3, 4, 5}}
+	Seeds: []int64{1, 2, 3, 4, 5}}
 
 // ConeCIScale runs in seconds: d = 5, 6 epochs (2 of burn-in). It checks the pipeline, not the claim.
 var ConeCIScale = ConeScale{Name: "CI", Dim: 5, Epochs: 6, BurnIn: 2, HeldOut: 0.1, ConeWeight: 0.1,
-	Seeds: []uint64{1, 2, 3, 4, 5}}
+	Seeds: []int64{1, 2, 3, 4, 5}}
 
 // coneSplitSeed draws the held-out edges (one split for every seed).
 const coneSplitSeed = 1
@@ -58,7 +58,7 @@ func sharedDataDir() string {
 // WordNetCone runs the experiment at scale sc (seeds nil: the scale's) on the mammal closure (Debian
 // wordnet-base and the staged mammal filter; missing data is a data.BadInput error), with run
 // directories under checkpointDir when set, and returns its results.
-func WordNetCone(be compute.Backend, sc ConeScale, seeds []uint64, checkpointDir string, quiet bool) (*wordnetbench.ConeResults, error) {
+func WordNetCone(be compute.Backend, sc ConeScale, seeds []int64, checkpointDir string, quiet bool) (*wordnetbench.ConeResults, error) {
 	c, desc, err := wordnetbench.LoadClosure(wordnetbench.Mammal, "", filepath.Join(sharedDataDir(), "wordnet", "mammals_filter.txt"))
 	if err != nil {
 		return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment: %w", err))
@@ -76,11 +76,7 @@ func WordNetCone(be compute.Backend, sc ConeScale, seeds []uint64, checkpointDir
 // ConeTable is the experiment's table with the scale in its provenance and the note on its
 // learning-curve figure, saved beside it as curves (ConeResults.LearningCurve).
 func ConeTable(r *wordnetbench.ConeResults, sc ConeScale, curves string) *report.Table {
-	seeds := make([]int64, len(r.Options.Seeds))
-	for i, s := range r.Options.Seeds {
-		seeds[i] = int64(s)
-	}
-	return r.Table(report.Provenance{Data: r.Description, Kind: report.Real, Seeds: seeds, Config: r.Options.Base,
+	return r.Table(report.Provenance{Data: r.Description, Kind: report.Real, Seeds: r.Options.Seeds, Config: r.Options.Base,
 		Behavior: fmt.Sprintf("%s scale: Lorentz d = %d, %d epochs (burn-in %d); Nickel & Kiela 2017 §4 otherwise (lib/hierarchy.PaperConfig)",
 			sc.Name, sc.Dim, sc.Epochs, sc.BurnIn),
 		Notes: []string{"λ was chosen among 1, 0.1 and 0.01 (100 epochs, seed 1) by the fraction of training pairs inside their cone (hlformerstudy.ConeFullScale).",
@@ -91,10 +87,7 @@ func ConeTable(r *wordnetbench.ConeResults, sc ConeScale, curves string) *report
 // inside their parent's cone more often than without (floor: the untrained embedding of each seed),
 // and L_pop improves ranking — the full closure's reconstruction MAP (collapse gate: random ranking).
 func ConeComparisons(r *wordnetbench.ConeResults, sc ConeScale) []reproduce.Comparison {
-	seeds := make([]int64, len(r.Options.Seeds))
-	for i, s := range r.Options.Seeds {
-		seeds[i] = int64(s)
-	}
+	seeds := r.Options.Seeds
 	sample := func(name string, runs []wordnetbench.ConeRun, f func(wordnetbench.ConeRun) float64) reproduce.Sample {
 		s := reproduce.Sample{Name: name, Seeds: seeds, Learned: true}
 		for _, run := range runs {
@@ -133,12 +126,11 @@ func wordnetCone(be compute.Backend, opts reproduce.Options, suffix string) (*re
 			dir = filepath.Join(d, "wordnet")
 		}
 	}
-	var seeds []uint64
-	for _, s := range opts.Seeds {
+	seeds := opts.Seeds
+	for _, s := range seeds {
 		if s < 0 {
 			return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment needs seeds ≥ 0, got %d", s))
 		}
-		seeds = append(seeds, uint64(s))
 	}
 	r, err := WordNetCone(be, sc, seeds, dir, true)
 	if err != nil {

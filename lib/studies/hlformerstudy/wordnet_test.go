@@ -11,7 +11,7 @@ import (
 // The WordNet cone claims are declared the right way round: B is the arm with L_pop, the floor is
 // the untrained embedding, and the MAP claim's collapse gate is random ranking.
 func TestConeComparisonsOrientTheClaims(t *testing.T) {
-	r := &wordnetbench.ConeResults{Options: wordnetbench.ConeOptions{Seeds: []uint64{1, 2, 3, 4, 5}}, TrainPairs: 90, HeldOutPairs: 10, RandomMAP: 0.01}
+	r := &wordnetbench.ConeResults{Options: wordnetbench.ConeOptions{Seeds: []int64{1, 2, 3, 4, 5}}, TrainPairs: 90, HeldOutPairs: 10, RandomMAP: 0.01}
 	without := []float64{0.10, 0.12, 0.11, 0.13, 0.10}
 	with := []float64{0.30, 0.33, 0.29, 0.35, 0.31}
 	mapWithout := []float64{0.95, 0.96, 0.95, 0.97, 0.96}

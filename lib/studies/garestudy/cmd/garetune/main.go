@@ -36,7 +36,7 @@ type Run struct {
 	PretrainEpochs         int
 	PretrainLR, LR         float64
 	Epochs                 int
-	Seed                   uint64
+	Seed                   int64
 	TrainPairs, ValPairs   int
 	Stage1, Stage2         []train.Record
 	Stage1Sec, Stage2Sec   float64 // wall time of each stage (0 for a stage 1 loaded from the cache)
@@ -55,7 +55,7 @@ func main() {
 		preLR     = flag.Float64("pre-lr", garestudy.FullScale().PretrainLR, "stage-1 learning rate")
 		epochs    = flag.Int("epochs", garestudy.FullScale().Epochs, "stage-2 epochs")
 		lr        = flag.Float64("lr", garestudy.FullScale().LR, "stage-2 learning rate (ψ and the temporal transformer)")
-		seed      = flag.Uint64("seed", 1, "seed (both stages, as in the study)")
+		seed      = flag.Int64("seed", 1, "seed (both stages, as in the study)")
 		renderTo  = flag.String("render", "", "tabulate the run files given as arguments into <base>.{md,csv,json} instead of training")
 	)
 	flag.Parse()
@@ -76,13 +76,13 @@ func main() {
 	}
 }
 
-func run(cache, work, out, variant string, preEpochs, epochs int, preLR, lr float64, seed uint64) error {
+func run(cache, work, out, variant string, preEpochs, epochs int, preLR, lr float64, seed int64) error {
 	d, _, err := garestudy.CharadesData(cache, work, 0, 0)
 	if err != nil {
 		return err
 	}
 	s := garestudy.FullScale()
-	s.Seeds, s.PretrainEpochs, s.PretrainLR, s.Epochs, s.LR = []uint64{seed}, preEpochs, preLR, epochs, lr
+	s.Seeds, s.PretrainEpochs, s.PretrainLR, s.Epochs, s.LR = []int64{seed}, preEpochs, preLR, epochs, lr
 	base := s.Config(d.TextDim, d.VideoDim)
 	p := s.Protocol(base)
 	p.CacheDir = work
