@@ -9,21 +9,6 @@ import (
 	"gonum.org/v1/plot"
 )
 
-// Track starts recording the variants that Run is asked for (trained or already cached), so that a
-// table's learning curves (Tracked) show exactly the runs the table reports.
-func (s *Study) Track() { s.asked = []string{} }
-
-// Tracked returns the runs of the variants Run was asked for since Track, in that order, and stops
-// recording.
-func (s *Study) Tracked() []*Runs {
-	var out []*Runs
-	for _, name := range s.asked {
-		out = append(out, s.runs[name])
-	}
-	s.asked = nil
-	return out
-}
-
 // LearningCurves are the learning-curve figures beside a table of runs (issue 19): per epoch, the
 // mean training loss (the weighted total of hlformer.LossTermNames) and the validation SumR that
 // selects the epoch (on the split carved from train, never test), one curve per variant, each the

@@ -34,18 +34,4 @@ func TestLearningCurvesAndNote(t *testing.T) {
 			t.Errorf("note lacks %q:\n%s", want, note)
 		}
 	}
-	// The study records the variants a table asks for, cached or not, once each and in order.
-	s := &Study{runs: map[string]*Runs{HybridVariant.Name: runs[0], EuclideanOnlyVariant.Name: runs[1]}}
-	s.Track()
-	for _, v := range []Variant{EuclideanOnlyVariant, HybridVariant, EuclideanOnlyVariant} {
-		if _, err := s.Run(v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := s.Tracked(); len(got) != 2 || got[0] != runs[1] || got[1] != runs[0] {
-		t.Errorf("Tracked = %v", got)
-	}
-	if got := s.Tracked(); len(got) != 0 {
-		t.Errorf("Tracked after Tracked = %v, want none", got)
-	}
 }

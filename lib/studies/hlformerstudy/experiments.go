@@ -261,6 +261,13 @@ var (
 	CLVariant       = Variant{Name: "w/ CL (concat + linear)", Config: func(c hlformer.Config) hlformer.Config { c.Aggregation = hlformer.ConcatLinear; return c }}
 )
 
+// Table1Variants are the rows of Table 1, in its order; Figure5Variants the models of Fig. 5 (with and
+// without L_pop).
+var (
+	Table1Variants  = []Variant{MSSLVariant, EuclideanOnlyVariant, HybridVariant}
+	Figure5Variants = []Variant{HybridVariant, NoPOPVariant}
+)
+
 // Table2Variants are the ablations of HLFormer Table 2, in its order (row 0 is the full model).
 var Table2Variants = []Variant{HybridVariant, NoGazeVariant, NoGlanceVariant, SimOnlyVariant, NoDivVariant, NoPOPVariant, MPVariant, CLVariant}
 

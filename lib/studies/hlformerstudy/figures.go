@@ -43,7 +43,7 @@ func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *rep
 	var plots []*plot.Plot
 	orderedBy := map[string]int{}
 	perSeed := map[string][3][]float64{} // variant → medians of clips, queries, frames per seed
-	for _, v := range []Variant{HybridVariant, NoPOPVariant} {
+	for _, v := range Figure5Variants {
 		r, err := s.Run(v)
 		if err != nil {
 			return nil, nil, nil, nil, err

@@ -21,8 +21,7 @@ import (
 )
 
 // Study runs the experiments of the HLFormer reproduction on one setup and scale, caching every
-// variant's runs so that tables and figures share them. notebooks/13-hlformer.ipynb and
-// reproduce.go are thin callers of it.
+// variant's runs so that tables and figures share them. Suite's sections call it.
 type Study struct {
 	Backend compute.Backend
 	Setup   *Setup
@@ -34,7 +33,6 @@ type Study struct {
 	// an interrupted study resumes, and finished runs are only re-evaluated.
 	CacheDir string
 	runs     map[string]*Runs
-	asked    []string // the variants Run was asked for since Track, in order (nil: not tracking)
 }
 
 // NewStudy prepares a study; seeds nil means the scale's.
@@ -62,9 +60,6 @@ func (s *Study) SweepSeeds() []int64 {
 // Run trains variant v on every seed of Seeds when it is Claimed, else on SweepSeeds (once: results
 // are cached by variant name).
 func (s *Study) Run(v Variant) (*Runs, error) {
-	if s.asked != nil && !slices.Contains(s.asked, v.Name) {
-		s.asked = append(s.asked, v.Name)
-	}
 	if r, ok := s.runs[v.Name]; ok {
 		return r, nil
 	}
@@ -112,7 +107,7 @@ func (s *Study) seedsNote() string {
 // HLFormer, mean ± std over seeds, with the paper's Charades SumR in a paper column.
 func (s *Study) Table1() (*report.Table, error) {
 	var runs []*Runs
-	for _, v := range []Variant{MSSLVariant, EuclideanOnlyVariant, HybridVariant} {
+	for _, v := range Table1Variants {
 		r, err := s.Run(v)
 		if err != nil {
 			return nil, err
@@ -240,10 +235,7 @@ func (s *Study) Table2() (*report.Table, []reproduce.Comparison, error) {
 	var runs []*Runs
 	var cmps []reproduce.Comparison
 	var descriptive []string
-	for _, v := range Table2Variants {
-		if v.Name != HybridVariant.Name && s.Scale.Ablations != nil && !slices.Contains(s.Scale.Ablations, v.Name) {
-			continue
-		}
+	for _, v := range s.Table2Rows() {
 		r, err := s.Run(v)
 		if err != nil {
 			return nil, nil, err
@@ -272,6 +264,18 @@ func (s *Study) Table2() (*report.Table, []reproduce.Comparison, error) {
 	t := MetricsTable(fmt.Sprintf("HLFormer Table 2 analogue (ablations) — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(notes...), runs, s.Setup.Floors,
 		PaperTable2SumR, PaperTable2Cite)
 	return t, cmps, nil
+}
+
+// Table2Rows are the variants of Table 2 at the study's scale: the full model, then Scale.Ablations
+// (every ablation of Table2Variants when nil), in Table2Variants' order.
+func (s *Study) Table2Rows() []Variant {
+	var rows []Variant
+	for _, v := range Table2Variants {
+		if v.Name == HybridVariant.Name || s.Scale.Ablations == nil || slices.Contains(s.Scale.Ablations, v.Name) {
+			rows = append(rows, v)
+		}
+	}
+	return rows
 }
 
 // floorNote is the note of a SumR-only table (Fig. 3, Fig. 6): the strongest zero-training floor of
@@ -313,6 +317,53 @@ func branchVariant(nE, nL int) Variant {
 	}}
 }
 
+// figure3Axes are the x values of Fig. 3's two sweeps: the branch counts N_O (Scale.BranchCounts, else
+// 2, 4, 8) and the Lorentz branch counts N_L at N_O = 8 (Scale.LorentzBranches, else 0, 2, 4, 6, 8).
+func (s *Study) figure3Axes() (counts, ratios []int) {
+	counts, ratios = s.Scale.BranchCounts, s.Scale.LorentzBranches
+	if counts == nil {
+		counts = []int{2, 4, 8}
+	}
+	if ratios == nil {
+		ratios = []int{0, 2, 4, 6, 8}
+	}
+	return counts, ratios
+}
+
+// countSplit and ratioSplit are the (N_E, N_L) of a point of Fig. 3's sweeps: N_O branches split
+// evenly, and N_L Lorentz branches of 8.
+func countSplit(no int) (nE, nL int) { return no / 2, no / 2 }
+func ratioSplit(nl int) (nE, nL int) { return 8 - nl, nl }
+
+// figure3Claims are Fig. 3's comparisons with the full model (made when the other point is Claimed).
+var figure3Claims = []struct {
+	claim string
+	worse Variant
+}{
+	{"At N_O = 8, the hybrid split N_L = N_E = 4 beats Euclidean-only blocks (Fig. 3)", branchVariant(8, 0)},
+	{"At N_O = 8, the hybrid split N_L = N_E = 4 beats Lorentz-only blocks (Fig. 3)", branchVariant(0, 8)},
+	{"N_O = 8 branches beat N_O = 2 (performance grows with N_O up to 8, Fig. 3)", branchVariant(1, 1)},
+}
+
+// Figure3Variants are the variants Fig. 3 trains, in its order: the branch-count sweep, the split
+// sweep, then the Claimed points its comparisons need and the full model.
+func (s *Study) Figure3Variants() []Variant {
+	counts, ratios := s.figure3Axes()
+	var vs []Variant
+	for _, x := range counts {
+		vs = append(vs, branchVariant(countSplit(x)))
+	}
+	for _, x := range ratios {
+		vs = append(vs, branchVariant(ratioSplit(x)))
+	}
+	for _, c := range figure3Claims {
+		if s.Claimed(c.worse) {
+			vs = append(vs, c.worse, HybridVariant)
+		}
+	}
+	return vs
+}
+
 // Figure3 is HLFormer Fig. 3: SumR against the number of branches N_O (at N_L = N_E; Scale.BranchCounts)
 // and against the Lorentz/Euclidean split N_L : N_E at N_O = 8 (Scale.LorentzBranches). It returns the
 // two plots, a table of the points and the comparisons of the Claimed points with the full model.
@@ -322,13 +373,7 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Co
 		return nil, nil, nil, nil, err
 	}
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 3 analogue — SumR vs branches (%s scale)", s.Scale.Name), s.Provenance(fn), "sweep", "N_E", "N_L", "SumR")
-	counts, ratios := s.Scale.BranchCounts, s.Scale.LorentzBranches
-	if counts == nil {
-		counts = []int{2, 4, 8}
-	}
-	if ratios == nil {
-		ratios = []int{0, 2, 4, 6, 8}
-	}
+	counts, ratios := s.figure3Axes()
 	// sweep runs the points (N_E, N_L) = split(x) for x in xs, adds them to the table as rows of the
 	// sweep named label and plots SumR (mean ± std) against x.
 	sweep := func(label, title, xlabel string, xs []int, split func(x int) (nE, nL int)) (*plot.Plot, error) {
@@ -354,23 +399,16 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Co
 		p.Add(l, sc)
 		return p, report.AddErrorBars(p, xys, errs, color.Black)
 	}
-	p1, err := sweep("N_O (N_L = N_E)", "SumR vs number of branches N_O (N_L = N_E)", "N_O", counts, func(no int) (int, int) { return no / 2, no / 2 })
+	p1, err := sweep("N_O (N_L = N_E)", "SumR vs number of branches N_O (N_L = N_E)", "N_O", counts, countSplit)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	p2, err := sweep("N_L : N_E at N_O = 8", "SumR vs Lorentz branches N_L (N_O = 8)", "N_L (N_E = 8 − N_L)", ratios, func(nl int) (int, int) { return 8 - nl, nl })
+	p2, err := sweep("N_L : N_E at N_O = 8", "SumR vs Lorentz branches N_L (N_O = 8)", "N_L (N_E = 8 − N_L)", ratios, ratioSplit)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
 	var findings []reproduce.Comparison
-	for _, c := range []struct {
-		claim string
-		worse Variant
-	}{
-		{"At N_O = 8, the hybrid split N_L = N_E = 4 beats Euclidean-only blocks (Fig. 3)", branchVariant(8, 0)},
-		{"At N_O = 8, the hybrid split N_L = N_E = 4 beats Lorentz-only blocks (Fig. 3)", branchVariant(0, 8)},
-		{"N_O = 8 branches beat N_O = 2 (performance grows with N_O up to 8, Fig. 3)", branchVariant(1, 1)},
-	} {
+	for _, c := range figure3Claims {
 		if !s.Claimed(c.worse) {
 			continue // a descriptive point of the sweep
 		}
@@ -385,6 +423,32 @@ func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Co
 
 // SigmaSweep are the uniform Gaussian widths of Fig. 6 (every branch of both kinds gets the same width).
 var SigmaSweep = []float64{0.5, 1, 2, 4, 8, 16}
+
+// widths are the uniform Gaussian widths of Fig. 6 at the study's scale (Scale.Widths, else SigmaSweep).
+func (s *Study) widths() []float64 {
+	if s.Scale.Widths == nil {
+		return SigmaSweep
+	}
+	return s.Scale.Widths
+}
+
+// uniformWidth is the variant whose 8 branches all use Gaussian width w.
+func uniformWidth(w float64) Variant {
+	return Variant{Name: fmt.Sprintf("uniform width %g", w), Config: func(c hlformer.Config) hlformer.Config {
+		c.EuclideanWidths, c.LorentzWidths = []float64{w, w, w, w}, []float64{w, w, w, w}
+		return c
+	}}
+}
+
+// Figure6Variants are the variants Fig. 6 trains, in its order: the uniform widths, then the full
+// model (the reference line).
+func (s *Study) Figure6Variants() []Variant {
+	var vs []Variant
+	for _, w := range s.widths() {
+		vs = append(vs, uniformWidth(w))
+	}
+	return append(vs, HybridVariant)
+}
 
 // Figure6 is HLFormer Fig. 6: SumR when all 8 branches use the same Gaussian width σ (Scale.Widths,
 // SigmaSweep when nil), plus the default mixed widths None/2/4/8 as a reference line. The claim compares
@@ -401,16 +465,8 @@ func (s *Study) Figure6() (*plot.Plot, *report.Table, []reproduce.Comparison, er
 	errs := plotter.YErrors{}
 	var bestVal float64
 	var bestVariant Variant
-	widths := s.Scale.Widths
-	if widths == nil {
-		widths = SigmaSweep
-	}
-	for _, w := range widths {
-		w := w
-		v := Variant{Name: fmt.Sprintf("uniform width %g", w), Config: func(c hlformer.Config) hlformer.Config {
-			c.EuclideanWidths, c.LorentzWidths = []float64{w, w, w, w}, []float64{w, w, w, w}
-			return c
-		}}
+	for _, w := range s.widths() {
+		v := uniformWidth(w)
 		r, err := s.Run(v)
 		if err != nil {
 			return nil, nil, nil, err

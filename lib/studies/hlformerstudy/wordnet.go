@@ -9,7 +9,6 @@ import (
 	"github.com/geoalign/geoalign/lib/hierarchy/wordnetbench"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
-	"github.com/geoalign/geoalign/lib/runcache"
 	"github.com/gomlx/compute"
 )
 
@@ -116,17 +115,9 @@ func ConeComparisons(r *wordnetbench.ConeResults, sc ConeScale) []reproduce.Comp
 	}
 }
 
-// wordnetCone is the section of hlformerFigures that runs the experiment: its table (saved as
+// wordnetCone is the section of the experiment at scale sc (Suite.WordNetCone): its table (saved as
 // wordnet-cone<suffix>), its learning curve and its comparisons.
-func wordnetCone(be compute.Backend, opts reproduce.Options, suffix string) (*reproduce.Section, error) {
-	sc, dir := ConeCIScale, ""
-	if opts.Full {
-		sc, dir = ConeFullScale, filepath.Join("build", "wordnet", "checkpoints")
-		if d := runcache.Root(""); d != "" {
-			dir = filepath.Join(d, "wordnet")
-		}
-	}
-	seeds := opts.Seeds
+func wordnetCone(be compute.Backend, sc ConeScale, seeds []int64, dir, suffix string) (*reproduce.Section, error) {
 	for _, s := range seeds {
 		if s < 0 {
 			return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment needs seeds ≥ 0, got %d", s))

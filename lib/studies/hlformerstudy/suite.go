@@ -1,0 +1,249 @@
+package hlformerstudy
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/encoders"
+	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/runcache"
+	"gonum.org/v1/plot"
+)
+
+// Suite is the HLFormer reproduction at one configuration (CI-sized or full): the study of the main
+// scale (Table 1, Fig. 4), the study of the ablation scale (Table 2, Fig. 3, 5, 6; the same study
+// when both scales are one) and the synthetic benchmark's. Each section is one method returning its
+// evidence (reproduce.Section: tables, figures with the learning curves of the runs a table reports,
+// comparisons); `geoalign figures` saves and decides them (reproduce.RunSections over Named), and
+// notebooks/13-hlformer.ipynb shows them (nb.Show), so both show the same artifacts.
+type Suite struct {
+	Main, Ablation *Study
+	// Full selects the full configuration: the synthetic study's size, the WordNet cone's scale and
+	// the suffix of saved names (Suffix).
+	Full bool
+	// Seeds are the seeds asked for (nil: each scale's).
+	Seeds []int64
+	// Synthetic is the suite on the synthetic PRVR benchmark (reproduce.Options.Synthetic): Fig. 4
+	// needs Charades-STA's moments and is skipped there.
+	Synthetic bool
+	log       io.Writer
+}
+
+// NewSuite is the suite `geoalign figures` runs for opts: the setups of LoadSetup at Scales(opts.Full)
+// for opts.Text, every run checkpointed under RunCacheDir(opts), progress on stderr.
+func NewSuite(opts reproduce.Options) (*Suite, error) {
+	mainScale, ablScale := Scales(opts.Full)
+	mainScale, ablScale = mainScale.ForText(opts.Text), ablScale.ForText(opts.Text)
+	be := backend.MustNew()
+	setup, err := LoadSetup(opts, mainScale)
+	if err != nil {
+		return nil, err
+	}
+	s := &Suite{Full: opts.Full, Seeds: opts.Seeds, Synthetic: opts.Synthetic, log: os.Stderr}
+	s.Main = NewStudy(be, setup, mainScale, opts.Seeds, s.log)
+	s.Main.CacheDir = RunCacheDir(opts)
+	s.Ablation = s.Main
+	if ablScale.Name != mainScale.Name {
+		as, err := LoadSetup(opts, ablScale)
+		if err != nil {
+			return nil, err
+		}
+		s.Ablation = NewStudy(be, as, ablScale, opts.Seeds, s.log)
+		s.Ablation.CacheDir = s.Main.CacheDir
+	}
+	return s, nil
+}
+
+// OpenSuite is the suite as a notebook runs it on Charades-STA with GloVe queries (Open at both
+// scales of Scales(full)): the track under cache, the staged annotations under shared, every run
+// checkpointed under <runCache>/hlformer — the directory `make figures` uses when GEOALIGN_RUN_CACHE
+// names the same root, so either reuses the other's finished runs.
+func OpenSuite(cache, shared, runCache string, full bool) (*Suite, error) {
+	mainScale, ablScale := Scales(full)
+	s := &Suite{Full: full}
+	var err error
+	if s.Main, err = OpenText(cache, shared, runCache, mainScale, encoders.GloVe); err != nil {
+		return nil, err
+	}
+	s.Ablation = s.Main
+	if ablScale.Name != mainScale.Name {
+		if s.Ablation, err = OpenText(cache, shared, runCache, ablScale, encoders.GloVe); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Named lists the sections in the order `geoalign figures` runs them (Sections are their names).
+func (s *Suite) Named() []reproduce.NamedSection {
+	return []reproduce.NamedSection{{Name: "table1", Run: s.Table1}, {Name: "synthetic", Run: s.SyntheticTable1},
+		{Name: "fig5", Run: s.Figure5}, {Name: "fig4", Run: s.Figure4}, {Name: "table2", Run: s.Table2},
+		{Name: "fig3", Run: s.Figure3}, {Name: "fig6", Run: s.Figure6}, {Name: "wordnet-cone", Run: s.WordNetCone}}
+}
+
+// Sections are the names of Suite.Named, in order (derived from it: one list): Table 1 at the main
+// scale (with Fig. 4's models), Table 1 on the synthetic benchmark, Fig. 5, Fig. 4, Table 2, Fig. 3
+// and Fig. 6 at the ablation scale, and the partial-order loss on WordNet.
+var Sections = reproduce.Names((&Suite{}).Named())
+
+// suffix ends the saved name of every artifact (Suffix).
+func (s *Suite) suffix() string { return Suffix(s.Full) }
+
+// withCurves adds table t as name to sec with the learning curves of the runs of variants (each
+// once, in order: the runs the table reports) beside it (name-curves-loss, name-curves-val), and
+// names them in t's notes.
+func (s *Suite) withCurves(sec *reproduce.Section, st *Study, t *report.Table, name string, variants []Variant) error {
+	var runs []*Runs
+	seen := map[string]bool{}
+	for _, v := range variants {
+		if seen[v.Name] {
+			continue
+		}
+		seen[v.Name] = true
+		r, err := st.Run(v)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, r)
+	}
+	loss, val, err := LearningCurves(t.Title, runs)
+	if err != nil {
+		return err
+	}
+	sec.Plot(name+"-curves-loss", loss)
+	sec.Plot(name+"-curves-val", val)
+	t.Provenance.Notes = append(t.Provenance.Notes, CurvesNote(name+"-curves-loss"+s.suffix(), name+"-curves-val"+s.suffix(), runs))
+	sec.Table(name, t)
+	return nil
+}
+
+// table1 is study st's Table 1 as section name with its claims: hybrid beats Euclidean-only and the
+// MS-SL-like baseline, and, where the split has a zero-training floor, both learned attentions beat it.
+func (s *Suite) table1(name string, st *Study, claimText, paperRef string) (*reproduce.Section, error) {
+	sec := &reproduce.Section{Title: name}
+	t, err := st.Table1()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.withCurves(sec, st, t, name, Table1Variants); err != nil {
+		return nil, err
+	}
+	cmp, err := st.Compare(claimText, paperRef, EuclideanOnlyVariant, HybridVariant)
+	if err != nil {
+		return nil, err
+	}
+	msl, err := st.Compare("HLFormer beats the MS-SL-like baseline (plain Transformer, multi-scale windows)",
+		"Charades SumR 78.7 (HLFormer) vs 68.4 (MS-SL), Table 1", MSSLVariant, HybridVariant)
+	sec.Comparisons = []reproduce.Comparison{cmp, msl}
+	for _, v := range []Variant{HybridVariant, EuclideanOnlyVariant} {
+		if err != nil || st.Floor() == nil {
+			break
+		}
+		if cmp, err = st.BeatsFloor(v, "— (the paper reports no zero-training baseline)"); err == nil {
+			sec.Comparisons = append(sec.Comparisons, cmp)
+		}
+	}
+	return sec, err
+}
+
+// Table1 is Table 1 at the main scale.
+func (s *Suite) Table1() (*reproduce.Section, error) {
+	return s.table1("table1", s.Main, "Hybrid Euclidean + Lorentz attention beats Euclidean-only (GMMFormer-like) attention (Table 1, Fig. 3)",
+		"Charades SumR 78.7 (HLFormer) vs 72.9 (GMMFormer), Table 1")
+}
+
+// SyntheticTable1 is Table 1 and the hybrid-vs-Euclidean comparison on the synthetic partial-relevance
+// benchmark (lib/data/synth): a world of untrimmed videos made of moments of hierarchical concepts,
+// 384 videos at CIScale (queries of 8 tokens), 1,024 at SyntheticScale with Full.
+func (s *Suite) SyntheticTable1() (*reproduce.Section, error) {
+	videos, sc := 384, CIScale
+	sc.TrainVideos, sc.TestVideos, sc.QueryLen = 0, 0, 8
+	if s.Full {
+		videos, sc = 1024, SyntheticScale
+	}
+	syn, err := SyntheticSetup(7, videos)
+	if err != nil {
+		return nil, err
+	}
+	st := NewStudy(s.Main.Backend, syn, sc, s.Seeds, s.log)
+	st.CacheDir = s.Main.CacheDir
+	return s.table1("table1-synthetic", st, "Hybrid Euclidean + Lorentz attention beats Euclidean-only attention on synthetic partial-relevance data",
+		"Table 1, Fig. 3")
+}
+
+// twoPlots is a figure of the ablation scale drawn as two plots (name-a, name-b) with its table, its
+// comparisons and the learning curves of the runs of variants.
+func (s *Suite) twoPlots(name, a, b string, variants []Variant, pa, pb *plot.Plot, t *report.Table, cmps []reproduce.Comparison, err error) (*reproduce.Section, error) {
+	if err != nil {
+		return nil, err
+	}
+	sec := &reproduce.Section{Title: name, Comparisons: cmps}
+	sec.Plot(name+"-"+a, pa)
+	sec.Plot(name+"-"+b, pb)
+	return sec, s.withCurves(sec, s.Ablation, t, name, variants)
+}
+
+// Figure5 is Fig. 5 at the ablation scale, where Table 2 trains the "w/o L_pop" model it needs.
+func (s *Suite) Figure5() (*reproduce.Section, error) {
+	pa, pb, t, cmps, err := s.Ablation.Figure5(200, 1000)
+	return s.twoPlots("fig5", "with-pop", "without-pop", Figure5Variants, pa, pb, t, cmps, err)
+}
+
+// Figure4 is Fig. 4 at the main scale (Charades-STA only: it needs the moments; empty on synthetic
+// data).
+func (s *Suite) Figure4() (*reproduce.Section, error) {
+	sec := &reproduce.Section{Title: "fig4"}
+	if s.Main.Setup.Kind != report.LabelDerived {
+		return sec, nil
+	}
+	pe, ph, t, cmp, err := s.Main.Figure4()
+	sec.Plot("fig4-euclidean", pe)
+	sec.Plot("fig4-hybrid", ph)
+	sec.Table("fig4", t)
+	sec.Comparisons = []reproduce.Comparison{cmp}
+	return sec, err
+}
+
+// Table2 is Table 2 (ablations) at the ablation scale.
+func (s *Suite) Table2() (*reproduce.Section, error) {
+	t, cmps, err := s.Ablation.Table2()
+	if err != nil {
+		return nil, err
+	}
+	sec := &reproduce.Section{Title: "table2", Comparisons: cmps}
+	return sec, s.withCurves(sec, s.Ablation, t, "table2", s.Ablation.Table2Rows())
+}
+
+// Figure3 is Fig. 3 (branch count and split sweeps) at the ablation scale.
+func (s *Suite) Figure3() (*reproduce.Section, error) {
+	pa, pb, t, cmps, err := s.Ablation.Figure3()
+	return s.twoPlots("fig3", "branches", "ratio", s.Ablation.Figure3Variants(), pa, pb, t, cmps, err)
+}
+
+// Figure6 is Fig. 6 (uniform Gaussian widths) at the ablation scale.
+func (s *Suite) Figure6() (*reproduce.Section, error) {
+	p, t, cmps, err := s.Ablation.Figure6()
+	if err != nil {
+		return nil, err
+	}
+	sec := &reproduce.Section{Title: "fig6", Comparisons: cmps}
+	sec.Plot("fig6", p)
+	return sec, s.withCurves(sec, s.Ablation, t, "fig6", s.Ablation.Figure6Variants())
+}
+
+// WordNetCone is HLFormer's partial-order loss where the partial order is known, WordNet's mammal
+// closure: its table, learning curve and comparisons, at ConeFullScale with Full (checkpointed under
+// the run cache's wordnet/, else build/wordnet/checkpoints), else ConeCIScale in memory.
+func (s *Suite) WordNetCone() (*reproduce.Section, error) {
+	sc, dir := ConeCIScale, ""
+	if s.Full {
+		sc, dir = ConeFullScale, filepath.Join("build", "wordnet", "checkpoints")
+		if d := runcache.Root(""); d != "" {
+			dir = filepath.Join(d, "wordnet")
+		}
+	}
+	return wordnetCone(s.Main.Backend, sc, s.Seeds, dir, s.suffix())
+}
