@@ -2,6 +2,7 @@ package nb
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -171,5 +172,23 @@ func TestUnfinished(t *testing.T) {
 	Must(reproduce.SavePending(dir, "hlformer", nil)) // a complete run
 	if Unfinished("hlformer", "table2") {
 		t.Error("a complete run left table2 unfinished")
+	}
+}
+
+// A section without findings shows its artifacts and nothing else: no empty output for its nil
+// []reproduce.Claim (outside a notebook Show prints what it would display).
+func TestShowSectionWithoutFindings(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	Show(&reproduce.Section{Title: "table1"})
+	os.Stdout = stdout
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if len(out) != 0 {
+		t.Errorf("Show(section without artifacts or findings) printed %q, want nothing", out)
 	}
 }

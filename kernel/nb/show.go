@@ -108,7 +108,9 @@ func showDisplayable(x any) bool {
 	case reproduce.Claim:
 		Markdown(claimMarkdown(v))
 	case []reproduce.Claim:
-		Markdown(claimsMarkdown(v))
+		if len(v) > 0 { // a section without findings shows nothing (not an empty cell output)
+			Markdown(claimsMarkdown(v))
+		}
 	case string:
 		Markdown(v)
 	default:

@@ -92,7 +92,7 @@ var Sections = reproduce.Names((&Suite{}).Named())
 // suffix ends the saved name of every artifact (Suffix).
 func (s *Suite) suffix() string { return Suffix(s.Full) }
 
-// withCurves adds table t as name to sec with the learning curves of the runs of variants (each
+// withCurves adds table t as name to sec, then the learning curves of the runs of variants (each
 // once, in order: the runs the table reports) beside it (name-curves-loss, name-curves-val), and
 // names them in t's notes.
 func (s *Suite) withCurves(sec *reproduce.Section, st *Study, t *report.Table, name string, variants []Variant) error {
@@ -113,10 +113,10 @@ func (s *Suite) withCurves(sec *reproduce.Section, st *Study, t *report.Table, n
 	if err != nil {
 		return err
 	}
-	sec.Plot(name+"-curves-loss", loss)
-	sec.Plot(name+"-curves-val", val)
 	t.Provenance.Notes = append(t.Provenance.Notes, CurvesNote(name+"-curves-loss"+s.suffix(), name+"-curves-val"+s.suffix(), runs))
 	sec.Table(name, t)
+	sec.Plot(name+"-curves-loss", loss)
+	sec.Plot(name+"-curves-val", val)
 	return nil
 }
 
