@@ -77,17 +77,10 @@ func prepare(setup *Setup, sc Scale) (*Setup, error) {
 	return setup, nil
 }
 
-// Open is the study of a scale on the Charades-STA track as a notebook runs it: the track `make
-// data` built under cache, the staged annotations under shared (the zero-training floors read
-// them), the scale's subset, the default seeds, and every run checkpointed under
-// <runCache>/hlformer — the run cache `make figures` uses when GEOALIGN_RUN_CACHE names the same
-// root, so either reuses the other's finished runs.
-func Open(cache, shared, runCache string, sc Scale) (*Study, error) {
-	return OpenText(cache, shared, runCache, sc, encoders.GloVe)
-}
-
-// OpenText is Open with the query tokens of encoder t (LoadCharadesSTAText) at the scale for them
-// (Scale.ForText).
+// OpenText is the study of a scale on the Charades-STA track as a notebook runs it: the track `make
+// data` built under cache with the query tokens of encoder t (LoadCharadesSTAText), the staged
+// annotations under shared (the zero-training floors read them), the scale's subset (Scale.ForText),
+// the default seeds, and every run checkpointed under <runCache>/hlformer.
 func OpenText(cache, shared, runCache string, sc Scale, t encoders.Text) (*Study, error) {
 	sc = sc.ForText(t)
 	setup, err := LoadCharadesSTAText(cache, shared, t)

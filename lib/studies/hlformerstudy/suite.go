@@ -26,10 +26,7 @@ type Suite struct {
 	Full bool
 	// Seeds are the seeds asked for (nil: each scale's).
 	Seeds []int64
-	// Synthetic is the suite on the synthetic PRVR benchmark (reproduce.Options.Synthetic): Fig. 4
-	// needs Charades-STA's moments and is skipped there.
-	Synthetic bool
-	log       io.Writer
+	log   io.Writer
 }
 
 // NewSuite is the suite `geoalign figures` runs for opts: the setups of LoadSetup at Scales(opts.Full)
@@ -42,7 +39,7 @@ func NewSuite(opts reproduce.Options) (*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Suite{Full: opts.Full, Seeds: opts.Seeds, Synthetic: opts.Synthetic, log: os.Stderr}
+	s := &Suite{Full: opts.Full, Seeds: opts.Seeds, log: os.Stderr}
 	s.Main = NewStudy(be, setup, mainScale, opts.Seeds, s.log)
 	s.Main.CacheDir = RunCacheDir(opts)
 	s.Ablation = s.Main
@@ -57,8 +54,8 @@ func NewSuite(opts reproduce.Options) (*Suite, error) {
 	return s, nil
 }
 
-// OpenSuite is the suite as a notebook runs it on Charades-STA with GloVe queries (Open at both
-// scales of Scales(full)): the track under cache, the staged annotations under shared, every run
+// OpenSuite is the suite as a notebook runs it on Charades-STA with GloVe queries (OpenText at
+// both scales of Scales(full)): the track under cache, the staged annotations under shared, every run
 // checkpointed under <runCache>/hlformer — the directory `make figures` uses when GEOALIGN_RUN_CACHE
 // names the same root, so either reuses the other's finished runs.
 func OpenSuite(cache, shared, runCache string, full bool) (*Suite, error) {
