@@ -1,15 +1,14 @@
 package activitynet
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/captions"
 )
 
@@ -28,14 +27,7 @@ type rawVideo struct {
 }
 
 // ReadFile reads an ActivityNet Captions JSON file.
-func ReadFile(path string) ([]Video, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("activitynet: %w", err)
-	}
-	defer f.Close()
-	return Parse(bufio.NewReader(f), path)
-}
+func ReadFile(path string) ([]Video, error) { return data.ReadFile("activitynet", path, Parse) }
 
 // Parse decodes the JSON from r (name is used in errors) and returns the videos sorted by id.
 func Parse(r io.Reader, name string) ([]Video, error) {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/data"
@@ -26,51 +25,26 @@ func VideoID(capID string) string {
 func EncID(video string, k int) string { return fmt.Sprintf("%s#enc#%d", video, k) }
 
 // ReadFile reads a caption file.
-func ReadFile(path string) ([]Caption, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("captions: %w", err)
-	}
-	defer f.Close()
-	return Parse(f, path)
-}
+func ReadFile(path string) ([]Caption, error) { return data.ReadFile("captions", path, Parse) }
 
 // Parse reads captions from r; name is used in error messages. Blank lines are skipped (the
 // official reader would crash on them); an input without any caption is an error.
 func Parse(r io.Reader, name string) ([]Caption, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	var out []Caption
 	seen := map[string]int{}
-	for line := 1; sc.Scan(); line++ {
-		s := sc.Text()
-		if line == 1 {
-			s = data.TrimBOM(s)
-		}
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
+	return data.ParseLines(r, "captions", name, "captions", 16<<20, func(line int, s string) (Caption, error) {
 		id, text, ok := strings.Cut(s, " ")
-		if !ok {
-			return nil, fmt.Errorf("captions: %s:%d: want \"<cap_id> <sentence>\", got %q", name, line, s)
-		}
-		if VideoID(id) == "" {
-			return nil, fmt.Errorf("captions: %s:%d: caption id %q has an empty video id", name, line, id)
+		switch {
+		case !ok:
+			return Caption{}, fmt.Errorf("want \"<cap_id> <sentence>\", got %q", s)
+		case VideoID(id) == "":
+			return Caption{}, fmt.Errorf("caption id %q has an empty video id", id)
 		}
 		if prev, dup := seen[id]; dup {
-			return nil, fmt.Errorf("captions: %s:%d: caption id %q already used on line %d", name, line, id, prev)
+			return Caption{}, fmt.Errorf("caption id %q already used on line %d", id, prev)
 		}
 		seen[id] = line
-		out = append(out, Caption{ID: id, Text: text})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("captions: %s: %w", name, err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("captions: %s: no captions (empty split)", name)
-	}
-	return out, nil
+		return Caption{ID: id, Text: text}, nil
+	})
 }
 
 // Write writes captions as "<cap_id> <sentence>" lines. Ids must be free of whitespace and texts

@@ -1,14 +1,13 @@
 package charades
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/captions"
 )
 
@@ -23,14 +22,7 @@ type Moment struct {
 }
 
 // ReadSTA reads a Charades-STA file (charades_sta_{train,test}.txt).
-func ReadSTA(path string) ([]Moment, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("charades: %w", err)
-	}
-	defer f.Close()
-	return ParseSTA(f, path)
-}
+func ReadSTA(path string) ([]Moment, error) { return data.ReadFile("charades", path, ParseSTA) }
 
 // Reversed reports whether the moment's end precedes its start (an annotation error kept as is).
 func (m Moment) Reversed() bool { return m.End < m.Start }
@@ -38,30 +30,10 @@ func (m Moment) Reversed() bool { return m.End < m.Start }
 // ParseSTA parses "VID start end##sentence" lines; name is used in errors. Blank lines are
 // skipped; no moment at all is an error.
 func ParseSTA(r io.Reader, name string) ([]Moment, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	var out []Moment
-	for line := 1; sc.Scan(); line++ {
-		s := strings.TrimSpace(sc.Text())
-		if s == "" {
-			continue
-		}
-		m, err := parseSTALine(s)
-		if err != nil {
-			return nil, fmt.Errorf("charades: %s:%d: %v", name, line, err)
-		}
-		out = append(out, m)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("charades: %s: %w", name, err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("charades: %s: no moments (empty split)", name)
-	}
-	return out, nil
+	return data.ParseLines(r, "charades", name, "moments", 1<<20, parseSTALine)
 }
 
-func parseSTALine(s string) (Moment, error) {
+func parseSTALine(_ int, s string) (Moment, error) {
 	head, sentence, ok := strings.Cut(s, "##")
 	if !ok {
 		return Moment{}, fmt.Errorf(`want "VID start end##sentence", no "##" in %q`, s)

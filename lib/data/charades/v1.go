@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/geoalign/geoalign/lib/data"
 )
 
 // NumClasses is the number of Charades action classes (c000 … c156).
@@ -36,14 +38,7 @@ type Video struct {
 var v1Columns = []string{"id", "scene", "script", "objects", "descriptions", "actions", "length"}
 
 // ReadVideos reads a Charades v1 CSV.
-func ReadVideos(path string) ([]Video, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("charades: %w", err)
-	}
-	defer f.Close()
-	return ParseVideos(f, path)
-}
+func ReadVideos(path string) ([]Video, error) { return data.ReadFile("charades", path, ParseVideos) }
 
 // ParseVideos parses a Charades v1 CSV with a header row; name is used in errors, which give the
 // CSV line and column name.

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/geoalign/geoalign/lib/data"
 )
 
 // Video is one entry of "videos".
@@ -100,12 +102,7 @@ type JSFusionRow struct {
 
 // ReadJSFusion reads the 1k-A test list.
 func ReadJSFusion(path string) ([]JSFusionRow, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("msrvtt: %w", err)
-	}
-	defer f.Close()
-	return ParseJSFusion(f, path)
+	return data.ReadFile("msrvtt", path, ParseJSFusion)
 }
 
 // ParseJSFusion parses "key;vid_key;video_id;sentence" rows after the header; the sentence is

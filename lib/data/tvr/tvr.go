@@ -1,14 +1,14 @@
 package tvr
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
+	"strings"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/captions"
 )
 
@@ -23,57 +23,35 @@ type Query struct {
 }
 
 // ReadFile reads a TVR .jsonl file.
-func ReadFile(path string) ([]Query, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("tvr: %w", err)
-	}
-	defer f.Close()
-	return Parse(f, path)
-}
+func ReadFile(path string) ([]Query, error) { return data.ReadFile("tvr", path, Parse) }
 
 // Parse reads JSON lines from r; name is used in errors (file:line: field).
 func Parse(r io.Reader, name string) ([]Query, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	var out []Query
 	ids := map[int]int{}
-	for line := 1; sc.Scan(); line++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	return data.ParseLines(r, "tvr", name, "queries", 4<<20, func(line int, s string) (Query, error) {
 		var q Query
-		dec := json.NewDecoder(bytes.NewReader(b))
+		dec := json.NewDecoder(strings.NewReader(s))
 		if err := dec.Decode(&q); err != nil {
-			return nil, fmt.Errorf("tvr: %s:%d: %v", name, line, err)
-		}
-		if dec.More() {
-			return nil, fmt.Errorf("tvr: %s:%d: more than one JSON value on the line", name, line)
+			return q, err
 		}
 		switch {
+		case dec.More():
+			return q, errors.New("more than one JSON value on the line")
 		case q.VidName == "":
-			return nil, fmt.Errorf("tvr: %s:%d: field vid_name is missing or empty", name, line)
+			return q, errors.New("field vid_name is missing or empty")
 		case q.Desc == "":
-			return nil, fmt.Errorf("tvr: %s:%d: field desc is missing or empty", name, line)
+			return q, errors.New("field desc is missing or empty")
 		case !(q.Duration >= 0) || math.IsInf(q.Duration, 0):
-			return nil, fmt.Errorf("tvr: %s:%d: field duration %v is not a non-negative number", name, line, q.Duration)
+			return q, fmt.Errorf("field duration %v is not a non-negative number", q.Duration)
 		case q.TS != nil && len(q.TS) != 2:
-			return nil, fmt.Errorf("tvr: %s:%d: field ts has %d values, want [start, end]", name, line, len(q.TS))
+			return q, fmt.Errorf("field ts has %d values, want [start, end]", len(q.TS))
 		}
 		if prev, dup := ids[q.DescID]; dup {
-			return nil, fmt.Errorf("tvr: %s:%d: field desc_id %d already used on line %d", name, line, q.DescID, prev)
+			return q, fmt.Errorf("field desc_id %d already used on line %d", q.DescID, prev)
 		}
 		ids[q.DescID] = line
-		out = append(out, q)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("tvr: %s: %w", name, err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("tvr: %s: no queries (empty split)", name)
-	}
-	return out, nil
+		return q, nil
+	})
 }
 
 // Captions turns queries into PRVR captions: the k-th query of a video (file order) gets the

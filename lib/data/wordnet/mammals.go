@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strings"
+
+	"github.com/geoalign/geoalign/lib/data"
 )
 
 // MammalRoot is the synset whose hyponyms form the mammal subset.
@@ -21,12 +22,7 @@ func ReadMammalFilter(path string) ([]string, error) {
 	if path == "" {
 		path = DefaultMammalFilter
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("wordnet: mammal filter: %w", err)
-	}
-	defer f.Close()
-	return ParseMammalFilter(f, path)
+	return data.ReadFile("wordnet: mammal filter", path, ParseMammalFilter)
 }
 
 // ParseMammalFilter reads grep patterns, one per line. A blank line is an error: grep -f treats an
