@@ -139,14 +139,9 @@ func checkBad(t *testing.T, code int, stdout, stderr string, want []string) {
 // Run directories: never overwritten, resumed only by the same model with the same configuration,
 // evaluated only when they are runs.
 func TestRunDirRules(t *testing.T) {
-	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	writeToyTuples(t, data, 32, 8, 8)
-	cfg := writeConfig(t, dir, gramTestConfig)
+	dir, data, cfg := toyGRAM(t)
 	runDir := filepath.Join(dir, "run")
-	if code, _, errOut := call(trainMain, "gram", "--data", data, "--config", cfg, "--epochs", "2", "--quiet", "--out", runDir); code != 0 {
-		t.Fatalf("train exit %d: %s", code, errOut)
-	}
+	mustTrain(t, "gram", "--data", data, "--config", cfg, "--epochs", "2", "--quiet", "--out", runDir)
 	before, _ := os.ReadFile(filepath.Join(runDir, train.HistoryFile))
 	notRun := filepath.Join(dir, "notrun")
 	os.MkdirAll(notRun, 0o755)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/geoalign/geoalign/lib/npy"
 	"github.com/geoalign/geoalign/lib/train"
 )
 
@@ -24,30 +23,19 @@ func TestRandomSumR(t *testing.T) {
 // exit 0 and a warning that stderr, config.json's notes and history.json's last record carry. A
 // learnable run has none.
 func TestDegenerateRunWarns(t *testing.T) {
-	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	writeToyTuples(t, data, 32, 8, 8)
-	cfg := writeConfig(t, dir, gramTestConfig)
+	dir, data, cfg := toyGRAM(t)
 	good := filepath.Join(dir, "good")
 	code, _, errOut := call(trainMain, "gram", "--data", data, "--config", cfg, "--epochs", "3", "--quiet", "--out", good)
 	if code != 0 || strings.Contains(errOut, "warning") {
 		t.Fatalf("learnable data: exit %d: %s", code, errOut)
 	}
 	for _, m := range []string{"text", "image", "audio"} {
-		p := filepath.Join(data, m+".npy")
-		f, err := npy.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		shape := f.Header.Shape
-		x, _ := npy.ReadAll[float32](f)
-		f.Close()
-		for i := range x {
-			x[i] *= 1e30
-		}
-		if err := npy.WriteFile(p, shape, x); err != nil {
-			t.Fatal(err)
-		}
+		rewriteMatrix(t, filepath.Join(data, m+".npy"), func(x []float32, _ int) []float32 {
+			for i := range x {
+				x[i] *= 1e30
+			}
+			return x
+		})
 	}
 	bad := filepath.Join(dir, "bad")
 	noDAM := writeConfig(t, t.TempDir(), strings.Replace(gramTestConfig, `"Model": {`, `"Model": {"DAM": false, `, 1)) // DAM's head is NaN at this scale

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -25,24 +24,17 @@ func init() {
 // loads the checkpoint of the best validation epoch, scores the split and prints what
 // `geoalign metrics` prints for the same score matrix.
 func evalMain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs := newFlagSet("eval", stderr, "usage: geoalign eval --run RUNDIR [--split test] [--json] [--scores FILE.npy]",
+		"\nScores a split with the checkpoint of the run's best validation epoch. Metrics: HLFormer text→video\nR@1/5/10/100 (PRVR); GARE and GRAM/HyperGRAM both directions, R@1/5/10 (GRAM: lower median).")
 	run := fs.String("run", "", "run directory `RUNDIR` written by geoalign train")
 	split := fs.String("split", "test", "split to score: test, val or train")
 	asJSON := fs.Bool("json", false, `print {"t2v": {...}, "v2t": {...}} as geoalign metrics --json does`)
 	scoresPath := fs.String("scores", "", "also write the score matrix (rows = queries, columns = videos, float32) to `FILE.npy`, "+
 		"and its ground truth to FILE.query_video.npy when it is not the diagonal, for geoalign metrics")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: geoalign eval --run RUNDIR [--split test] [--json] [--scores FILE.npy]")
-		fmt.Fprintln(stderr, "\nScores a split with the checkpoint of the run's best validation epoch. Metrics: HLFormer text→video\nR@1/5/10/100 (PRVR); GARE and GRAM/HyperGRAM both directions, R@1/5/10 (GRAM: lower median).")
-		fs.PrintDefaults()
-	}
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
-	fail := func(code int, format string, a ...any) int { // shadows main.go's fail: the code is chosen here
-		fmt.Fprintf(stderr, "geoalign eval: "+format+"\n", a...)
-		return code
-	}
+	fail := failWith(stderr, "eval") // shadows main.go's fail: the code is chosen here
 	switch {
 	case *run == "":
 		return fail(exitUsage, "--run RUNDIR is required")

@@ -111,6 +111,31 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok
 	return exitOK, true
 }
 
+// newFlagSet returns the flag set of `geoalign <name>` (parse it with parseFlags). Given usage
+// lines, -h prints them on stderr before the flags; without, flag's own "Usage of <name>:".
+func newFlagSet(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if len(usage) > 0 {
+		fs.Usage = func() {
+			for _, line := range usage {
+				fmt.Fprintln(stderr, line)
+			}
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// failWith returns the error exit of `geoalign <name>` for a code the command chooses (fail below
+// derives it from the error): it prints "geoalign <name>: " and the message on stderr and returns
+// code.
+func failWith(stderr io.Writer, name string) func(code int, format string, a ...any) int {
+	return func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "geoalign "+name+": "+format+"\n", a...)
+		return code
+	}
+}
+
 // checkBackend makes sure GOMLX_BACKEND names a usable backend before a command starts work (the
 // backend is shared by the whole process, so this costs nothing later): an unset or unusable one
 // is bad usage, exit 2, rather than a panic deep inside a run.

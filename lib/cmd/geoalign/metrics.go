@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -21,26 +20,20 @@ func init() {
 // passes when both directions are printed), so memory stays at one strip of rows
 // whatever the matrix size.
 func metricsMain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("metrics", flag.ContinueOnError)
+	fs := newFlagSet("metrics", stderr, "usage: geoalign metrics --scores S.npy [--query-video Q.npy] [--ks 1,5,10,100] [--json]",
+		"\nPrints text→video metrics, and video→text too when S is square and no --query-video is given.")
 	scores := fs.String("scores", "", "score matrix `S.npy`, float32 or float64, rows = queries (texts), columns = videos; higher = better")
 	queryVideo := fs.String("query-video", "", "ground-truth column of each row, `Q.npy`, int32 or int64 (default: the diagonal)")
 	ksFlag := fs.String("ks", "1,5,10", "comma-separated `K`s for R@K; SumR sums them (PRVR: 1,5,10,100)")
 	asJSON := fs.Bool("json", false, `print {"t2v": {...}, "v2t": {...}}`)
 	tiesFlag := fs.String("ties", retrieval.TiePessimistic.String(), "where the ground truth lands among equal scores: pessimistic, optimistic or index")
 	medianFlag := fs.String("median", retrieval.MedianNumPy.String(), "MdR of an even count: numpy (mean of the middle two) or lower (torch.median)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: geoalign metrics --scores S.npy [--query-video Q.npy] [--ks 1,5,10,100] [--json]")
-		fmt.Fprintln(stderr, "\nPrints text→video metrics, and video→text too when S is square and no --query-video is given.")
-		fs.PrintDefaults()
-	}
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
 	// Every error of metrics is in its input (the files or the flags): exit 2.
-	bad := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "geoalign metrics: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failWith(stderr, "metrics")
+	bad := func(format string, a ...any) int { return fail(exitUsage, format, a...) }
 	if *scores == "" {
 		return bad("--scores is required")
 	}

@@ -87,9 +87,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 					"(its ψ dropout draws from the checkpointed RNG state), and for HLFormer on the Go backend")
 			}
 			full := filepath.Join(dir, c.model+"-full")
-			if code, _, errOut := call(trainMain, append([]string{c.model, "--quiet", "--out", full}, c.args...)...); code != 0 {
-				t.Fatalf("train exit %d: %s", code, errOut)
-			}
+			mustTrain(t, append([]string{c.model, "--quiet", "--out", full}, c.args...)...)
 			cut := filepath.Join(dir, c.model+"-cut")
 			copyRun(t, full, cut)
 			cps := checkpoints(cut)
@@ -128,9 +126,7 @@ func TestKillAndResume(t *testing.T) {
 		return []string{"train", "gram", "--data", data, "--config", cfg, "--epochs", "8", "--quiet", "--out", out}
 	}
 	full := filepath.Join(dir, "full")
-	if code, _, errOut := call(trainMain, args(full)[1:]...); code != 0 {
-		t.Fatalf("train exit %d: %s", code, errOut)
-	}
+	mustTrain(t, args(full)[1:]...)
 
 	killed := filepath.Join(dir, "killed")
 	staging := filepath.Join(killed, train.StagingDir)

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
-	"github.com/geoalign/geoalign/lib/npy"
 	"github.com/geoalign/geoalign/lib/rundir"
 	"github.com/geoalign/geoalign/lib/train"
 )
@@ -64,9 +63,7 @@ func smallGRAMRun(t *testing.T, epochs int) (run, data string, args []string) {
 	cfg := writeConfig(t, dir, strings.Replace(gramTestConfig, `"BatchSize"`, `"Epochs": 30, "BatchSize"`, 1))
 	args = []string{"gram", "--data", data, "--config", cfg, "--epochs", strconv.Itoa(epochs), "--quiet"}
 	run = filepath.Join(dir, "run")
-	if code, _, errOut := call(trainMain, append(args, "--out", run)...); code != 0 {
-		t.Fatalf("train exit %d: %s", code, errOut)
-	}
+	mustTrain(t, append(args, "--out", run)...)
 	return run, data, args
 }
 
@@ -117,10 +114,7 @@ func TestResumeSameCommandLine(t *testing.T) {
 // Finding 7: a run killed before its config.json was complete holds only housekeeping; --resume
 // (and a new start) begin it.
 func TestResumeBeforeConfig(t *testing.T) {
-	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	writeToyTuples(t, data, 32, 8, 8)
-	cfg := writeConfig(t, dir, gramTestConfig)
+	dir, data, cfg := toyGRAM(t)
 	run := filepath.Join(dir, "run")
 	os.MkdirAll(run, 0o755)
 	os.WriteFile(filepath.Join(run, rundir.LockFile), []byte("12345\n"), 0o644)
@@ -227,27 +221,15 @@ func TestRunDirRecord(t *testing.T) {
 
 	// The rows of one array reversed (same size, same dtype).
 	arr := filepath.Join(data, "image.npy")
-	f, err := npy.Open(arr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shape := f.Header.Shape
-	x, err := npy.ReadAll[float32](f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rev := make([]float32, 0, len(x))
-	for r := shape[0] - 1; r >= 0; r-- {
-		rev = append(rev, x[r*shape[1]:(r+1)*shape[1]]...)
-	}
-	if err := npy.WriteFile(arr, shape, rev); err != nil {
-		t.Fatal(err)
-	}
+	x := rewriteMatrix(t, arr, func(x []float32, cols int) []float32 {
+		rev := make([]float32, 0, len(x))
+		for r := len(x)/cols - 1; r >= 0; r-- {
+			rev = append(rev, x[r*cols:(r+1)*cols]...)
+		}
+		return rev
+	})
 	bad(arr)
-	if err := npy.WriteFile(arr, shape, x); err != nil { // the original content, a new modification time
-		t.Fatal(err)
-	}
+	rewriteMatrix(t, arr, func([]float32, int) []float32 { return x }) // the original content, a new modification time
 	evalOK("data restored")
 
 	// A validation split added later would change the splits.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/data/bigfile"
@@ -13,6 +14,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data/featdir"
 	"github.com/geoalign/geoalign/lib/data/h5"
 	"github.com/geoalign/geoalign/lib/data/prvr"
+	"github.com/geoalign/geoalign/lib/npy"
 )
 
 // Toy data sets in the three documented formats, each with a learnable signal: every item has a
@@ -217,4 +219,18 @@ func writeToyPRVR(t *testing.T, root string, nTrain, nTest int) toyPRVR {
 		f.Close()
 	}
 	return c
+}
+
+// rewriteMatrix replaces the float32 matrix of the .npy file path by f(x, cols), x its values in
+// row order, and returns x.
+func rewriteMatrix(t *testing.T, path string, f func(x []float32, cols int) []float32) []float32 {
+	t.Helper()
+	x, rows, cols, err := npy.ReadMatrix[float32](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := npy.WriteFile(path, []int{rows, cols}, f(slices.Clone(x), cols)); err != nil {
+		t.Fatal(err)
+	}
+	return x
 }

@@ -83,10 +83,7 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	name := "geoalign train " + kind.name
-	fail := func(code int, format string, a ...any) int { // shadows main.go's fail: the code is chosen here
-		fmt.Fprintf(stderr, name+": "+format+"\n", a...)
-		return code
-	}
+	fail := failWith(stderr, "train "+kind.name) // shadows main.go's fail: the code is chosen here
 	fs := flag.NewFlagSet("train "+kind.name, flag.ContinueOnError)
 	var f trainFlags
 	if kind.prvr {

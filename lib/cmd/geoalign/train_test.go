@@ -31,6 +31,27 @@ func call(main func([]string, io.Writer, io.Writer) int, args ...string) (int, s
 	return code, out.String(), errb.String()
 }
 
+// mustTrain runs `geoalign train args...` in process and returns its stderr; a nonzero exit fails
+// the test.
+func mustTrain(t *testing.T, args ...string) string {
+	t.Helper()
+	code, _, errOut := call(trainMain, args...)
+	if code != 0 {
+		t.Fatalf("train exit %d: %s", code, errOut)
+	}
+	return errOut
+}
+
+// toyGRAM writes toy tuples (32 train, 8 val, 8 test) and the GRAM test configuration under a
+// temporary directory dir: the data directory and the --config file of a small GRAM run.
+func toyGRAM(t *testing.T) (dir, data, cfg string) {
+	t.Helper()
+	dir = t.TempDir()
+	data = filepath.Join(dir, "data")
+	writeToyTuples(t, data, 32, 8, 8)
+	return dir, data, writeConfig(t, dir, gramTestConfig)
+}
+
 // writeConfig writes a --config file.
 func writeConfig(t *testing.T, dir, json string) string {
 	t.Helper()
@@ -87,11 +108,7 @@ func TestTrainEvalGRAM(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	writeToyTuples(t, data, 128, 16, 20)
 	runDir := filepath.Join(dir, "run")
-	code, _, errOut := call(trainMain, "gram", "--data", data, "--config", writeConfig(t, dir, gramTestConfig), "--epochs", "3", "--out", runDir)
-	if code != 0 {
-		t.Fatalf("train exit %d: %s", code, errOut)
-	}
-	t.Log(errOut)
+	t.Log(mustTrain(t, "gram", "--data", data, "--config", writeConfig(t, dir, gramTestConfig), "--epochs", "3", "--out", runDir))
 	rep, _ := evalJSON(t, runDir)
 	checkAboveRandom(t, rep, retrieval.TextVideoKs, 20, 20)
 	checkBestVal(t, runDir)
@@ -110,11 +127,7 @@ func TestTrainEvalGARE(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	writeToyTextVideo(t, data, 96, 0, 24) // no val.txt: validation carved from train
 	runDir := filepath.Join(dir, "run")
-	code, _, errOut := call(trainMain, "gare", "--data", data, "--config", writeConfig(t, dir, gareTestConfig), "--epochs", "5", "--out", runDir)
-	if code != 0 {
-		t.Fatalf("train exit %d: %s", code, errOut)
-	}
-	t.Log(errOut)
+	t.Log(mustTrain(t, "gare", "--data", data, "--config", writeConfig(t, dir, gareTestConfig), "--epochs", "5", "--out", runDir))
 	rep, _ := evalJSON(t, runDir)
 	checkAboveRandom(t, rep, retrieval.TextVideoKs, 24, 24+8) // every third video has two captions
 	checkBestVal(t, runDir)
@@ -129,11 +142,8 @@ func TestTrainEvalHLFormer(t *testing.T) {
 	dir := t.TempDir()
 	c := writeToyPRVR(t, filepath.Join(dir, "data"), 128, 16)
 	runDir := filepath.Join(dir, "run")
-	code, _, errOut := call(trainMain, "hlformer", "--data-root", c.Root, "--collection", c.Collection, "--visual-feature", c.Feature,
+	errOut := mustTrain(t, "hlformer", "--data-root", c.Root, "--collection", c.Collection, "--visual-feature", c.Feature,
 		"--config", writeConfig(t, dir, hlformerTestConfig), "--epochs", "5", "--out", runDir)
-	if code != 0 {
-		t.Fatalf("train exit %d: %s", code, errOut)
-	}
 	t.Log(errOut)
 	if !strings.Contains(errOut, "deviation from the official code") || !strings.Contains(errOut, "holds the test captions") {
 		t.Errorf("the carved validation split is not reported: %s", errOut)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 
@@ -14,7 +13,7 @@ func init() {
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs := newFlagSet("version", stderr)
 	asJSON := fs.Bool("json", false, "print as JSON")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -24,7 +23,10 @@ func init() {
 // wordnetMain is `geoalign wordnet`: train every model × dim × dtype × seed on a WordNet closure,
 // print and save the reconstruction table, and draw the figures.
 func wordnetMain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("wordnet", flag.ContinueOnError)
+	fs := newFlagSet("wordnet", stderr, "usage: geoalign wordnet [--closure mammal] [--model lorentz,poincare,euclidean] [--dim 2,5,10] [--seeds 3] [--out figures/wordnet/]",
+		"\nTrains hyperbolic (and Euclidean) embeddings of a WordNet transitive closure as Nickel & Kiela (2017, 2018),",
+		"prints reconstruction mean rank and MAP (mean ± std over seeds) and writes <out>/<closure>_reconstruction.{md,csv,json},",
+		"<out>/<closure>_disk.{png,svg}, <out>/<closure>_tangent.{png,svg}, <out>/<closure>_norm_depth.{png,svg} and <out>/stability.{md,csv,json}.")
 	closure := fs.String("closure", wordnetbench.Mammal, "closure: mammal (1,181 nodes) or noun (82,115 nodes)")
 	models := fs.String("model", "lorentz", "comma-separated models: lorentz, poincare, euclidean")
 	dims := fs.String("dim", "10", "comma-separated embedding dimensions")
@@ -46,20 +48,10 @@ func wordnetMain(args []string, stdout, stderr io.Writer) int {
 	stability := fs.Bool("stability", true, "measure and save the float32/float64, Lorentz/Poincaré stability table")
 	quiet := fs.Bool("quiet", false, "no progress bars")
 	tag := fs.String("tag", "", "suffix of the table's file name: <closure>_reconstruction_<tag>.{md,csv,json}")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: geoalign wordnet [--closure mammal] [--model lorentz,poincare,euclidean] [--dim 2,5,10] [--seeds 3] [--out figures/wordnet/]")
-		fmt.Fprintln(stderr, "\nTrains hyperbolic (and Euclidean) embeddings of a WordNet transitive closure as Nickel & Kiela (2017, 2018),")
-		fmt.Fprintln(stderr, "prints reconstruction mean rank and MAP (mean ± std over seeds) and writes <out>/<closure>_reconstruction.{md,csv,json},")
-		fmt.Fprintln(stderr, "<out>/<closure>_disk.{png,svg}, <out>/<closure>_tangent.{png,svg}, <out>/<closure>_norm_depth.{png,svg} and <out>/stability.{md,csv,json}.")
-		fs.PrintDefaults()
-	}
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
-	die := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "geoalign wordnet: "+format+"\n", a...)
-		return code
-	}
+	die := failWith(stderr, "wordnet")
 	if *preset != "paper" && *preset != "code" {
 		return die(exitUsage, "--preset %q: want paper or code", *preset)
 	}
