@@ -1,14 +1,12 @@
 package geom
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/bench"
 	. "github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 )
 
 // Paired benchmarks (make bench): the same computation as lib/bench/torch/VolumeMatrix.py and
@@ -17,26 +15,9 @@ import (
 // executable is reused across iterations.
 const benchB, benchD = 256, 512
 
-func unitRows(rng *rand.Rand, n, d int) *tensors.Tensor {
-	data := make([]float32, n*d)
-	for i := 0; i < n; i++ {
-		row := data[i*d : (i+1)*d]
-		s := 0.0
-		for j := range row {
-			v := rng.NormFloat64()
-			row[j] = float32(v)
-			s += v * v
-		}
-		for j := range row {
-			row[j] /= float32(math.Sqrt(s))
-		}
-	}
-	return tensors.FromFlatDataAndDimensions(data, n, d)
-}
-
 func benchmarkVolumeStep(b *testing.B, volume func(anchor *Node, others ...*Node) *Node) {
 	rng := rand.New(rand.NewPCG(35, 36))
-	anchor, video, audio := unitRows(rng, benchB, benchD), unitRows(rng, benchB, benchD), unitRows(rng, benchB, benchD)
+	anchor, video, audio := bench.UnitRows(rng, benchB, benchD), bench.UnitRows(rng, benchB, benchD), bench.UnitRows(rng, benchB, benchD)
 	exec := MustNewExec(backend.MustNew(), func(a, v, au *Node) []*Node {
 		loss := ReduceAllMean(volume(a, v, au))
 		return append([]*Node{loss}, Gradient(loss, a, v, au)...)

@@ -224,28 +224,22 @@ func detRef(m [][]float64) float64 {
 }
 
 // gramVolumeRef is √|det| of the Euclidean Gram matrix of vs.
-func gramVolumeRef(vs [][]float64) float64 {
-	k := len(vs)
-	g := make([][]float64, k)
-	for p := range g {
-		g[p] = make([]float64, k)
-		for q := range g[p] {
-			g[p][q] = floats.Dot(vs[p], vs[q])
-		}
-	}
-	return math.Sqrt(math.Abs(detRef(g)))
-}
+func gramVolumeRef(vs [][]float64) float64 { return gramRootDetRef(vs, floats.Dot) }
 
 // hyperbolicVolumeRef lifts each vector to [√(1+‖x‖²), x] and takes √|det| of the Minkowski Gram.
 func hyperbolicVolumeRef(vs [][]float64) float64 {
-	k := len(vs)
-	g := make([][]float64, k)
+	return gramRootDetRef(vs, func(a, b []float64) float64 {
+		return -math.Sqrt(1+floats.Dot(a, a))*math.Sqrt(1+floats.Dot(b, b)) + floats.Dot(a, b)
+	})
+}
+
+// gramRootDetRef is √|det| of the Gram matrix G[p][q] = inner(vs[p], vs[q]).
+func gramRootDetRef(vs [][]float64, inner func(a, b []float64) float64) float64 {
+	g := make([][]float64, len(vs))
 	for p := range g {
-		g[p] = make([]float64, k)
+		g[p] = make([]float64, len(vs))
 		for q := range g[p] {
-			tp := math.Sqrt(1 + floats.Dot(vs[p], vs[p]))
-			tq := math.Sqrt(1 + floats.Dot(vs[q], vs[q]))
-			g[p][q] = -tp*tq + floats.Dot(vs[p], vs[q])
+			g[p][q] = inner(vs[p], vs[q])
 		}
 	}
 	return math.Sqrt(math.Abs(detRef(g)))

@@ -91,10 +91,7 @@ func TestVolumeContrastiveOneSided(t *testing.T) {
 	rng := newRand(2)
 	const n, d = 3, 4
 	eps := GRAMLabelSmoothing
-	a, v, w := randMat(rng, -1, 1, n, d), randMat(rng, -1, 1, n, d), randMat(rng, -1, 1, n, d)
-	tau := []float64{0.2}
-	inputs := []*tensors.Tensor{a.tensor(), v.tensor(), w.tensor(), tensors.FromScalar(tau[0])}
-	wrt := []int{0, 1, 2, 3}
+	a, v, w, tau, inputs, wrt := threeModalBatch(rng, n, d, 0.2)
 	oneSided, gOne := evalLoss(t, func(in []*Node) *Node {
 		return VolumeContrastiveOneSided(testVolume3, in[3], eps, in[0], in[1], in[2])
 	}, wrt, inputs...)

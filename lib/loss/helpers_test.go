@@ -116,19 +116,9 @@ func flatOf(t testing.TB, x *tensors.Tensor) []float64 {
 	case "Float64":
 		return tensors.MustCopyFlatData[float64](x)
 	case "Float32":
-		f := tensors.MustCopyFlatData[float32](x)
-		out := make([]float64, len(f))
-		for i, v := range f {
-			out[i] = float64(v)
-		}
-		return out
+		return toFloat64s(tensors.MustCopyFlatData[float32](x))
 	case "Int32":
-		f := tensors.MustCopyFlatData[int32](x)
-		out := make([]float64, len(f))
-		for i, v := range f {
-			out[i] = float64(v)
-		}
-		return out
+		return toFloat64s(tensors.MustCopyFlatData[int32](x))
 	}
 	t.Fatalf("unsupported dtype %s", x.DType())
 	return nil
@@ -198,17 +188,22 @@ func expectPanic(t *testing.T, fn func(), fragments ...string) {
 
 // ---- plain-Go float64 reference building blocks (independent of the code under test) ----
 
-// refLogSoftmaxRow returns log softmax of a row, stably.
-func refLogSoftmaxRow(row []float64) []float64 {
+// refLogSumExp returns log Σ exp(x), stably.
+func refLogSumExp(xs []float64) float64 {
 	m := math.Inf(-1)
-	for _, v := range row {
-		m = math.Max(m, v)
+	for _, x := range xs {
+		m = math.Max(m, x)
 	}
 	s := 0.0
-	for _, v := range row {
-		s += math.Exp(v - m)
+	for _, x := range xs {
+		s += math.Exp(x - m)
 	}
-	lse := m + math.Log(s)
+	return m + math.Log(s)
+}
+
+// refLogSoftmaxRow returns log softmax of a row, stably.
+func refLogSoftmaxRow(row []float64) []float64 {
+	lse := refLogSumExp(row)
 	out := make([]float64, len(row))
 	for i, v := range row {
 		out[i] = v - lse
@@ -279,4 +274,22 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// toFloat64s converts a tensor's flat data to float64.
+func toFloat64s[T float32 | int32](f []T) []float64 {
+	out := make([]float64, len(f))
+	for i, v := range f {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// threeModalBatch draws an anchor and two data sides, n×d each with entries in [−1, 1), and returns
+// them with the temperature tau as a one-element slice (for finiteDifference), the loss inputs
+// [anchor, data, data, τ] and wrt, every input.
+func threeModalBatch(rng *rand.Rand, n, d int, tau float64) (a, v, w mat, taus []float64, inputs []*tensors.Tensor, wrt []int) {
+	a, v, w = randMat(rng, -1, 1, n, d), randMat(rng, -1, 1, n, d), randMat(rng, -1, 1, n, d)
+	inputs = []*tensors.Tensor{a.tensor(), v.tensor(), w.tensor(), tensors.FromScalar(tau)}
+	return a, v, w, []float64{tau}, inputs, []int{0, 1, 2, 3}
 }

@@ -18,18 +18,6 @@ var (
 	prvrQ, prvrV = 7, 4
 )
 
-func refLogSumExp(xs []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range xs {
-		m = math.Max(m, x)
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += math.Exp(x - m)
-	}
-	return m + math.Log(s)
-}
-
 // refMultiPositiveNCE follows the formula term by term; videos without captions contribute 0.
 func refMultiPositiveNCE(s []float64, labels []int, q, v int) float64 {
 	t2v := 0.0

@@ -29,10 +29,7 @@ func TestPairwiseCosineInfoNCE(t *testing.T) {
 	rng := newRand(5)
 	const n, d = 4, 3
 	eps := GRAMLabelSmoothing
-	text, video, audio := randMat(rng, -1, 1, n, d), randMat(rng, -1, 1, n, d), randMat(rng, -1, 1, n, d)
-	tau := []float64{0.1}
-	inputs := []*tensors.Tensor{text.tensor(), video.tensor(), audio.tensor(), tensors.FromScalar(tau[0])}
-	wrt := []int{0, 1, 2, 3}
+	text, video, audio, tau, inputs, wrt := threeModalBatch(rng, n, d, 0.1)
 	others := []mat{video, audio}
 
 	two, g2 := evalLoss(t, func(in []*Node) *Node {

@@ -1,7 +1,6 @@
 package gram
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -10,28 +9,10 @@ import (
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/loss"
 	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 )
 
 // Paired benchmarks (make bench, issue 11's GRAM rows), twins of lib/bench/torch/GramLoss.py and
 // GramVolumeMatrix1024.py. Inputs are L2-normalised float32 rows; compiled executables are reused.
-
-func benchUnitRows(rng *rand.Rand, n, d int) *tensors.Tensor {
-	data := make([]float32, n*d)
-	for i := 0; i < n; i++ {
-		row := data[i*d : (i+1)*d]
-		s := 0.0
-		for j := range row {
-			v := rng.NormFloat64()
-			row[j] = float32(v)
-			s += v * v
-		}
-		for j := range row {
-			row[j] /= float32(math.Sqrt(s))
-		}
-	}
-	return tensors.FromFlatDataAndDimensions(data, n, d)
-}
 
 // BenchmarkPairedGramLoss is one forward+backward of GRAM's volume-contrastive loss as the code
 // computes it (docs/official-code.md §1.3): B = 256, k = 3 (text anchor, video, audio), d = 512, one-sided
@@ -39,7 +20,7 @@ func benchUnitRows(rng *rand.Rand, n, d int) *tensors.Tensor {
 func BenchmarkPairedGramLoss(b *testing.B) {
 	const n, d = 256, 512
 	rng := rand.New(rand.NewPCG(61, 62))
-	text, video, audio := benchUnitRows(rng, n, d), benchUnitRows(rng, n, d), benchUnitRows(rng, n, d)
+	text, video, audio := bench.UnitRows(rng, n, d), bench.UnitRows(rng, n, d), bench.UnitRows(rng, n, d)
 	tau := float32(loss.GRAMInitialTemperature)
 	exec := graph.MustNewExec(backend.MustNew(), func(t, v, a, tau *graph.Node) []*graph.Node {
 		l := loss.VolumeContrastiveOneSided(geom.VolumeMatrix, tau, loss.GRAMLabelSmoothing, t, v, a)
@@ -68,7 +49,7 @@ func BenchmarkPairedGramLoss(b *testing.B) {
 func BenchmarkPairedGramVolumeMatrix1024(b *testing.B) {
 	const n, d = 1024, 512
 	rng := rand.New(rand.NewPCG(63, 64))
-	text, video, audio := benchUnitRows(rng, n, d), benchUnitRows(rng, n, d), benchUnitRows(rng, n, d)
+	text, video, audio := bench.UnitRows(rng, n, d), bench.UnitRows(rng, n, d), bench.UnitRows(rng, n, d)
 	exec := graph.MustNewExec(backend.MustNew(), func(t, v, a *graph.Node) *graph.Node {
 		return geom.VolumeMatrix(t, v, a)
 	})
