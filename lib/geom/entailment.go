@@ -16,9 +16,7 @@ const MinRadius = 0.1
 // HLFormer Eq. 18 (c = 1 there) and App. A.1 Eq. 24; MERU half_aperture, K = minRadius (MinRadius in
 // both official codes). Points with √c‖x‖ ≤ 2K get the widest cone, π/2 − O(1e-4).
 func HalfAperture(x, c *Node, minRadius float64) *Node {
-	dt := x.DType()
-	x, c = computeIn(x), computeIn(c)
-	c = curvatureLike(x, c)
+	x, c, dt := pointIn(x, c)
 	denominator := AddScalar(Mul(EuclideanNorm(x), Sqrt(c)), MERUEps)
 	return roundTo(Asin(Div(scalarLike(x, 2*minRadius), denominator)), dt)
 }
@@ -31,10 +29,7 @@ func HalfAperture(x, c *Node, minRadius float64) *Node {
 //
 // with the acos input clamped to ±(1 − MERUEps). It agrees with the hyperbolic law of cosines.
 func ExteriorAngle(x, y, c *Node) *Node {
-	checkSameDType("ExteriorAngle", x, y)
-	dt := x.DType()
-	x, y = computeInPair(x, y)
-	c = computeIn(c)
+	x, y, c, dt := pairIn(checkSameDType, "ExteriorAngle", x, y, c)
 	c = curvatureLike(x, c)
 	xt, yt := LorentzTime(x, c), LorentzTime(y, c)
 	xb, yb := sameRank(x, y)

@@ -52,9 +52,7 @@ func squaredNorm(x *Node) *Node {
 // LorentzTime returns the time coordinate x₀ = √(1/c + ‖x‖²) of the hyperboloid point of curvature −c
 // whose space components are x: [..., n] → [...] (MERU convention, docs/official-code.md §3.4(a)).
 func LorentzTime(x, c *Node) *Node {
-	dt := x.DType()
-	x, c = computeIn(x), computeIn(c)
-	c = curvatureLike(x, c)
+	x, c, dt := pointIn(x, c)
 	return roundTo(Sqrt(Add(Inverse(c), squaredNorm(x))), dt)
 }
 
@@ -62,10 +60,7 @@ func LorentzTime(x, c *Node) *Node {
 // given by their space components: [..., n] × [..., n] → [...], with broadcasting (HLFormer Eq. 2;
 // MERU pairwise_inner). On the hyperboloid ⟨x, x⟩_L = −1/c and ⟨x, y⟩_L ≤ −1/c.
 func LorentzInner(x, y, c *Node) *Node {
-	checkSameDType("LorentzInner", x, y)
-	dt := x.DType()
-	x, y = computeInPair(x, y)
-	c = computeIn(c)
+	x, y, c, dt := pairIn(checkSameDType, "LorentzInner", x, y, c)
 	xt, yt := LorentzTime(x, c), LorentzTime(y, c)
 	x, y = sameRank(x, y)
 	xt, yt = sameRank(xt, yt)
@@ -86,10 +81,7 @@ func pairwiseDot(x, y *Node) *Node {
 
 // PairwiseLorentzInner returns ⟨x_i, y_j⟩_L for all pairs: [N, n] × [M, n] → [N, M] (MERU pairwise_inner).
 func PairwiseLorentzInner(x, y, c *Node) *Node {
-	checkPairwise("PairwiseLorentzInner", x, y)
-	dt := x.DType()
-	x, y = computeInPair(x, y)
-	c = computeIn(c)
+	x, y, c, dt := pairIn(checkPairwise, "PairwiseLorentzInner", x, y, c)
 	xt := InsertAxes(LorentzTime(x, c), 1) // [N, 1]
 	yt := InsertAxes(LorentzTime(y, c), 0) // [1, M]
 	return roundTo(Sub(pairwiseDot(x, y), Mul(xt, yt)), dt)
@@ -113,9 +105,7 @@ func logMapFactor(sc *Node) *Node {
 // MERU exp_map0 with its clamps: √c‖u‖ ≥ MERUEps in the ratio, sinh argument ≤ ExpMapMaxSinhArg).
 // The geodesic distance from the origin to exp₀(u) is ‖u‖.
 func ExpMap0(u, c *Node) *Node {
-	dt := u.DType()
-	u, c = computeIn(u), computeIn(c)
-	c = curvatureLike(u, c)
+	u, c, dt := pointIn(u, c)
 	rc := Mul(Sqrt(c), EuclideanNorm(u)) // √c‖u‖
 	return roundTo(Mul(InsertAxes(expMapFactor(rc), -1), u), dt)
 }
@@ -126,9 +116,7 @@ func ExpMap0(u, c *Node) *Node {
 // needs no clamp near the origin (MERU's acosh clamp 1 + 1e-8 makes its float64 log map wrong for
 // ‖x‖ < 1.4e-4/√c; see doc.go). The ratio uses max(√c‖x‖, MERUEps) like MERU.
 func LogMap0(x, c *Node) *Node {
-	dt := x.DType()
-	x, c = computeIn(x), computeIn(c)
-	c = curvatureLike(x, c)
+	x, c, dt := pointIn(x, c)
 	sc := Mul(Sqrt(c), EuclideanNorm(x)) // √c‖x‖
 	return roundTo(Mul(InsertAxes(logMapFactor(sc), -1), x), dt)
 }
@@ -136,20 +124,14 @@ func LogMap0(x, c *Node) *Node {
 // LorentzDistance returns the geodesic distance arcosh(−c⟨x, y⟩_L)/√c between hyperboloid points
 // given by their space components: [..., n] × [..., n] → [...] (MERU pairwise_dist, elementwise).
 func LorentzDistance(x, y, c *Node) *Node {
-	checkSameDType("LorentzDistance", x, y)
-	dt := x.DType()
-	x, y = computeInPair(x, y)
-	c = computeIn(c)
+	x, y, c, dt := pairIn(checkSameDType, "LorentzDistance", x, y, c)
 	cc := curvatureLike(x, c)
 	return roundTo(Div(Acosh(Mul(Neg(cc), LorentzInner(x, y, cc))), Sqrt(cc)), dt)
 }
 
 // PairwiseLorentzDistance returns d(x_i, y_j) for all pairs: [N, n] × [M, n] → [N, M] (MERU pairwise_dist).
 func PairwiseLorentzDistance(x, y, c *Node) *Node {
-	checkPairwise("PairwiseLorentzDistance", x, y)
-	dt := x.DType()
-	x, y = computeInPair(x, y)
-	c = computeIn(c)
+	x, y, c, dt := pairIn(checkPairwise, "PairwiseLorentzDistance", x, y, c)
 	cc := curvatureLike(x, c)
 	return roundTo(Div(Acosh(Mul(Neg(cc), PairwiseLorentzInner(x, y, cc))), Sqrt(cc)), dt)
 }

@@ -22,10 +22,7 @@ func conformalGap(p, c *Node) *Node {
 //
 //	d(p, q) = arcosh(1 + 2c‖p − q‖² / ((1 − c‖p‖²)(1 − c‖q‖²))) / √c.
 func PoincareDistance(p, q, c *Node) *Node {
-	checkSameDType("PoincareDistance", p, q)
-	dt := p.DType()
-	p, q = computeInPair(p, q)
-	c = computeIn(c)
+	p, q, c, dt := pairIn(checkSameDType, "PoincareDistance", p, q, c)
 	c = curvatureLike(p, c)
 	gp, gq := conformalGap(p, c), conformalGap(q, c)
 	pb, qb := sameRank(p, q)
@@ -38,10 +35,7 @@ func PoincareDistance(p, q, c *Node) *Node {
 // PairwisePoincareDistance returns d(p_i, q_j) for all pairs: [N, n] × [M, n] → [N, M], with
 // ‖p − q‖² = ‖p‖² + ‖q‖² − 2p·q from one matmul (clamped at 0 against rounding).
 func PairwisePoincareDistance(p, q, c *Node) *Node {
-	checkPairwise("PairwisePoincareDistance", p, q)
-	dt := p.DType()
-	p, q = computeInPair(p, q)
-	c = computeIn(c)
+	p, q, c, dt := pairIn(checkPairwise, "PairwisePoincareDistance", p, q, c)
 	c = curvatureLike(p, c)
 	gp := InsertAxes(conformalGap(p, c), 1) // [N, 1]
 	gq := InsertAxes(conformalGap(q, c), 0) // [1, M]
@@ -55,9 +49,7 @@ func PairwisePoincareDistance(p, q, c *Node) *Node {
 // LorentzToPoincare maps a hyperboloid point (space components x, curvature −c) to the Poincaré ball:
 // [..., n] → [..., n], p = x / (1 + √c·x₀). (HLFormer App. A.1 Eq. 23 is its inverse at c = 1.)
 func LorentzToPoincare(x, c *Node) *Node {
-	dt := x.DType()
-	x, c = computeIn(x), computeIn(c)
-	c = curvatureLike(x, c)
+	x, c, dt := pointIn(x, c)
 	denominator := OnePlus(Mul(Sqrt(c), LorentzTime(x, c)))
 	return roundTo(Div(x, InsertAxes(denominator, -1)), dt)
 }
@@ -66,8 +58,6 @@ func LorentzToPoincare(x, c *Node) *Node {
 // [..., n] → [..., n], x = 2p / (1 − c‖p‖²) (HLFormer App. A.1 Eq. 23 at c = 1), with 1 − c‖p‖² floored
 // by PoincareBoundaryEps.
 func PoincareToLorentz(p, c *Node) *Node {
-	dt := p.DType()
-	p, c = computeIn(p), computeIn(c)
-	c = curvatureLike(p, c)
+	p, c, dt := pointIn(p, c)
 	return roundTo(Div(MulScalar(p, 2), InsertAxes(conformalGap(p, c), -1)), dt)
 }

@@ -57,3 +57,21 @@ func computeInPair(x, y *Node) (*Node, *Node) {
 	wide := computeInAll(x, y)
 	return wide[0], wide[1]
 }
+
+// pointIn prepares the operands of a function of one point x at curvature −c: x and c in the compute
+// dtype, c as a scalar of x's dtype (curvatureLike), and dt, the dtype of the result.
+func pointIn(x, c *Node) (xc, cc *Node, dt dtypes.DType) {
+	dt = x.DType()
+	x, c = computeIn(x), computeIn(c)
+	return x, curvatureLike(x, c), dt
+}
+
+// pairIn prepares the operands of a function of two points x, y at curvature −c: check (checkSameDType
+// or checkPairwise) under the function's name fn, x and y in the compute dtype (computeInPair), c too,
+// and dt, the dtype of the result.
+func pairIn(check func(fn string, x, y *Node), fn string, x, y, c *Node) (xc, yc, cc *Node, dt dtypes.DType) {
+	check(fn, x, y)
+	dt = x.DType()
+	x, y = computeInPair(x, y)
+	return x, y, computeIn(c), dt
+}

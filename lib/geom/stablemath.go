@@ -147,23 +147,24 @@ func clampSinhCosh(x *Node) *Node {
 // Sinh returns sinh(x) = (expm1(x) − expm1(−x))/2 (accurate near 0, where (eˣ − e⁻ˣ)/2 loses all
 // digits in float32), with x clamped to ±CoshSinhMaxArg (±CoshSinhMaxArgFloat16 in float16).
 // Derivative cosh(x) inside the clamp.
-func Sinh(x *Node) *Node {
-	xc := clampSinhCosh(x)
-	half := scalarLike(xc, 0.5)
-	value := Mul(half, Sub(Expm1(xc), Expm1(Neg(xc))))
-	slope := Mul(half, Add(Exp(xc), Exp(Neg(xc))))
-	return roundTo(withSlope(value, xc, slope), x.DType())
-}
+func Sinh(x *Node) *Node { return clampedHyperbolic(x, sinhExpm1, coshExp) }
 
 // Cosh returns cosh(x) = (eˣ + e⁻ˣ)/2 with x clamped to ±CoshSinhMaxArg (±CoshSinhMaxArgFloat16 in
 // float16). Derivative sinh(x) inside the clamp.
-func Cosh(x *Node) *Node {
+func Cosh(x *Node) *Node { return clampedHyperbolic(x, coshExp, sinhExpm1) }
+
+// clampedHyperbolic is value(x) with the derivative slope(x), x clamped by clampSinhCosh, rounded to
+// x's dtype: Sinh and Cosh, each the other's slope.
+func clampedHyperbolic(x *Node, value, slope func(*Node) *Node) *Node {
 	xc := clampSinhCosh(x)
-	half := scalarLike(xc, 0.5)
-	value := Mul(half, Add(Exp(xc), Exp(Neg(xc))))
-	slope := Mul(half, Sub(Expm1(xc), Expm1(Neg(xc))))
-	return roundTo(withSlope(value, xc, slope), x.DType())
+	return roundTo(withSlope(value(xc), xc, slope(xc)), x.DType())
 }
+
+// sinhExpm1 is (expm1(x) − expm1(−x))/2.
+func sinhExpm1(x *Node) *Node { return Mul(scalarLike(x, 0.5), Sub(Expm1(x), Expm1(Neg(x)))) }
+
+// coshExp is (eˣ + e⁻ˣ)/2.
+func coshExp(x *Node) *Node { return Mul(scalarLike(x, 0.5), Add(Exp(x), Exp(Neg(x)))) }
 
 // clampArcTrig converts x to its compute dtype and clamps it to ±(1 − MERUEps), MERU's asin/acos
 // clamp. Outside, the derivative is 0.

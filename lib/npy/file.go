@@ -208,30 +208,28 @@ func ReadIndices(path string) ([]int, error) {
 	}
 	switch f.Header.Dtype {
 	case Int32:
-		v, err := ReadAll[int32](f)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]int, len(v))
-		for i, x := range v {
-			out[i] = int(x)
-		}
-		return out, nil
+		return readInts[int32](f)
 	case Int64:
-		v, err := ReadAll[int64](f)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]int, len(v))
-		for i, x := range v {
-			if int64(int(x)) != x {
-				return nil, fmt.Errorf("%s: value %d at index %d does not fit in an int", path, x, i)
-			}
-			out[i] = int(x)
-		}
-		return out, nil
+		return readInts[int64](f)
 	}
 	return nil, fmt.Errorf("%s: dtype %s, want %s or %s", path, f.Header.Dtype, Int32, Int64)
+}
+
+// readInts reads all of f, integers of dtype T, as ints; a value an int cannot hold (int64 on a
+// 32-bit platform) is an error naming its index.
+func readInts[T int32 | int64](f *File) ([]int, error) {
+	v, err := ReadAll[T](f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(v))
+	for i, x := range v {
+		if int64(int(x)) != int64(x) {
+			return nil, fmt.Errorf("%s: value %d at index %d does not fit in an int", f.name, x, i)
+		}
+		out[i] = int(x)
+	}
+	return out, nil
 }
 
 // readAt fills dst with little-endian elements starting at byte offset off.
