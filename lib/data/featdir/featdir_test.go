@@ -142,11 +142,25 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	nan := float32(math.NaN())
-	tv := []struct {
+	// A case breaks a valid directory; the loader's error must name what it says.
+	type breakCase struct {
 		name   string
 		break_ func(t *testing.T, dir string)
 		want   []string
-	}{
+	}
+	run := func(kind string, cases []breakCase, write, load func(dir string) error) {
+		for _, c := range cases {
+			t.Run(kind+"/"+c.name, func(t *testing.T) {
+				dir := t.TempDir()
+				if err := write(dir); err != nil {
+					t.Fatal(err)
+				}
+				c.break_(t, dir)
+				checkErr(t, load(dir), dir, c.want)
+			})
+		}
+	}
+	tv := []breakCase{
 		{"missing video.npy", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "video.npy")) }, []string{"video.npy", "no such file"}},
 		{"missing captions", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, CaptionsFile)) }, []string{"captions.txt"}},
 		{"missing test split", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, TestFile)) }, []string{"test.txt"}},
@@ -164,19 +178,13 @@ func TestBadInput(t *testing.T) {
 			npyFile(t, dir, "text.npy", []int{6, 4}, make([]float32, 24))
 		}, []string{"text.npy", "6 rows", "captions.txt lists 7"}},
 		{"NaN video feature", func(t *testing.T, dir string) {
-			x := make([]float32, 36)
-			x[3*6+4] = nan
-			npyFile(t, dir, "video.npy", []int{6, 2, 3}, x)
+			npyFile(t, dir, "video.npy", []int{6, 2, 3}, oneValue(36, 3*6+4, nan))
 		}, []string{"video.npy", "NaN in row 3"}},
 		{"NaN text feature", func(t *testing.T, dir string) {
-			x := make([]float32, 28)
-			x[9] = nan
-			npyFile(t, dir, "text.npy", []int{7, 4}, x)
+			npyFile(t, dir, "text.npy", []int{7, 4}, oneValue(28, 9, nan))
 		}, []string{"text.npy", "NaN at row 2, column 1"}},
 		{"Inf text feature", func(t *testing.T, dir string) {
-			x := make([]float32, 28)
-			x[27] = float32(math.Inf(1))
-			npyFile(t, dir, "text.npy", []int{7, 4}, x)
+			npyFile(t, dir, "text.npy", []int{7, 4}, oneValue(28, 27, float32(math.Inf(1))))
 		}, []string{"text.npy", "+Inf in row 6"}},
 		{"mask of the wrong shape", func(t *testing.T, dir string) {
 			npyFile(t, dir, "video_mask.npy", []int{6, 3}, make([]float32, 18))
@@ -188,22 +196,9 @@ func TestBadInput(t *testing.T) {
 			write(t, dir, CaptionsFile, "vid0#enc#0 a\nvid0#enc#1 b\nvid1#enc#0 c\nvid2#enc#0 d\nvid3#enc#0 e\nvid4#enc#0 f\nvid4#enc#1 g\n")
 		}, []string{"test.txt:2", `"vid5" has no caption`}},
 	}
-	for _, c := range tv {
-		t.Run("text-video/"+c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := WriteTextVideo(dir, tinyTextVideo()); err != nil {
-				t.Fatal(err)
-			}
-			c.break_(t, dir)
-			_, err := LoadTextVideo(dir, 0.5)
-			checkErr(t, err, dir, c.want)
-		})
-	}
-	tu := []struct {
-		name   string
-		break_ func(t *testing.T, dir string)
-		want   []string
-	}{
+	run("text-video", tv, func(dir string) error { return WriteTextVideo(dir, tinyTextVideo()) },
+		loadErr(LoadTextVideo, 0.5))
+	tu := []breakCase{
 		{"one modality", func(t *testing.T, dir string) { write(t, dir, ModalityFile, "text\n") }, []string{"modalities.txt", "need at least 2"}},
 		{"missing modality", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "audio.npy")) }, []string{"audio.npy", "no such file"}},
 		{"modality rows disagree", func(t *testing.T, dir string) {
@@ -213,23 +208,27 @@ func TestBadInput(t *testing.T) {
 			npyFile(t, dir, "image.npy", []int{10, 3, 1}, make([]float32, 30))
 		}, []string{"image.npy", "want 2 dimensions"}},
 		{"NaN", func(t *testing.T, dir string) {
-			x := make([]float32, 10)
-			x[7] = nan
-			npyFile(t, dir, "audio.npy", []int{10, 1}, x)
+			npyFile(t, dir, "audio.npy", []int{10, 1}, oneValue(10, 7, nan))
 		}, []string{"audio.npy", "NaN at row 7"}},
 		{"unknown id", func(t *testing.T, dir string) { write(t, dir, ValFile, "s06\nzz\n") }, []string{"val.txt:2", `"zz"`, "ids.txt"}},
 		{"bad modality name", func(t *testing.T, dir string) { write(t, dir, ModalityFile, "text\n../x\n") }, []string{"modalities.txt", `"../x"`}},
 	}
-	for _, c := range tu {
-		t.Run("tuples/"+c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := WriteTuples(dir, tinyTuples()); err != nil {
-				t.Fatal(err)
-			}
-			c.break_(t, dir)
-			_, err := LoadTuples(dir, 0.1)
-			checkErr(t, err, dir, c.want)
-		})
+	run("tuples", tu, func(dir string) error { return WriteTuples(dir, tinyTuples()) },
+		loadErr(LoadTuples, 0.1))
+}
+
+// oneValue is n zeros but for v at index i.
+func oneValue(n, i int, v float32) []float32 {
+	x := make([]float32, n)
+	x[i] = v
+	return x
+}
+
+// loadErr is the error of load(dir, valFraction), for TestBadInput's cases.
+func loadErr[T any](load func(dir string, valFraction float64) (T, error), valFraction float64) func(dir string) error {
+	return func(dir string) error {
+		_, err := load(dir, valFraction)
+		return err
 	}
 }
 
