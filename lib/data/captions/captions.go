@@ -24,6 +24,20 @@ func VideoID(capID string) string {
 // EncID returns the caption id of the k-th caption of video: "<video>#enc#<k>".
 func EncID(video string, k int) string { return fmt.Sprintf("%s#enc#%d", video, k) }
 
+// Numbered turns the queries of a release into captions: the k-th query of a video (file order)
+// gets the caption id EncID(video, k). of gives a query's video and text.
+func Numbered[Q any](qs []Q, of func(Q) (video, text string)) []Caption {
+	next := map[string]int{}
+	out := make([]Caption, len(qs))
+	for i, q := range qs {
+		video, text := of(q)
+		k := next[video]
+		next[video] = k + 1
+		out[i] = Caption{ID: EncID(video, k), Text: text}
+	}
+	return out
+}
+
 // ReadFile reads a caption file.
 func ReadFile(path string) ([]Caption, error) { return data.ReadFile("captions", path, Parse) }
 

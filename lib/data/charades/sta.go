@@ -60,12 +60,5 @@ func parseSTALine(_ int, s string) (Moment, error) {
 // STACaptions turns moments into PRVR captions: the k-th moment of a video (file order) gets the
 // caption id "<VID>#enc#<k>", as in the MS-SL caption files.
 func STACaptions(ms []Moment) []captions.Caption {
-	next := map[string]int{}
-	out := make([]captions.Caption, len(ms))
-	for i, m := range ms {
-		k := next[m.VideoID]
-		next[m.VideoID] = k + 1
-		out[i] = captions.Caption{ID: captions.EncID(m.VideoID, k), Text: m.Sentence}
-	}
-	return out
+	return captions.Numbered(ms, func(m Moment) (string, string) { return m.VideoID, m.Sentence })
 }

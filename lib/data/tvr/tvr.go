@@ -57,12 +57,5 @@ func Parse(r io.Reader, name string) ([]Query, error) {
 // Captions turns queries into PRVR captions: the k-th query of a video (file order) gets the
 // caption id "<vid_name>#enc#<k>".
 func Captions(qs []Query) []captions.Caption {
-	next := map[string]int{}
-	out := make([]captions.Caption, len(qs))
-	for i, q := range qs {
-		k := next[q.VidName]
-		next[q.VidName] = k + 1
-		out[i] = captions.Caption{ID: captions.EncID(q.VidName, k), Text: q.Desc}
-	}
-	return out
+	return captions.Numbered(qs, func(q Query) (string, string) { return q.VidName, q.Desc })
 }
