@@ -99,11 +99,7 @@ func (e *Embedding) Ball(backend compute.Backend) ([][]float64, error) {
 			return nil, err
 		}
 	}
-	out := make([][]float64, e.Len())
-	for i := range out {
-		out[i] = flat[i*e.Dim : (i+1)*e.Dim]
-	}
-	return out, nil
+	return e.rowsOf(flat), nil
 }
 
 // OriginTangent returns log₀ of every point, [N][Dim]: the tangent vector at the origin whose
@@ -124,11 +120,16 @@ func (e *Embedding) OriginTangent(backend compute.Backend) ([][]float64, error) 
 	if err != nil {
 		return nil, err
 	}
+	return e.rowsOf(flat), nil
+}
+
+// rowsOf splits a flat [N·Dim] matrix into its N rows of Dim values (views of flat).
+func (e *Embedding) rowsOf(flat []float64) [][]float64 {
 	out := make([][]float64, e.Len())
 	for i := range out {
 		out[i] = flat[i*e.Dim : (i+1)*e.Dim]
 	}
-	return out, nil
+	return out
 }
 
 // OriginDistances returns every point's hyperbolic distance from the origin (its hyperbolic norm,
