@@ -18,15 +18,16 @@ func init() {
 	register("data", "build the real data tracks into datasets/cache (build | load | baseline)", runData)
 }
 
-// dataDirs are the flags shared by the data subcommands.
-func dataDirs(fs *flag.FlagSet) (cache, shared *string) {
+// dataFlags returns the flag set of `geoalign <name>`, a data subcommand, with the flags they share.
+func dataFlags(name string) (fs *flag.FlagSet, cache, shared *string) {
 	defShared := os.Getenv("GEOALIGN_SHARED")
 	if defShared == "" {
 		defShared = "../shared/data"
 	}
+	fs = flag.NewFlagSet(name, flag.ContinueOnError)
 	cache = fs.String("cache", "datasets/cache", "build cache (git-ignored)")
 	shared = fs.String("shared", defShared, "staged real data (read-only); env GEOALIGN_SHARED")
-	return cache, shared
+	return fs, cache, shared
 }
 
 const dataUsage = `usage: geoalign data build [-only glove,charades,digits,tuxpaint,tuxpaint-langs,wordnet,minilm] [-cache dir] [-shared dir]
@@ -54,8 +55,7 @@ func runData(args []string, stdout, stderr io.Writer) int {
 }
 
 func runDataBuild(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("data build", flag.ContinueOnError)
-	cache, shared := dataDirs(fs)
+	fs, cache, shared := dataFlags("data build")
 	only := fs.String("only", "", "comma-separated tracks to build: "+strings.Join(tracks.TrackNames(), ","))
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -94,8 +94,7 @@ func loadSTA(cache, split string) (*prvr.Split, time.Duration, error) {
 }
 
 func runDataLoad(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("data load", flag.ContinueOnError)
-	cache, _ := dataDirs(fs)
+	fs, cache, _ := dataFlags("data load")
 	split := fs.String("split", "", "split to load (default: train and test)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -17,8 +16,7 @@ import (
 // runDataBaseline computes the zero-training Charades-STA PRVR baseline (GloVe queries, max over
 // clips of the label-derived clips' GloVe block) and evaluates it with lib/retrieval.
 func runDataBaseline(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("data baseline", flag.ContinueOnError)
-	cache, shared := dataDirs(fs)
+	fs, cache, shared := dataFlags("data baseline")
 	split := fs.String("split", "test", "split to evaluate")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
