@@ -77,11 +77,7 @@ func TestLorentzOptimizerKeepsPointsOnHyperboloid(t *testing.T) {
 	cfg.Curvature = 2
 	cfg.Epochs, cfg.BurnInEpochs = 40, 5
 	cfg.Reproject = false
-	tr, err := NewTrainer(backend.MustNew(), tree, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr.Quiet = true
+	tr := quietTrainer(t, tree, cfg)
 	// Tolerance relative to the size of the terms of c⟨x,x⟩_L = −c x₀² + c‖x‖²: float64 rounding
 	// of a few steps' worth of cosh/sinh arithmetic.
 	const tol = 1e-12

@@ -44,11 +44,7 @@ func TestHyperbolicModelsReconstructSmallTree(t *testing.T) {
 	for _, m := range []Manifold{Lorentz, Poincare} {
 		cfg := PaperConfig(m, 2)
 		cfg.Epochs = 400
-		tr, err := NewTrainer(backend.MustNew(), tree, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr.Quiet = true
+		tr := quietTrainer(t, tree, cfg)
 		if err := tr.Train(); err != nil {
 			t.Fatal(err)
 		}
@@ -71,11 +67,7 @@ func TestResumeContinuesExactly(t *testing.T) {
 	tree := treeClosure(t, 2, 3)
 	cfg := PaperConfig(Lorentz, 3)
 	cfg.Epochs, cfg.BurnInEpochs = 2, 1
-	whole, err := NewTrainer(backend.MustNew(), tree, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole.Quiet = true
+	whole := quietTrainer(t, tree, cfg)
 	if err := whole.Train(); err != nil {
 		t.Fatal(err)
 	}
@@ -175,12 +167,19 @@ func ExampleTrainer() {
 func TestTrainingReportsDivergence(t *testing.T) {
 	cfg := PaperConfig(Euclidean, 2)
 	cfg.LearningRate, cfg.BurnInEpochs, cfg.Epochs = 1e12, 0, 20
-	tr, err := NewTrainer(backend.MustNew(), treeClosure(t, 3, 2), cfg)
+	tr := quietTrainer(t, treeClosure(t, 3, 2), cfg)
+	if err := tr.Train(); err == nil || !strings.Contains(err.Error(), "diverged") {
+		t.Errorf("Train with lr 1e12: error %v, want a divergence report", err)
+	}
+}
+
+// quietTrainer is NewTrainer on the default backend without progress output; an error fails t.
+func quietTrainer(t *testing.T, c *wordnet.Closure, cfg Config) *Trainer {
+	t.Helper()
+	tr, err := NewTrainer(backend.MustNew(), c, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr.Quiet = true
-	if err := tr.Train(); err == nil || !strings.Contains(err.Error(), "diverged") {
-		t.Errorf("Train with lr 1e12: error %v, want a divergence report", err)
-	}
+	return tr
 }

@@ -70,6 +70,23 @@ func toHost(t *tensors.Tensor, what string, k int) (hostRows, error) {
 	return h, nil
 }
 
+// toHostRows is toHost of every tensor of one side (what: "query" or "item"), which must agree on
+// their number of rows n.
+func toHostRows(ts []*tensors.Tensor, what string) (hs []hostRows, n int, err error) {
+	for k, t := range ts {
+		h, err := toHost(t, what, k)
+		if err != nil {
+			return nil, 0, err
+		}
+		if k > 0 && h.dims[0] != n {
+			return nil, 0, fmt.Errorf("graphscore: %s tensor %d has %d rows, tensor 0 has %d", what, k, h.dims[0], n)
+		}
+		n = h.dims[0]
+		hs = append(hs, h)
+	}
+	return hs, n, nil
+}
+
 // New prepares fn over the given query and item tensors (float32, all query tensors with
 // the same leading dimension, likewise items).
 func New(backend compute.Backend, fn Func, queries, items []*tensors.Tensor) (*Scorer, error) {
@@ -77,27 +94,12 @@ func New(backend compute.Backend, fn Func, queries, items []*tensors.Tensor) (*S
 		return nil, fmt.Errorf("graphscore: need at least one query and one item tensor")
 	}
 	s := &Scorer{itemBlocks: map[[2]int][]*tensors.Tensor{}, maxItemBlocks: maxCachedItemBlocks}
-	for k, t := range queries {
-		h, err := toHost(t, "query", k)
-		if err != nil {
-			return nil, err
-		}
-		if k > 0 && h.dims[0] != s.nq {
-			return nil, fmt.Errorf("graphscore: query tensor %d has %d rows, tensor 0 has %d", k, h.dims[0], s.nq)
-		}
-		s.nq = h.dims[0]
-		s.queries = append(s.queries, h)
+	var err error
+	if s.queries, s.nq, err = toHostRows(queries, "query"); err != nil {
+		return nil, err
 	}
-	for k, t := range items {
-		h, err := toHost(t, "item", k)
-		if err != nil {
-			return nil, err
-		}
-		if k > 0 && h.dims[0] != s.ni {
-			return nil, fmt.Errorf("graphscore: item tensor %d has %d rows, tensor 0 has %d", k, h.dims[0], s.ni)
-		}
-		s.ni = h.dims[0]
-		s.items = append(s.items, h)
+	if s.items, s.ni, err = toHostRows(items, "item"); err != nil {
+		return nil, err
 	}
 	nqt := len(queries)
 	exec, err := graph.NewExec(backend, func(inputs []*graph.Node) *graph.Node {
