@@ -20,7 +20,7 @@ func Cache() string {
 }
 
 // Shared is the staged read-only input data the tracks are built from: $GEOALIGN_SHARED if set,
-// else ../shared/data beside the checkout.
+// else the shared data directory beside the checkout (datasets/README.md).
 func Shared() string {
 	if s := os.Getenv("GEOALIGN_SHARED"); s != "" {
 		return s

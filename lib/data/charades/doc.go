@@ -1,4 +1,4 @@
-// Package charades reads the Charades annotations staged in ../shared/data/charades (see
+// Package charades reads the Charades annotations staged in charades/ of the shared data directory (see
 // datasets/README.md for provenance and licence) and derives PRVR inputs from them:
 //
 //   - Charades-STA (Gao et al., TALL; the exact PRVR split of MS-SL and HLFormer): lines

@@ -1,4 +1,4 @@
-// Package msrvtt reads the MSR-VTT annotations (staged in ../shared/data/msrvtt):
+// Package msrvtt reads the MSR-VTT annotations (staged in msrvtt/ of the shared data directory, datasets/README.md):
 //
 //   - the official MSR-VTT 10K "videodatainfo" JSON ({info, videos [{id, video_id, category,
 //     url, start time, end time, split}], sentences [{sen_id, video_id, caption}]}), read

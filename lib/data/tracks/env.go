@@ -18,11 +18,11 @@ import (
 
 // Env says where a build reads from and writes to.
 type Env struct {
-	Shared string    // the staged real data, ../shared/data
+	Shared string    // the staged real data (--shared; datasets/README.md)
 	Cache  string    // the build cache, datasets/cache
 	Log    io.Writer // progress messages
 	// Staged pins the sha256 of staged inputs by path relative to Shared (StagedSHA256 for the
-	// real ../shared/data; nil checks nothing, as for the tests' miniatures). An input that
+	// real staged data; nil checks nothing, as for the tests' miniatures). An input that
 	// differs is an error naming it: rebuilding from a corrupt input would build corrupt data.
 	Staged map[string]string
 	// MiniLM is the folder of all-MiniLM-L6-v2's files for the minilm track; empty means
@@ -30,7 +30,7 @@ type Env struct {
 	MiniLM string
 }
 
-// StagedSHA256 pins the files staged in ../shared/data (copied unchanged from the repositories
+// StagedSHA256 pins the files staged in the shared data directory (copied unchanged from the repositories
 // and commits that datasets/README.md names). A key ending in "/" pins
 // a directory by the sha256 of its files' "<name> <sha256>\n" lines in name order (FSDD's 3,000
 // recordings).

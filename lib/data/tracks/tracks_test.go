@@ -16,7 +16,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data/prvr"
 )
 
-// tinyShared writes a miniature ../shared/data/charades: 3 videos, 157 classes.
+// tinyShared writes a miniature charades/ of the shared data directory: 3 videos, 157 classes.
 func tinyShared(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "shared")

@@ -81,7 +81,7 @@ func TestCorruptStagedInputFailsNamingIt(t *testing.T) {
 
 // The pins of the real staged data hold (StagedSHA256's FSDD digest was computed independently,
 // by Python's hashlib over the sorted "<name> <sha256>" lines); one recording missing breaks the
-// directory digest. Skipped where ../shared/data is not staged.
+// directory digest. Skipped where the shared data is not staged.
 func TestStagedPinsOfTheRealData(t *testing.T) {
 	shared := os.Getenv("GEOALIGN_SHARED")
 	if shared == "" {

@@ -15,5 +15,5 @@
 // use, copying and distribution are free provided the Princeton copyright notice and disclaimer
 // (the header of data.noun) are kept with any copy. The mammal filter is reference data of
 // facebookresearch/poincare-embeddings (CC BY-NC 4.0), read at run time from
-// ../shared/data/wordnet/mammals_filter.txt (see DefaultMammalFilter); it is not copied here.
+// wordnet/mammals_filter.txt of the shared data directory (DefaultMammalFilter; datasets/README.md); it is not copied here.
 package wordnet

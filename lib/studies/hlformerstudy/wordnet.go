@@ -46,7 +46,7 @@ var ConeCIScale = ConeScale{Name: "CI", Dim: 5, Epochs: 6, BurnIn: 2, HeldOut: 0
 // coneSplitSeed draws the held-out edges (one split for every seed).
 const coneSplitSeed = 1
 
-// sharedDataDir is the staged shared inputs: $GEOALIGN_SHARED, else ../shared/data.
+// sharedDataDir is the staged shared inputs: $GEOALIGN_SHARED, else the default of `geoalign data --shared` (datasets/README.md).
 func sharedDataDir() string {
 	if d := os.Getenv("GEOALIGN_SHARED"); d != "" {
 		return d
