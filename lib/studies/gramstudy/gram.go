@@ -78,18 +78,13 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 			"the paper column is MSR-VTT with VAST/EVA-CLIP/BEATs/BERT features: a different task and scale, shown for the direction of the effect only"),
 		"data", "model", "T→V+A R@1", "T→V+A R@10", "V+A→T R@1", "V+A→T R@10")
 	t.AddPaperColumn("T2V R@1 (paper)", paperTable1Cite).AddPaperColumn("V2T R@1 (paper)", paperTable1Cite)
+	paper := map[string][2]string{Pairwise.Label: {paperVASTT2V, paperVASTV2T}, GRAMFromCosine.Label: {paperGRAMT2V, paperGRAMV2T}}
 	var claims []reproduce.Comparison
 	for _, d := range sets {
 		for _, v := range variants {
 			rs := runs.Get(d, v.Label)
-			pt, pv := "—", "—"
-			switch v.Label {
-			case Pairwise.Label:
-				pt, pv = paperVASTT2V, paperVASTV2T
-			case GRAMFromCosine.Label:
-				pt, pv = paperGRAMT2V, paperGRAMV2T
-			}
-			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, T2VR10), Cell(rs, V2TR1), Cell(rs, V2TR10), pt, pv)
+			p := paperOr(paper, v.Label)
+			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, T2VR10), Cell(rs, V2TR1), Cell(rs, V2TR10), p[0], p[1])
 		}
 		why := NoClaimReason(d, allRuns(runs, d, variants))
 		if why != "" {
@@ -104,6 +99,14 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 		}
 	}
 	return t, claims, nil
+}
+
+// paperOr is a row's pair of paper numbers, "—" where the paper has none.
+func paperOr[K comparable](paper map[K][2]string, k K) [2]string {
+	if p, ok := paper[k]; ok {
+		return p
+	}
+	return [2]string{"—", "—"}
 }
 
 // allRuns are the runs of every variant on d.
@@ -240,11 +243,7 @@ func (o Options) LossAblation(runs Runs, d *gram.Dataset) (*report.Table, []repr
 	t.AddPaperColumn("T2V R@1 (paper)", cite).AddPaperColumn("V2T R@1 (paper)", cite)
 	paper := map[int][2]string{0: {"36.4", "36.7"}, 4: {"38.9", "41.9"}}
 	for i, v := range variants {
-		p, ok := paper[i]
-		if !ok {
-			p = [2]string{"—", "—"}
-		}
-		rs := runs.Get(d, v.Label)
+		p, rs := paperOr(paper, i), runs.Get(d, v.Label)
 		t.AddRow(v.Label, Cell(rs, T2VR1), Cell(rs, V2TR1), p[0], p[1])
 	}
 	const claimed = "MSR-VTT T2V R@1 from scratch: TV+TA 36.4 → full loss 38.9 (GRAM Table 6)"
@@ -272,25 +271,18 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 	p.X.Label.Text = "GRAM alignment score 1 − mean matched volume"
 	p.Y.Label.Text = "T→V+A R@1 (%)"
 	var xs, ys []float64
-	var data []*gram.Dataset
-	perGroup := map[string][2][]float64{}
+	var rows [][]any
 	labels := sortedKeys(groups)
 	colors := report.Colors(labels...)
 	for i, label := range labels {
 		var pts plotter.XYs
+		var x, y []float64
 		for _, r := range groups[label] {
-			if len(data) == 0 {
-				data = append(data, r.Data)
-			}
-			for _, h := range append(append([]gram.EpochStats(nil), r.WarmHistory...), r.History...) {
-				if h.Eval == nil {
-					continue
+			for _, h := range stages(r) {
+				if h.Eval != nil {
+					x, y = append(x, 1-h.MatchedEuclidean), append(y, h.Eval.T2V.R(1))
+					pts = append(pts, plotter.XY{X: x[len(x)-1], Y: y[len(y)-1]})
 				}
-				x, y := 1-h.MatchedEuclidean, h.Eval.T2V.R(1)
-				pts = append(pts, plotter.XY{X: x, Y: y})
-				xs, ys = append(xs, x), append(ys, y)
-				g := perGroup[label]
-				perGroup[label] = [2][]float64{append(g[0], x), append(g[1], y)}
 			}
 		}
 		if len(pts) == 0 {
@@ -304,20 +296,22 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 		s.GlyphStyle.Shape = plotutil.Shape(i)
 		p.Add(s)
 		p.Legend.Add(label, s)
+		xs, ys = append(xs, x...), append(ys, y...)
+		rows = append(rows, []any{"checkpoints of " + label, len(pts), fmt.Sprintf("%.3f", Pearson(x, y)), "—"})
 	}
 	rho := Pearson(xs, ys)
+	data := groups[labels[0]][0].Data
 	t := report.NewTable("GRAM Fig. 3 analogue: alignment score vs R@1",
-		provenance(o, data, "GRAM alignment score = 1 − mean Euclidean volume of the test split's own (text, image, audio) triplets",
+		provenance(o, []*gram.Dataset{data}, "GRAM alignment score = 1 − mean Euclidean volume of the test split's own (text, image, audio) triplets",
 			"points: every evaluated epoch of every run (checkpoints of several models), not seven pretrained models"),
 		"points", "n", "Pearson ρ (ours)")
 	t.AddPaperColumn("Pearson ρ (paper)", "GRAM Fig. 3 (7 models on MSR-VTT)")
-	for _, label := range sortedKeys(groups) {
-		g := perGroup[label]
-		t.AddRow("checkpoints of "+label, len(g[0]), fmt.Sprintf("%.3f", Pearson(g[0], g[1])), "—")
+	for _, r := range rows {
+		t.AddRow(r...)
 	}
 	t.AddRow("all models together", len(xs), fmt.Sprintf("%.3f", rho), "0.923")
 	v := reproduce.Describe(PaperGRAM, "GRAM's alignment score (1 − mean matched volume) is strongly correlated with R@1",
-		"ρ = 0.923 over 7 models on MSR-VTT (GRAM Fig. 3)", dataLabel(data[0]),
+		"ρ = 0.923 over 7 models on MSR-VTT (GRAM Fig. 3)", dataLabel(data),
 		fmt.Sprintf("Pearson ρ = %.3f over %d checkpoints of %d run groups (checkpoints of the same runs are not independent models)", rho, len(xs), len(groups)))
 	return p, t, v, nil
 }
@@ -461,18 +455,13 @@ func equiangular(theta float64, d int) [][]float64 {
 func LearningCurves(title string, groups map[string][]*Run) (*plot.Plot, error) {
 	var curves []report.Curve
 	for i, label := range sortedKeys(groups) {
-		c := report.Curve{Label: label, Dashes: plotutil.Dashes(i)}
-		for _, r := range groups[label] {
-			var r1 []float64
-			for _, h := range stages(r) {
-				if h.Eval == nil {
-					r1 = append(r1, math.NaN())
-				} else {
-					r1 = append(r1, h.Eval.T2V.R(1))
-				}
+		c := epochCurve(label, groups[label], func(h gram.EpochStats) float64 {
+			if h.Eval == nil {
+				return math.NaN()
 			}
-			c.PerRun = append(c.PerRun, r1)
-		}
+			return h.Eval.T2V.R(1)
+		})
+		c.Dashes = plotutil.Dashes(i)
 		curves = append(curves, c)
 	}
 	p, err := report.LearningCurves(title, "test T→V+A R@1 (%)", curves...)

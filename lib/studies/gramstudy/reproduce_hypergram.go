@@ -138,7 +138,7 @@ func hypergramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.N
 			sec.Findings = []reproduce.Claim{vl}
 			tl.Provenance.Notes = append(tl.Provenance.Notes, "the models are the geometries table's HyperGRAM on "+ShortName(tux)+"; "+curvesNote("geometries-learning-curves"))
 			sec.Table("text-length", tl)
-			traw, rawGroups, err := o.rawLift(tux, runs.Get(tux, HyperGRAM.Label))
+			traw, rawGroups, err := o.RawLift(tux, runs.Get(tux, HyperGRAM.Label))
 			if err != nil {
 				return err
 			}
