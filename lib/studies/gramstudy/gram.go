@@ -146,16 +146,27 @@ var modalityRows = []struct {
 // modalitySubset is the name of d restricted to a row's modalities.
 func modalitySubset(d *gram.Dataset, label string) string { return d.Name + " [" + label + "]" }
 
+// trainSubset trains v once per seed on d restricted to modalities (named modalitySubset(d, label),
+// skipped if runs has them) and returns those runs.
+func (o Options) trainSubset(runs Runs, d *gram.Dataset, modalities []int, label string, v Variant, evalEvery int) ([]*Run, error) {
+	sub, err := d.SelectModalities(modalities)
+	if err != nil {
+		return nil, err
+	}
+	sub.Name = modalitySubset(d, label)
+	err = o.trainVariants(runs, sub, evalEvery, v)
+	return runs.Get(sub, v.Label), err
+}
+
 // modalityRuns are the GRAM runs of each row of Modalities on d, by row label (k = 3 is GRAM on
 // all of d when Table 1 trained it).
 func modalityRuns(runs Runs, d *gram.Dataset) map[string][]*Run {
 	out := map[string][]*Run{}
 	for _, r := range modalityRows {
+		out[r.label] = runs[modalitySubset(d, r.label)][GRAM.Label]
 		if rs := runs.Get(d, GRAM.Label); len(r.modalities) == 3 && rs != nil {
 			out[r.label] = rs
-			continue
 		}
-		out[r.label] = runs[modalitySubset(d, r.label)][GRAM.Label]
 	}
 	return out
 }
@@ -169,12 +180,7 @@ func (o Options) Modalities(runs Runs, d *gram.Dataset) (*report.Table, []reprod
 		if len(r.modalities) == 3 && runs.Get(d, GRAM.Label) != nil {
 			continue
 		}
-		sub, err := d.SelectModalities(r.modalities)
-		if err != nil {
-			return nil, nil, err
-		}
-		sub.Name = modalitySubset(d, r.label)
-		if err := o.trainVariants(runs, sub, 0, GRAM); err != nil {
+		if _, err := o.trainSubset(runs, d, r.modalities, r.label, GRAM, 0); err != nil {
 			return nil, nil, err
 		}
 	}

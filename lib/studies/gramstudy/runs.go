@@ -73,20 +73,21 @@ func (o Options) cache() (string, error) {
 
 // Digits loads the FSDD digits set (class-level).
 func (o Options) Digits() (*gram.Dataset, error) {
-	c, err := o.cache()
-	if err != nil {
-		return nil, err
-	}
-	return gram.LoadDigits(c, 1)
+	return o.load(func(c string) (*gram.Dataset, error) { return gram.LoadDigits(c, 1) })
 }
 
 // TuxPaint loads the Tux Paint stamps set (instance-level).
 func (o Options) TuxPaint() (*gram.Dataset, error) {
+	return o.load(func(c string) (*gram.Dataset, error) { return TuxPaintText(c, o.Text) })
+}
+
+// load runs a loader on the data cache.
+func (o Options) load(loader func(cache string) (*gram.Dataset, error)) (*gram.Dataset, error) {
 	c, err := o.cache()
 	if err != nil {
 		return nil, err
 	}
-	return TuxPaintText(c, o.Text)
+	return loader(c)
 }
 
 // SyntheticConfig is the synthetic tri-modal benchmark of the studies: a concept tree of depth 3 and
