@@ -144,7 +144,7 @@ func (km *KModalities) Plot() (*plot.Plot, error) {
 		p.Add(rl)
 		p.Legend.Add("random ranking", rl)
 	}
-	p.X.Tick.Marker = plot.ConstantTicks(kTicks(km.K))
+	p.X.Tick.Marker = report.WholeTicks // k = 2, 3, …
 	p.X.Min, p.X.Max = float64(km.K[0])-0.2, float64(km.K[len(km.K)-1])+0.2 // room for the end points' error bars
 	p.Legend.Top, p.Legend.Left = false, false
 	return p, nil
@@ -157,13 +157,4 @@ func (km *KModalities) CurveRow() CurveRow {
 		groups[fmt.Sprintf("k = %d", k)] = km.Runs[i]
 	}
 	return CurveRow{Data: km.Data, Groups: groups}
-}
-
-// kTicks labels the integer values of k.
-func kTicks(ks []int) []plot.Tick {
-	out := make([]plot.Tick, len(ks))
-	for i, k := range ks {
-		out[i] = plot.Tick{Value: float64(k), Label: fmt.Sprint(k)}
-	}
-	return out
 }
