@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/loss"
@@ -123,12 +124,8 @@ func dataLabel(d *gram.Dataset) string { return fmt.Sprintf("%s (%s)", ShortName
 
 // ShortName is the dataset's name up to the first parenthesis, e.g. "synthetic tri-modal".
 func ShortName(d *gram.Dataset) string {
-	for i, r := range d.Name {
-		if r == '(' {
-			return d.Name[:i-1]
-		}
-	}
-	return d.Name
+	name, _, _ := strings.Cut(d.Name, " (")
+	return name
 }
 
 // modalityRows are the rows of the Table 4 analogue on a tri-modal set: the modalities each model
@@ -329,47 +326,46 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 // modality's cluster more than a cosine model (mean of II, TT, AA) and widens the gaps between the
 // modalities (mean of IT, TA, IA), per seed.
 func ModalityGap(o Options, cosine, volume []*Run) (*report.Table, []reproduce.Comparison) {
-	type stat struct {
-		name string
-		get  func(g gram.ModalityGap) float64
+	stats := []struct { // IntraCosine[a] when a = b, else CentroidDistance[a][b]; the paper's VAST and GRAM
+		name  string
+		a, b  int
+		paper [2]string
+	}{
+		{"II (image–image cosine)", 1, 1, [2]string{"0.08", "0.21"}},
+		{"TT (text–text cosine)", 0, 0, [2]string{"0.07", "0.23"}},
+		{"AA (audio–audio cosine)", 2, 2, [2]string{"0.69", "0.84"}},
+		{"IT (centroid distance)", 1, 0, [2]string{"0.37", "0.40"}},
+		{"TA (centroid distance)", 0, 2, [2]string{"0.86", "0.96"}},
+		{"IA (centroid distance)", 1, 2, [2]string{"0.84", "1.09"}},
 	}
-	stats := []stat{
-		{"II (image–image cosine)", func(g gram.ModalityGap) float64 { return g.IntraCosine[1] }},
-		{"TT (text–text cosine)", func(g gram.ModalityGap) float64 { return g.IntraCosine[0] }},
-		{"AA (audio–audio cosine)", func(g gram.ModalityGap) float64 { return g.IntraCosine[2] }},
-		{"IT (centroid distance)", func(g gram.ModalityGap) float64 { return g.CentroidDistance[1][0] }},
-		{"TA (centroid distance)", func(g gram.ModalityGap) float64 { return g.CentroidDistance[0][2] }},
-		{"IA (centroid distance)", func(g gram.ModalityGap) float64 { return g.CentroidDistance[1][2] }},
-	}
-	paper := [][2]string{{"0.08", "0.21"}, {"0.07", "0.23"}, {"0.69", "0.84"}, {"0.37", "0.40"}, {"0.86", "0.96"}, {"0.84", "1.09"}}
 	const cite = "GRAM Table 7 (MSR-VTT, fine-tuned VAST and GRAM; V = video)"
 	t := report.NewTable("GRAM Table 7 analogue: modality gap of the test embeddings",
 		provenance(o, []*gram.Dataset{volume[0].Data}, "L2-normalised contra-head outputs; intra-modality cosine over distinct pairs; centroids of unit vectors (Liang et al. 2022)"),
 		"statistic", cosine[0].Variant.Label+" (ours)", volume[0].Variant.Label+" (ours)")
 	t.AddPaperColumn("VAST ft (paper)", cite).AddPaperColumn("GRAM ft (paper)", cite)
-	gaps := func(rs []*Run) []gram.ModalityGap {
-		out := make([]gram.ModalityGap, len(rs))
-		for i, r := range rs {
-			out[i] = gram.MeasureModalityGap(r.Test)
+	measure := func(rs []*Run) [][]float64 { // [stat][seed]
+		out := make([][]float64, len(stats))
+		for _, r := range rs {
+			g := gram.MeasureModalityGap(r.Test)
+			for i, s := range stats {
+				if s.a == s.b {
+					out[i] = append(out[i], g.IntraCosine[s.a])
+				} else {
+					out[i] = append(out[i], g.CentroidDistance[s.a][s.b])
+				}
+			}
 		}
 		return out
 	}
-	gc, gv := gaps(cosine), gaps(volume)
+	gc, gv := measure(cosine), measure(volume)
 	for i, s := range stats {
-		col := func(gs []gram.ModalityGap) string {
-			vals := make([]float64, len(gs))
-			for j, g := range gs {
-				vals[j] = s.get(g)
-			}
-			return report.Summarize(vals).Format(2)
-		}
-		t.AddRow(s.name, col(gc), col(gv), paper[i][0], paper[i][1])
+		t.AddRow(s.name, report.Summarize(gc[i]).Format(2), report.Summarize(gv[i]).Format(2), s.paper[0], s.paper[1])
 	}
-	avg := func(gs []gram.ModalityGap, from, to int) []float64 {
-		out := make([]float64, len(gs))
-		for j, g := range gs {
-			for _, s := range stats[from:to] {
-				out[j] += s.get(g) / float64(to-from)
+	avg := func(stat [][]float64, from, to int) []float64 { // per seed, the mean of stats[from:to]
+		out := make([]float64, len(stat[0]))
+		for j := range out {
+			for _, v := range stat[from:to] {
+				out[j] += v[j] / float64(to-from)
 			}
 		}
 		return out

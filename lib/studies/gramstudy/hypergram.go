@@ -357,13 +357,9 @@ func uniqueSets(ds []*gram.Dataset) []*gram.Dataset {
 // "the hyperbolic volume grows with semantic richness" (monotone in every seed).
 func (o Options) SemanticRole(runs []*Run) (*report.Table, reproduce.Claim, error) {
 	d := runs[0].Data
-	levels := map[int]bool{}
-	for _, l := range d.Test.Attributes["text_level"] {
-		levels[int(l)] = true
-	}
-	var order []int // deepest (most specific) level first
+	var order []int // the test texts' levels, deepest (most specific) first
 	for l := 3; l >= 0; l-- {
-		if levels[l] {
+		if slices.Contains(d.Test.Attributes["text_level"], float64(l)) {
 			order = append(order, l)
 		}
 	}

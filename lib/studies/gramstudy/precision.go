@@ -160,8 +160,8 @@ func distanceCell(o Options, geo string, dt dtypes.DType, r float64) PrecisionCe
 		ch := math.Cosh(r)*math.Cosh(r) - math.Sinh(r)*math.Sinh(r)*cosPhi[i]
 		ref[i] = math.Acosh(ch)
 	}
-	return measureCell(func() (got, ref, grad []float64) {
-		got, grad = execWithGrad(o, func(x, y *graph.Node) (*graph.Node, *graph.Node) {
+	return measureCell(func() ([]float64, []float64, []float64) {
+		got, grad := execWithGrad(o, func(x, y *graph.Node) (*graph.Node, *graph.Node) {
 			c := graph.Scalar(x.Graph(), dt, 1)
 			distance := geom.PoincareDistance
 			if geo == "Lorentz" {
