@@ -226,6 +226,15 @@ func (r Runs) Groups(d *gram.Dataset, variants ...Variant) map[string][]*Run {
 	return out
 }
 
+// CurveRows are the runs of variants on each of sets, one CurveRow per set (Groups).
+func (r Runs) CurveRows(sets []*gram.Dataset, variants ...Variant) []CurveRow {
+	var rows []CurveRow
+	for _, d := range sets {
+		rows = append(rows, CurveRow{d, r.Groups(d, variants...)})
+	}
+	return rows
+}
+
 // LossAblation is GRAM's Table 6 analogue on d: the pairwise-cosine losses (TV + TA), each volume
 // direction alone, both, and both + DAM (GRAM's full loss). Only the first and last rows of the
 // paper's table can be matched to their checkmarks in the text we have, so only those carry paper

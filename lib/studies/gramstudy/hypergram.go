@@ -23,11 +23,7 @@ const paperGeometryCite = "HyperGRAM summary, main results (MSR-VTT zero-shot T2
 // row per dataset: GRAM, pure hyperbolic, fixed-α and learnable-α HyperGRAM (the ensemble trains
 // nothing of its own).
 func GeometriesCurveRows(runs Runs, sets []*gram.Dataset) []CurveRow {
-	var rows []CurveRow
-	for _, d := range sets {
-		rows = append(rows, CurveRow{d, runs.Groups(d, GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM)})
-	}
-	return rows
+	return runs.CurveRows(sets, GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM)
 }
 
 // Geometries is HyperGRAM's main comparison on each dataset: GRAM (Euclidean), pure hyperbolic,

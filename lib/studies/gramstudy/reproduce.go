@@ -2,6 +2,7 @@ package gramstudy
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -120,16 +121,10 @@ func gramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedS
 				return err
 			}
 			sec.Comparisons = cs
-			var rows []CurveRow
-			for _, d := range sets {
-				rows = append(rows, CurveRow{d, runs.Groups(d, Pairwise, GRAM, GRAMFromCosine)})
-			}
-			if err := tableWithCurves(sec, "table1", "Table 1", t1, rows...); err != nil {
+			if err := tableWithCurves(sec, "table1", "Table 1", t1, runs.CurveRows(sets, Pairwise, GRAM, GRAMFromCosine)...); err != nil {
 				return err
 			}
-			for _, v := range []Variant{Pairwise, GRAM, GRAMFromCosine} {
-				groups[v.Label] = runs.Get(tux, v.Label)
-			}
+			maps.Copy(groups, runs.Groups(tux, Pairwise, GRAM, GRAMFromCosine))
 			lc, err := LearningCurves("Tux Paint: test T→V+A R@1 by epoch (mean over seeds)", groups)
 			sec.Plot("learning-curves", lc)
 			return err
