@@ -31,7 +31,7 @@ var (
 	alpha0   = flag.Float64("alpha0", 0, "α's initial value (0: the variant's)")
 	seed     = flag.Int64("seed", 1, "seed")
 	full     = flag.Bool("full", true, "the full configuration's data sets (gramstudy.Options.Full)")
-	cache    = flag.String("cache", "", "datasets/cache (\"\": searched upwards)")
+	cache    = flag.String("cache", "", "datasets/cache (\"\": the checkout's)")
 	out      = flag.String("json", "", "write the history as JSON to this file")
 )
 
