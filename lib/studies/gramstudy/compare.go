@@ -76,7 +76,8 @@ const (
 	PaperHyperGRAM = "HyperGRAM (CVPR 2026)"
 )
 
-// sample is the runs' per-seed values of m as a sample of the claim rule (learned: the runs trained).
+// sample is the runs' per-seed values of m as a sample of the claim rule (learned: the runs trained;
+// the best epoch is not recorded).
 func sample(label string, runs []*Run, m Metric) reproduce.Sample {
 	s := measured(label, runs, Values(runs, m))
 	s.Learned = true
