@@ -3,6 +3,7 @@ package gramstudy
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/report"
@@ -41,11 +42,11 @@ func (m Metric) Of(e gram.Evaluation) float64 {
 func (m Metric) Random(emb *gram.Embeddings) float64 {
 	n := emb.N
 	total := 0.0
-	for q := 0; q < n; q++ {
+	for q := range n {
 		r := 1
 		if emb.Relevant != nil {
 			r = 0
-			for j := 0; j < n; j++ {
+			for j := range n {
 				if (!m.V2T && emb.Relevant(q, j)) || (m.V2T && emb.Relevant(j, q)) {
 					r++
 				}
@@ -75,13 +76,11 @@ const (
 	PaperHyperGRAM = "HyperGRAM (CVPR 2026)"
 )
 
-// sample is the runs' per-seed values of m as a sample of the claim rule. GRAM trains a fixed number
-// of epochs and evaluates the last one (no model selection), so the best epoch is not recorded.
+// sample is the runs' per-seed values of m as a sample of the claim rule (learned: the runs trained;
+// the best epoch is not recorded).
 func sample(label string, runs []*Run, m Metric) reproduce.Sample {
-	s := reproduce.Sample{Name: label, Values: Values(runs, m), Learned: true}
-	for _, r := range runs {
-		s.Seeds = append(s.Seeds, r.Seed)
-	}
+	s := measured(label, runs, Values(runs, m))
+	s.Learned = true
 	return s
 }
 
@@ -116,16 +115,15 @@ func Pearson(x, y []float64) float64 { return stat.Correlation(x, y, nil) }
 func provenance(o Options, data []*gram.Dataset, behavior string, notes ...string) report.Provenance {
 	p := report.Provenance{Seeds: o.seeds(), Behavior: behavior}
 	kinds := map[report.DataKind]bool{}
-	for i, d := range data {
-		if i > 0 {
-			p.Data += "; "
-		}
-		p.Data += d.Name
+	var names []string
+	for _, d := range data {
+		names = append(names, d.Name)
 		kinds[d.Kind] = true
 		p.Notes = append(p.Notes, d.Notes...)
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d training epochs, %d train / %d test samples", ShortName(d), o.Epochs(d), d.Train.N, d.Test.N),
 			o.ValidationNote(d, gram.DefaultConfig()))
 	}
+	p.Data = strings.Join(names, "; ")
 	switch {
 	case len(kinds) > 1:
 		p.Kind = report.DataKind("real and synthetic")

@@ -32,15 +32,13 @@ func stages(r *Run) []gram.EpochStats {
 // without a training history (the ensemble) are left out. The legend (every group of every row) is
 // drawn below the panels.
 func TrainingCurves(title string, rows []CurveRow) (report.Grid, error) {
-	var labels []string
+	all := map[string]bool{}
 	for _, row := range rows {
 		for label := range row.Groups {
-			if !slices.Contains(labels, label) {
-				labels = append(labels, label)
-			}
+			all[label] = true
 		}
 	}
-	slices.Sort(labels)
+	labels := sortedKeys(all)
 	var panels [][]report.Panel
 	for _, row := range rows {
 		val := report.Panel{Title: fmt.Sprintf("%s — %s: validation", title, ShortName(row.Data)), YLabel: "validation T→data SumR (%)"}
@@ -68,31 +66,28 @@ func TrainingCurves(title string, rows []CurveRow) (report.Grid, error) {
 }
 
 // groupCurves are the validation T→data SumR (NaN at an epoch without validation) and the training
-// loss per epoch of each run of a group, through both stages of a warm start (stages).
+// loss per epoch of each run of a group (epochCurve).
 func groupCurves(label string, rs []*Run) (val, loss report.Curve) {
-	val, loss = report.Curve{Label: label}, report.Curve{Label: label}
-	for _, r := range rs {
-		var vs, ls []float64
-		for _, h := range stages(r) {
-			sumR := math.NaN()
-			if h.Validation != nil {
-				sumR = h.Validation.T2V.SumR
-			}
-			vs, ls = append(vs, sumR), append(ls, h.Loss)
+	val = epochCurve(label, rs, func(h gram.EpochStats) float64 {
+		if h.Validation == nil {
+			return math.NaN()
 		}
-		val.PerRun, loss.PerRun = append(val.PerRun, vs), append(loss.PerRun, ls)
-	}
-	return val, loss
+		return h.Validation.T2V.SumR
+	})
+	return val, epochCurve(label, rs, func(h gram.EpochStats) float64 { return h.Loss })
 }
 
-// bestEpoch is the 1-based epoch of a history's last Best record (0 if none).
-func bestEpoch(h []gram.EpochStats) int {
-	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Best {
-			return h[i].Epoch
+// epochCurve is f of every epoch of each run of a group, through both stages of a warm start (stages).
+func epochCurve(label string, rs []*Run, f func(gram.EpochStats) float64) report.Curve {
+	c := report.Curve{Label: label}
+	for _, r := range rs {
+		var vs []float64
+		for _, h := range stages(r) {
+			vs = append(vs, f(h))
 		}
+		c.PerRun = append(c.PerRun, vs)
 	}
-	return 0
+	return c
 }
 
 // ConvergenceNotes are a table's notes on how its runs ended on the validation split: one per
@@ -114,9 +109,8 @@ func ConvergenceNotes(rows []CurveRow) []string {
 				if r.Trainer == nil || r.Trainer.ValSplit == nil || len(r.History) == 0 {
 					continue
 				}
-				best = append(best, float64(bestEpoch(r.History)))
-				epochs = max(epochs, len(r.History))
-				v, i := validationCurve(r.History)
+				v, i, e := validationCurve(r.History)
+				best, epochs = append(best, float64(e)), max(epochs, len(r.History))
 				vals, idx = append(vals, v), append(idx, i)
 			}
 			if len(best) == 0 {
@@ -142,11 +136,14 @@ func ConvergenceNotes(rows []CurveRow) []string {
 	return notes
 }
 
-// validationCurve is a history's validation T→data SumR per evaluated epoch and the index, in it,
-// of the selected (last Best) epoch (−1 if none).
-func validationCurve(h []gram.EpochStats) (sumR []float64, best int) {
+// validationCurve is a history's validation T→data SumR per evaluated epoch, the index in it of
+// the selected (last Best) epoch (−1 if none) and that epoch's 1-based number (0 if none).
+func validationCurve(h []gram.EpochStats) (sumR []float64, best, epoch int) {
 	best = -1
 	for _, s := range h {
+		if s.Best {
+			epoch = s.Epoch
+		}
 		if s.Validation == nil {
 			continue
 		}
@@ -155,13 +152,12 @@ func validationCurve(h []gram.EpochStats) (sumR []float64, best int) {
 		}
 		sumR = append(sumR, s.Validation.T2V.SumR)
 	}
-	return sumR, best
+	return sumR, best, epoch
 }
 
 // epochRange is "m" or "median m, a–b" of the best epochs.
 func epochRange(best []float64) string {
-	s := slices.Clone(best)
-	slices.Sort(s)
+	s := slices.Sorted(slices.Values(best))
 	med := s[len(s)/2]
 	if s[0] == s[len(s)-1] {
 		return fmt.Sprintf("%.0f", med)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/loss"
@@ -78,18 +79,13 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 			"the paper column is MSR-VTT with VAST/EVA-CLIP/BEATs/BERT features: a different task and scale, shown for the direction of the effect only"),
 		"data", "model", "T→V+A R@1", "T→V+A R@10", "V+A→T R@1", "V+A→T R@10")
 	t.AddPaperColumn("T2V R@1 (paper)", paperTable1Cite).AddPaperColumn("V2T R@1 (paper)", paperTable1Cite)
+	paper := map[string][2]string{Pairwise.Label: {paperVASTT2V, paperVASTV2T}, GRAMFromCosine.Label: {paperGRAMT2V, paperGRAMV2T}}
 	var claims []reproduce.Comparison
 	for _, d := range sets {
 		for _, v := range variants {
 			rs := runs.Get(d, v.Label)
-			pt, pv := "—", "—"
-			switch v.Label {
-			case Pairwise.Label:
-				pt, pv = paperVASTT2V, paperVASTV2T
-			case GRAMFromCosine.Label:
-				pt, pv = paperGRAMT2V, paperGRAMV2T
-			}
-			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, T2VR10), Cell(rs, V2TR1), Cell(rs, V2TR10), pt, pv)
+			p := paperOr(paper, v.Label)
+			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, T2VR10), Cell(rs, V2TR1), Cell(rs, V2TR10), p[0], p[1])
 		}
 		why := NoClaimReason(d, allRuns(runs, d, variants))
 		if why != "" {
@@ -106,6 +102,14 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 	return t, claims, nil
 }
 
+// paperOr is a row's pair of paper numbers, "—" where the paper has none.
+func paperOr[K comparable](paper map[K][2]string, k K) [2]string {
+	if p, ok := paper[k]; ok {
+		return p
+	}
+	return [2]string{"—", "—"}
+}
+
 // allRuns are the runs of every variant on d.
 func allRuns(runs Runs, d *gram.Dataset, variants []Variant) []*Run {
 	var out []*Run
@@ -120,12 +124,8 @@ func dataLabel(d *gram.Dataset) string { return fmt.Sprintf("%s (%s)", ShortName
 
 // ShortName is the dataset's name up to the first parenthesis, e.g. "synthetic tri-modal".
 func ShortName(d *gram.Dataset) string {
-	for i, r := range d.Name {
-		if r == '(' {
-			return d.Name[:i-1]
-		}
-	}
-	return d.Name
+	name, _, _ := strings.Cut(d.Name, " (")
+	return name
 }
 
 // modalityRows are the rows of the Table 4 analogue on a tri-modal set: the modalities each model
@@ -143,16 +143,27 @@ var modalityRows = []struct {
 // modalitySubset is the name of d restricted to a row's modalities.
 func modalitySubset(d *gram.Dataset, label string) string { return d.Name + " [" + label + "]" }
 
+// trainSubset trains v once per seed on d restricted to modalities (named modalitySubset(d, label),
+// skipped if runs has them) and returns those runs.
+func (o Options) trainSubset(runs Runs, d *gram.Dataset, modalities []int, label string, v Variant, evalEvery int) ([]*Run, error) {
+	sub, err := d.SelectModalities(modalities)
+	if err != nil {
+		return nil, err
+	}
+	sub.Name = modalitySubset(d, label)
+	err = o.trainVariants(runs, sub, evalEvery, v)
+	return runs.Get(sub, v.Label), err
+}
+
 // modalityRuns are the GRAM runs of each row of Modalities on d, by row label (k = 3 is GRAM on
 // all of d when Table 1 trained it).
 func modalityRuns(runs Runs, d *gram.Dataset) map[string][]*Run {
 	out := map[string][]*Run{}
 	for _, r := range modalityRows {
+		out[r.label] = runs[modalitySubset(d, r.label)][GRAM.Label]
 		if rs := runs.Get(d, GRAM.Label); len(r.modalities) == 3 && rs != nil {
 			out[r.label] = rs
-			continue
 		}
-		out[r.label] = runs[modalitySubset(d, r.label)][GRAM.Label]
 	}
 	return out
 }
@@ -166,12 +177,7 @@ func (o Options) Modalities(runs Runs, d *gram.Dataset) (*report.Table, []reprod
 		if len(r.modalities) == 3 && runs.Get(d, GRAM.Label) != nil {
 			continue
 		}
-		sub, err := d.SelectModalities(r.modalities)
-		if err != nil {
-			return nil, nil, err
-		}
-		sub.Name = modalitySubset(d, r.label)
-		if err := o.trainVariants(runs, sub, 0, GRAM); err != nil {
+		if _, err := o.trainSubset(runs, d, r.modalities, r.label, GRAM, 0); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -220,6 +226,15 @@ func (r Runs) Groups(d *gram.Dataset, variants ...Variant) map[string][]*Run {
 	return out
 }
 
+// CurveRows are the runs of variants on each of sets, one CurveRow per set (Groups).
+func (r Runs) CurveRows(sets []*gram.Dataset, variants ...Variant) []CurveRow {
+	var rows []CurveRow
+	for _, d := range sets {
+		rows = append(rows, CurveRow{d, r.Groups(d, variants...)})
+	}
+	return rows
+}
+
 // LossAblation is GRAM's Table 6 analogue on d: the pairwise-cosine losses (TV + TA), each volume
 // direction alone, both, and both + DAM (GRAM's full loss). Only the first and last rows of the
 // paper's table can be matched to their checkmarks in the text we have, so only those carry paper
@@ -240,11 +255,7 @@ func (o Options) LossAblation(runs Runs, d *gram.Dataset) (*report.Table, []repr
 	t.AddPaperColumn("T2V R@1 (paper)", cite).AddPaperColumn("V2T R@1 (paper)", cite)
 	paper := map[int][2]string{0: {"36.4", "36.7"}, 4: {"38.9", "41.9"}}
 	for i, v := range variants {
-		p, ok := paper[i]
-		if !ok {
-			p = [2]string{"—", "—"}
-		}
-		rs := runs.Get(d, v.Label)
+		p, rs := paperOr(paper, i), runs.Get(d, v.Label)
 		t.AddRow(v.Label, Cell(rs, T2VR1), Cell(rs, V2TR1), p[0], p[1])
 	}
 	const claimed = "MSR-VTT T2V R@1 from scratch: TV+TA 36.4 → full loss 38.9 (GRAM Table 6)"
@@ -272,25 +283,18 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 	p.X.Label.Text = "GRAM alignment score 1 − mean matched volume"
 	p.Y.Label.Text = "T→V+A R@1 (%)"
 	var xs, ys []float64
-	var data []*gram.Dataset
-	perGroup := map[string][2][]float64{}
+	var rows [][]any
 	labels := sortedKeys(groups)
 	colors := report.Colors(labels...)
 	for i, label := range labels {
 		var pts plotter.XYs
+		var x, y []float64
 		for _, r := range groups[label] {
-			if len(data) == 0 {
-				data = append(data, r.Data)
-			}
-			for _, h := range append(append([]gram.EpochStats(nil), r.WarmHistory...), r.History...) {
-				if h.Eval == nil {
-					continue
+			for _, h := range stages(r) {
+				if h.Eval != nil {
+					x, y = append(x, 1-h.MatchedEuclidean), append(y, h.Eval.T2V.R(1))
+					pts = append(pts, plotter.XY{X: x[len(x)-1], Y: y[len(y)-1]})
 				}
-				x, y := 1-h.MatchedEuclidean, h.Eval.T2V.R(1)
-				pts = append(pts, plotter.XY{X: x, Y: y})
-				xs, ys = append(xs, x), append(ys, y)
-				g := perGroup[label]
-				perGroup[label] = [2][]float64{append(g[0], x), append(g[1], y)}
 			}
 		}
 		if len(pts) == 0 {
@@ -304,20 +308,22 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 		s.GlyphStyle.Shape = plotutil.Shape(i)
 		p.Add(s)
 		p.Legend.Add(label, s)
+		xs, ys = append(xs, x...), append(ys, y...)
+		rows = append(rows, []any{"checkpoints of " + label, len(pts), fmt.Sprintf("%.3f", Pearson(x, y)), "—"})
 	}
 	rho := Pearson(xs, ys)
+	data := groups[labels[0]][0].Data
 	t := report.NewTable("GRAM Fig. 3 analogue: alignment score vs R@1",
-		provenance(o, data, "GRAM alignment score = 1 − mean Euclidean volume of the test split's own (text, image, audio) triplets",
+		provenance(o, []*gram.Dataset{data}, "GRAM alignment score = 1 − mean Euclidean volume of the test split's own (text, image, audio) triplets",
 			"points: every evaluated epoch of every run (checkpoints of several models), not seven pretrained models"),
 		"points", "n", "Pearson ρ (ours)")
 	t.AddPaperColumn("Pearson ρ (paper)", "GRAM Fig. 3 (7 models on MSR-VTT)")
-	for _, label := range sortedKeys(groups) {
-		g := perGroup[label]
-		t.AddRow("checkpoints of "+label, len(g[0]), fmt.Sprintf("%.3f", Pearson(g[0], g[1])), "—")
+	for _, r := range rows {
+		t.AddRow(r...)
 	}
 	t.AddRow("all models together", len(xs), fmt.Sprintf("%.3f", rho), "0.923")
 	v := reproduce.Describe(PaperGRAM, "GRAM's alignment score (1 − mean matched volume) is strongly correlated with R@1",
-		"ρ = 0.923 over 7 models on MSR-VTT (GRAM Fig. 3)", dataLabel(data[0]),
+		"ρ = 0.923 over 7 models on MSR-VTT (GRAM Fig. 3)", dataLabel(data),
 		fmt.Sprintf("Pearson ρ = %.3f over %d checkpoints of %d run groups (checkpoints of the same runs are not independent models)", rho, len(xs), len(groups)))
 	return p, t, v, nil
 }
@@ -329,47 +335,46 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 // modality's cluster more than a cosine model (mean of II, TT, AA) and widens the gaps between the
 // modalities (mean of IT, TA, IA), per seed.
 func ModalityGap(o Options, cosine, volume []*Run) (*report.Table, []reproduce.Comparison) {
-	type stat struct {
-		name string
-		get  func(g gram.ModalityGap) float64
+	stats := []struct { // IntraCosine[a] when a = b, else CentroidDistance[a][b]; the paper's VAST and GRAM
+		name  string
+		a, b  int
+		paper [2]string
+	}{
+		{"II (image–image cosine)", 1, 1, [2]string{"0.08", "0.21"}},
+		{"TT (text–text cosine)", 0, 0, [2]string{"0.07", "0.23"}},
+		{"AA (audio–audio cosine)", 2, 2, [2]string{"0.69", "0.84"}},
+		{"IT (centroid distance)", 1, 0, [2]string{"0.37", "0.40"}},
+		{"TA (centroid distance)", 0, 2, [2]string{"0.86", "0.96"}},
+		{"IA (centroid distance)", 1, 2, [2]string{"0.84", "1.09"}},
 	}
-	stats := []stat{
-		{"II (image–image cosine)", func(g gram.ModalityGap) float64 { return g.IntraCosine[1] }},
-		{"TT (text–text cosine)", func(g gram.ModalityGap) float64 { return g.IntraCosine[0] }},
-		{"AA (audio–audio cosine)", func(g gram.ModalityGap) float64 { return g.IntraCosine[2] }},
-		{"IT (centroid distance)", func(g gram.ModalityGap) float64 { return g.CentroidDistance[1][0] }},
-		{"TA (centroid distance)", func(g gram.ModalityGap) float64 { return g.CentroidDistance[0][2] }},
-		{"IA (centroid distance)", func(g gram.ModalityGap) float64 { return g.CentroidDistance[1][2] }},
-	}
-	paper := [][2]string{{"0.08", "0.21"}, {"0.07", "0.23"}, {"0.69", "0.84"}, {"0.37", "0.40"}, {"0.86", "0.96"}, {"0.84", "1.09"}}
 	const cite = "GRAM Table 7 (MSR-VTT, fine-tuned VAST and GRAM; V = video)"
 	t := report.NewTable("GRAM Table 7 analogue: modality gap of the test embeddings",
 		provenance(o, []*gram.Dataset{volume[0].Data}, "L2-normalised contra-head outputs; intra-modality cosine over distinct pairs; centroids of unit vectors (Liang et al. 2022)"),
 		"statistic", cosine[0].Variant.Label+" (ours)", volume[0].Variant.Label+" (ours)")
 	t.AddPaperColumn("VAST ft (paper)", cite).AddPaperColumn("GRAM ft (paper)", cite)
-	gaps := func(rs []*Run) []gram.ModalityGap {
-		out := make([]gram.ModalityGap, len(rs))
-		for i, r := range rs {
-			out[i] = gram.MeasureModalityGap(r.Test)
+	measure := func(rs []*Run) [][]float64 { // [stat][seed]
+		out := make([][]float64, len(stats))
+		for _, r := range rs {
+			g := gram.MeasureModalityGap(r.Test)
+			for i, s := range stats {
+				if s.a == s.b {
+					out[i] = append(out[i], g.IntraCosine[s.a])
+				} else {
+					out[i] = append(out[i], g.CentroidDistance[s.a][s.b])
+				}
+			}
 		}
 		return out
 	}
-	gc, gv := gaps(cosine), gaps(volume)
+	gc, gv := measure(cosine), measure(volume)
 	for i, s := range stats {
-		col := func(gs []gram.ModalityGap) string {
-			vals := make([]float64, len(gs))
-			for j, g := range gs {
-				vals[j] = s.get(g)
-			}
-			return report.Summarize(vals).Format(2)
-		}
-		t.AddRow(s.name, col(gc), col(gv), paper[i][0], paper[i][1])
+		t.AddRow(s.name, report.Summarize(gc[i]).Format(2), report.Summarize(gv[i]).Format(2), s.paper[0], s.paper[1])
 	}
-	avg := func(gs []gram.ModalityGap, from, to int) []float64 {
-		out := make([]float64, len(gs))
-		for j, g := range gs {
-			for _, s := range stats[from:to] {
-				out[j] += s.get(g) / float64(to-from)
+	avg := func(stat [][]float64, from, to int) []float64 { // per seed, the mean of stats[from:to]
+		out := make([]float64, len(stat[0]))
+		for j := range out {
+			for _, v := range stat[from:to] {
+				out[j] += v[j] / float64(to-from)
 			}
 		}
 		return out
@@ -461,18 +466,13 @@ func equiangular(theta float64, d int) [][]float64 {
 func LearningCurves(title string, groups map[string][]*Run) (*plot.Plot, error) {
 	var curves []report.Curve
 	for i, label := range sortedKeys(groups) {
-		c := report.Curve{Label: label, Dashes: plotutil.Dashes(i)}
-		for _, r := range groups[label] {
-			var r1 []float64
-			for _, h := range stages(r) {
-				if h.Eval == nil {
-					r1 = append(r1, math.NaN())
-				} else {
-					r1 = append(r1, h.Eval.T2V.R(1))
-				}
+		c := epochCurve(label, groups[label], func(h gram.EpochStats) float64 {
+			if h.Eval == nil {
+				return math.NaN()
 			}
-			c.PerRun = append(c.PerRun, r1)
-		}
+			return h.Eval.T2V.R(1)
+		})
+		c.Dashes = plotutil.Dashes(i)
 		curves = append(curves, c)
 	}
 	p, err := report.LearningCurves(title, "test T→V+A R@1 (%)", curves...)

@@ -23,11 +23,7 @@ const paperGeometryCite = "HyperGRAM summary, main results (MSR-VTT zero-shot T2
 // row per dataset: GRAM, pure hyperbolic, fixed-α and learnable-α HyperGRAM (the ensemble trains
 // nothing of its own).
 func GeometriesCurveRows(runs Runs, sets []*gram.Dataset) []CurveRow {
-	var rows []CurveRow
-	for _, d := range sets {
-		rows = append(rows, CurveRow{d, runs.Groups(d, GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM)})
-	}
-	return rows
+	return runs.CurveRows(sets, GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM)
 }
 
 // Geometries is HyperGRAM's main comparison on each dataset: GRAM (Euclidean), pure hyperbolic,
@@ -236,22 +232,18 @@ func AlphaTrajectory(o Options, groups map[string][]*Run) (*plot.Plot, *report.T
 	var data []*gram.Dataset
 	t := report.NewTable("HyperGRAM α at the end of training", report.Provenance{}, "runs", "initial α", "α lr ×", "α at the last step", "α of the selected model")
 	t.AddPaperColumn("final α (paper)", "HyperGRAM summary: α ∈ [0.48, 0.52] on four datasets, initialised at 0.5")
-	all := true
-	var off []string
+	var off, finals []string
 	labels := sortedKeys(groups)
 	colors := report.Colors(labels...)
 	for i, label := range labels {
-		var finals []float64
-		for s, r := range groups[label] {
-			if s == 0 {
-				data = append(data, r.Data)
-			}
+		rs := groups[label]
+		data = append(data, rs[0].Data)
+		var last, selected []float64
+		for s, r := range rs {
 			var pts plotter.XYs
-			step := 0
 			for _, h := range r.History {
 				for _, a := range h.AlphaSteps {
-					step++
-					pts = append(pts, plotter.XY{X: float64(step), Y: a})
+					pts = append(pts, plotter.XY{X: float64(len(pts) + 1), Y: a})
 				}
 			}
 			if len(pts) == 0 {
@@ -267,35 +259,22 @@ func AlphaTrajectory(o Options, groups map[string][]*Run) (*plot.Plot, *report.T
 			if s == 0 {
 				p.Legend.Add(label, l)
 			}
-			finals = append(finals, pts[len(pts)-1].Y)
+			last, selected = append(last, pts[len(pts)-1].Y), append(selected, r.Trainer.Alpha())
 		}
-		fs := report.Summarize(finals)
-		var selected []float64
-		for _, r := range groups[label] {
-			selected = append(selected, r.Trainer.Alpha())
-		}
-		cfg := groups[label][0].Variant.Config
-		t.AddRow(label, fmt.Sprintf("%.2f", cfg.AlphaInit), fmt.Sprintf("%g", max(1, cfg.AlphaLRMultiplier)), fs.Format(3),
-			report.Summarize(selected).Format(3), "0.48–0.52")
+		cfg := rs[0].Variant.Config
+		fs, sel := report.Summarize(last), report.Summarize(selected)
+		t.AddRow(label, fmt.Sprintf("%.2f", cfg.AlphaInit), fmt.Sprintf("%g", max(1, cfg.AlphaLRMultiplier)), fs.Format(3), sel.Format(3), "0.48–0.52")
 		if fs.Mean < 0.45 || fs.Mean > 0.55 {
-			all = false
-			off = append(off, fmt.Sprintf("%s: %.2f → %s", label, groups[label][0].Variant.Config.AlphaInit, fs.Format(3)))
+			off = append(off, fmt.Sprintf("%s: %.2f → %s", label, cfg.AlphaInit, fs.Format(3)))
 		}
+		finals = append(finals, fmt.Sprintf("%s: %.2f → %s", label, cfg.AlphaInit, sel.Format(3)))
 	}
 	t.Provenance = provenance(o, uniqueSets(data), gram.HyperGRAMConfig().Behavior(),
 		"α is a raw parameter clipped to [0, 1] after each AdamW step; an Adam step moves it by at most ≈ its learning rate (1e-3 × the α lr multiplier), so its range over a run is bounded by the number of steps",
 		"α at the last step ends the trajectory; the selected model is the epoch of the best validation SumR, whose α the claim and the other tables use")
 	t.Provenance.Notes = append(t.Provenance.Notes, alphaIdentifiability(groups)...)
-	var finals []string
-	for _, label := range sortedKeys(groups) {
-		var f []float64
-		for _, r := range groups[label] {
-			f = append(f, r.Trainer.Alpha())
-		}
-		finals = append(finals, fmt.Sprintf("%s: %.2f → %s", label, groups[label][0].Variant.Config.AlphaInit, report.Summarize(f).Format(3)))
-	}
 	ours := "final α " + strings.Join(finals, "; ")
-	if !all {
+	if len(off) > 0 {
 		ours += " (outside [0.45, 0.55]: " + strings.Join(off, "; ") + ")"
 	}
 	v := reproduce.Describe(PaperHyperGRAM, "α converges to ≈ 0.5 from any initialisation",
@@ -356,12 +335,11 @@ func alphaIdentifiability(groups map[string][]*Run) []string {
 	return notes
 }
 
+// uniqueSets are ds without repeats (by name), in order.
 func uniqueSets(ds []*gram.Dataset) []*gram.Dataset {
-	seen := map[string]bool{}
 	var out []*gram.Dataset
 	for _, d := range ds {
-		if !seen[d.Name] {
-			seen[d.Name] = true
+		if !slices.ContainsFunc(out, func(e *gram.Dataset) bool { return e.Name == d.Name }) {
 			out = append(out, d)
 		}
 	}
@@ -375,13 +353,9 @@ func uniqueSets(ds []*gram.Dataset) []*gram.Dataset {
 // "the hyperbolic volume grows with semantic richness" (monotone in every seed).
 func (o Options) SemanticRole(runs []*Run) (*report.Table, reproduce.Claim, error) {
 	d := runs[0].Data
-	levels := map[int]bool{}
-	for _, l := range d.Test.Attributes["text_level"] {
-		levels[int(l)] = true
-	}
-	var order []int // deepest (most specific) level first
+	var order []int // the test texts' levels, deepest (most specific) first
 	for l := 3; l >= 0; l-- {
-		if levels[l] {
+		if slices.Contains(d.Test.Attributes["text_level"], float64(l)) {
 			order = append(order, l)
 		}
 	}
@@ -423,25 +397,16 @@ func (o Options) SemanticRole(runs []*Run) (*report.Table, reproduce.Claim, erro
 	t.AddPaperColumn("V_hyp mean (paper)", "HyperGRAM summary: 300 MSR-VTT triplets, Simple 2.08 → Multi-object 2.21 → Complex narrative 2.38")
 	paper := []string{"2.08 (simple)", "2.21 (multi-object)", "2.38 (complex)"}
 	attrs := runs[0].Test.Attributes
-	explanation := func(level int) float64 { // |S(T)| of a text naming a concept at this level
-		for i, lv := range attrs["text_level"] {
-			if int(lv) == level {
-				return math.Exp(attrs["log_explanation"][i])
-			}
-		}
-		return math.NaN()
-	}
+	var means []string
 	for k, l := range order {
 		p := "—"
 		if k < len(paper) {
 			p = paper[k]
 		}
-		t.AddRow(fmt.Sprintf("level %d concept", l), fmt.Sprintf("%.0f", explanation(l)),
-			report.Summarize(hypBy[k]).Format(3), report.Summarize(eucBy[k]).Format(3), p)
-	}
-	var means []string
-	for k := range order {
-		means = append(means, report.Summarize(hypBy[k]).Format(3))
+		i := slices.Index(attrs["text_level"], float64(l)) // |S(T)| of a text naming a concept at this level
+		hyp := report.Summarize(hypBy[k]).Format(3)
+		t.AddRow(fmt.Sprintf("level %d concept", l), fmt.Sprintf("%.0f", math.Exp(attrs["log_explanation"][i])), hyp, report.Summarize(eucBy[k]).Format(3), p)
+		means = append(means, hyp)
 	}
 	mono := "increasing in every seed"
 	if !monotone {
@@ -514,14 +479,9 @@ func RandomUnitVolumesTable(o Options, dims ...int) (*report.Table, error) {
 
 // RawLift compares HyperGRAM with the default lift π(normalize(x)) and with the raw contra-head
 // outputs lifted (Config.RawLift) on d: retrieval, the mean matched hyperbolic volume (whose scale the
-// lift sets) and the final α. defaultRuns are the default HyperGRAM runs on d (trained if nil).
-func (o Options) RawLift(d *gram.Dataset, defaultRuns []*Run) (*report.Table, error) {
-	t, _, err := o.rawLift(d, defaultRuns)
-	return t, err
-}
-
-// rawLift is RawLift, which also returns both groups of runs by label (for TrainingCurves).
-func (o Options) rawLift(d *gram.Dataset, defaultRuns []*Run) (*report.Table, map[string][]*Run, error) {
+// lift sets) and the final α. defaultRuns are the default HyperGRAM runs on d (trained if nil). It
+// also returns both groups of runs by label (for TrainingCurves).
+func (o Options) RawLift(d *gram.Dataset, defaultRuns []*Run) (*report.Table, map[string][]*Run, error) {
 	if defaultRuns == nil {
 		var err error
 		if defaultRuns, err = o.TrainSeeds(d, HyperGRAM, 0); err != nil {

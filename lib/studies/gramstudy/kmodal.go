@@ -24,11 +24,7 @@ var KModalityLanguages = []string{"fr", "es", "ru"}
 // tuxpaint-langs track) with the speech of KModalityLanguages: modalities text, image, speech (fr),
 // speech (es), speech (ru).
 func (o Options) TuxPaintLangs() (*gram.Dataset, error) {
-	c, err := o.cache()
-	if err != nil {
-		return nil, err
-	}
-	return TuxPaintLangsText(c, KModalityLanguages, o.Text)
+	return o.load(func(c string) (*gram.Dataset, error) { return TuxPaintLangsText(c, KModalityLanguages, o.Text) })
 }
 
 // T2DataR1 is text → data R@1 where the data tuple's modalities vary with the row (GRAM Table 4).
@@ -66,16 +62,11 @@ func (o Options) ModalityCount(runs Runs, d *gram.Dataset, v Variant, evalEvery 
 		for m := range mods {
 			mods[m] = m
 		}
-		sub, err := d.SelectModalities(mods)
+		rs, err := o.trainSubset(runs, d, mods, fmt.Sprintf("k = %d", k), v, evalEvery)
 		if err != nil {
 			return nil, nil, err
 		}
-		sub.Name = fmt.Sprintf("%s [k = %d]", d.Name, k)
-		if err := o.trainVariants(runs, sub, evalEvery, v); err != nil {
-			return nil, nil, err
-		}
-		km.K = append(km.K, k)
-		km.Runs = append(km.Runs, runs.Get(sub, v.Label))
+		km.K, km.Runs = append(km.K, k), append(km.Runs, rs)
 	}
 	var claims []reproduce.Comparison
 	for i := 0; i+1 < len(km.K); i++ {
@@ -153,7 +144,7 @@ func (km *KModalities) Plot() (*plot.Plot, error) {
 		p.Add(rl)
 		p.Legend.Add("random ranking", rl)
 	}
-	p.X.Tick.Marker = plot.ConstantTicks(kTicks(km.K))
+	p.X.Tick.Marker = report.WholeTicks // k = 2, 3, …
 	p.X.Min, p.X.Max = float64(km.K[0])-0.2, float64(km.K[len(km.K)-1])+0.2 // room for the end points' error bars
 	p.Legend.Top, p.Legend.Left = false, false
 	return p, nil
@@ -166,13 +157,4 @@ func (km *KModalities) CurveRow() CurveRow {
 		groups[fmt.Sprintf("k = %d", k)] = km.Runs[i]
 	}
 	return CurveRow{Data: km.Data, Groups: groups}
-}
-
-// kTicks labels the integer values of k.
-func kTicks(ks []int) []plot.Tick {
-	out := make([]plot.Tick, len(ks))
-	for i, k := range ks {
-		out[i] = plot.Tick{Value: float64(k), Label: fmt.Sprint(k)}
-	}
-	return out
 }

@@ -1,6 +1,7 @@
 package gramstudy
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -88,8 +89,9 @@ func LowPrecision(o Options) (*report.Table, map[string]PrecisionCell, []reprodu
 	}
 	var findings []reproduce.Claim
 	for _, dt := range dts[1:] {
-		bad := map[string]float64{}
-		first := map[string]string{}
+		// per geometry: the mean fraction of failures, the first failing radius and the largest
+		// median relative error over the radii
+		bad, first, worst := map[string]float64{}, map[string]string{}, map[string]float64{}
 		for _, geo := range []string{"Lorentz", "Poincaré"} {
 			for _, r := range PrecisionRadii {
 				c := cells[fmt.Sprintf("%s/%s/%g", geo, dt, r)]
@@ -101,16 +103,9 @@ func LowPrecision(o Options) (*report.Table, map[string]PrecisionCell, []reprodu
 				if f > 0 && first[geo] == "" {
 					first[geo] = fmt.Sprintf("r = %g", r)
 				}
+				worst[geo] = math.Max(worst[geo], c.MedianRelErr)
 			}
-			if first[geo] == "" {
-				first[geo] = "never"
-			}
-		}
-		worst := map[string]float64{} // largest median relative error over the radii
-		for _, geo := range []string{"Lorentz", "Poincaré"} {
-			for _, r := range PrecisionRadii {
-				worst[geo] = math.Max(worst[geo], cells[fmt.Sprintf("%s/%s/%g", geo, dt, r)].MedianRelErr)
-			}
+			first[geo] = cmp.Or(first[geo], "never")
 		}
 		findings = append(findings, reproduce.Describe(PaperHyperGRAM,
 			fmt.Sprintf("the Lorentz model is numerically more stable than the Poincaré ball in %s", dt),
@@ -148,7 +143,8 @@ func pairsAtRadius(n, dim int, seed uint64) (u, v [][]float64, cosPhi []float64)
 	return u, v, cosPhi
 }
 
-func distanceCell(o Options, geo string, dt dtypes.DType, r float64) (cell PrecisionCell) {
+// distanceCell measures geo's distance of pairs at radius r in dt against the float64 closed form.
+func distanceCell(o Options, geo string, dt dtypes.DType, r float64) PrecisionCell {
 	u, v, cosPhi := pairsAtRadius(precisionPairs, precisionDim, 1)
 	scale := math.Sinh(r)
 	if geo == "Poincaré" {
@@ -164,58 +160,62 @@ func distanceCell(o Options, geo string, dt dtypes.DType, r float64) (cell Preci
 		ch := math.Cosh(r)*math.Cosh(r) - math.Sinh(r)*math.Sinh(r)*cosPhi[i]
 		ref[i] = math.Acosh(ch)
 	}
-	err := exceptions.TryCatch[error](func() {
-		outs, err := graph.ExecOnceN(o.backend(), func(x, y *graph.Node) []*graph.Node {
-			xl, yl := graph.ConvertDType(x, dt), graph.ConvertDType(y, dt)
+	return measureCell(func() ([]float64, []float64, []float64) {
+		got, grad := execWithGrad(o, func(x, y *graph.Node) (*graph.Node, *graph.Node) {
 			c := graph.Scalar(x.Graph(), dt, 1)
-			var d *graph.Node
+			distance := geom.PoincareDistance
 			if geo == "Lorentz" {
-				d = geom.LorentzDistance(xl, yl, c)
-			} else {
-				d = geom.PoincareDistance(xl, yl, c)
+				distance = geom.LorentzDistance
 			}
-			grads := graph.Gradient(graph.ReduceAllSum(d), xl, yl)
-			gsum := graph.Add(graph.ReduceSum(graph.Abs(grads[0]), -1), graph.ReduceSum(graph.Abs(grads[1]), -1))
-			return []*graph.Node{graph.ConvertDType(d, dtypes.Float64), graph.ConvertDType(gsum, dtypes.Float64)}
-		}, x, y)
-		if err != nil {
-			panic(err)
-		}
-		cell = summarizeCell(outs[0].Value().([]float64), ref, outs[1].Value().([]float64))
+			d := distance(x, y, c)
+			grads := graph.Gradient(graph.ReduceAllSum(d), x, y)
+			return d, graph.Add(graph.ReduceSum(graph.Abs(grads[0]), -1), graph.ReduceSum(graph.Abs(grads[1]), -1))
+		}, dt, x, y)
+		return got, ref, grad
 	})
-	if err != nil {
-		return PrecisionCell{Unsupported: err.Error()}
-	}
-	return cell
 }
 
 // volumeCell measures HyperGRAM's V_hyp of lifted unit triplets in dt against float64.
-func volumeCell(o Options, dt dtypes.DType) (cell PrecisionCell) {
+func volumeCell(o Options, dt dtypes.DType) PrecisionCell {
 	u, v, _ := pairsAtRadius(precisionPairs, precisionDim, 2)
 	w, _, _ := pairsAtRadius(precisionPairs, precisionDim, 3)
 	tuples := make([][][]float64, len(u))
 	for i := range u {
 		tuples[i] = [][]float64{u[i], v[i], w[i]}
 	}
-	run := func(dt dtypes.DType) ([]float64, []float64) {
-		outs, err := graph.ExecOnceN(o.backend(), func(x *graph.Node) []*graph.Node {
-			xl := graph.ConvertDType(x, dt)
-			vol := geom.HyperbolicGramVolume(xl)
-			g := graph.Gradient(graph.ReduceAllSum(vol), xl)[0]
-			gsum := graph.ReduceSum(graph.Abs(g), -1, -2)
-			return []*graph.Node{graph.ConvertDType(vol, dtypes.Float64), graph.ConvertDType(gsum, dtypes.Float64)}
-		}, tuples)
-		if err != nil {
-			panic(err)
-		}
-		return outs[0].Value().([]float64), outs[1].Value().([]float64)
+	volume := func(x, _ *graph.Node) (*graph.Node, *graph.Node) {
+		vol := geom.HyperbolicGramVolume(x)
+		return vol, graph.ReduceSum(graph.Abs(graph.Gradient(graph.ReduceAllSum(vol), x)[0]), -1, -2)
 	}
-	err := exceptions.TryCatch[error](func() {
-		ref, _ := run(dtypes.Float64)
-		got, grad := run(dt)
-		cell = summarizeCell(got, ref, grad)
+	return measureCell(func() (got, ref, grad []float64) {
+		ref, _ = execWithGrad(o, volume, dtypes.Float64, tuples)
+		got, grad = execWithGrad(o, volume, dt, tuples)
+		return got, ref, grad
 	})
+}
+
+// execWithGrad runs f on the inputs (one or two) converted to dt and returns its value and gradient
+// summary in float64; it panics on an error (measureCell catches it).
+func execWithGrad(o Options, f func(x, y *graph.Node) (val, grad *graph.Node), dt dtypes.DType, inputs ...any) (val, grad []float64) {
+	outs, err := graph.ExecOnceN(o.backend(), func(in []*graph.Node) []*graph.Node {
+		x := graph.ConvertDType(in[0], dt)
+		var y *graph.Node
+		if len(in) > 1 {
+			y = graph.ConvertDType(in[1], dt)
+		}
+		v, g := f(x, y)
+		return []*graph.Node{graph.ConvertDType(v, dtypes.Float64), graph.ConvertDType(g, dtypes.Float64)}
+	}, inputs...)
 	if err != nil {
+		panic(err)
+	}
+	return outs[0].Value().([]float64), outs[1].Value().([]float64)
+}
+
+// measureCell summarises the values of run against its reference (summarizeCell), or records the
+// backend's error when the dtype cannot run.
+func measureCell(run func() (got, ref, grad []float64)) (cell PrecisionCell) {
+	if err := exceptions.TryCatch[error](func() { cell = summarizeCell(run()) }); err != nil {
 		return PrecisionCell{Unsupported: err.Error()}
 	}
 	return cell

@@ -2,6 +2,7 @@ package gramstudy
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -15,7 +16,10 @@ import (
 // class-level), Tux Paint stamps (real, instance-level) and the synthetic concept hierarchy with 30 %
 // uninformative audio (lib/studies/gramstudy). Notebook: notebooks/10-gram.ipynb.
 func init() {
-	reproduce.Register(reproduce.Experiment{Paper: "gram", Table1: gramTable1, Figures: gramFigures})
+	reproduce.Register(reproduce.Experiment{Paper: "gram", Figures: gramFigures,
+		Table1: table1(func(o Options, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
+			return o.Table1(Runs{}, sets, 0)
+		})})
 }
 
 // studyOptions maps the reproduction options to the studies'. The run cache (lib/runcache:
@@ -32,19 +36,21 @@ func studyOptions(opts reproduce.Options) Options {
 	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: cache, Text: opts.Text}
 }
 
-// gramTable1: text → image+audio retrieval, GRAM vs pairwise cosine (and GRAM's cosine → volume
-// recipe) on the three sets. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
-func gramTable1(opts reproduce.Options) ([]*report.Table, error) {
-	o := studyOptions(opts)
-	sets, err := o.Sets(opts.Synthetic)
-	if err != nil {
-		return nil, err
+// table1 is the Table1 of a paper: study's table on the three sets (or the synthetic one alone),
+// trained without per-epoch evaluations. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores. GRAM's
+// (Options.Table1): text → image+audio retrieval, GRAM vs pairwise cosine (and GRAM's cosine →
+// volume recipe); HyperGRAM's (Options.Geometries): GRAM vs pure hyperbolic vs HyperGRAM (T→V+A
+// and V+A→T R@1, final α).
+func table1(study func(o Options, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error)) func(reproduce.Options) ([]*report.Table, error) {
+	return func(opts reproduce.Options) ([]*report.Table, error) {
+		o := studyOptions(opts)
+		sets, err := o.Sets(opts.Synthetic)
+		if err != nil {
+			return nil, err
+		}
+		t, _, err := study(o, sets)
+		return []*report.Table{t}, err
 	}
-	t, _, err := o.Table1(Runs{}, sets, 0)
-	if err != nil {
-		return nil, err
-	}
-	return []*report.Table{t}, nil
 }
 
 // tableWithCurves adds to sec a table of trained models saved as name with its learning-curve figure
@@ -115,16 +121,10 @@ func gramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedS
 				return err
 			}
 			sec.Comparisons = cs
-			var rows []CurveRow
-			for _, d := range sets {
-				rows = append(rows, CurveRow{d, runs.Groups(d, Pairwise, GRAM, GRAMFromCosine)})
-			}
-			if err := tableWithCurves(sec, "table1", "Table 1", t1, rows...); err != nil {
+			if err := tableWithCurves(sec, "table1", "Table 1", t1, runs.CurveRows(sets, Pairwise, GRAM, GRAMFromCosine)...); err != nil {
 				return err
 			}
-			for _, v := range []Variant{Pairwise, GRAM, GRAMFromCosine} {
-				groups[v.Label] = runs.Get(tux, v.Label)
-			}
+			maps.Copy(groups, runs.Groups(tux, Pairwise, GRAM, GRAMFromCosine))
 			lc, err := LearningCurves("Tux Paint: test T→V+A R@1 by epoch (mean over seeds)", groups)
 			sec.Plot("learning-curves", lc)
 			return err

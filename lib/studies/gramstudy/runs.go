@@ -28,8 +28,8 @@ type Options struct {
 	Full bool
 	// Seeds (nil: 1, 2, 3 in CI, 1…5 in full runs).
 	Seeds []int64
-	// DataCache is where `make data` put the real tracks; "" searches datasets/cache upwards from
-	// the working directory (notebooks run in notebooks/).
+	// DataCache is where `make data` put the real tracks; "" is datasets/cache of the checkout
+	// (notebooks run in notebooks/).
 	DataCache string
 	// Verbose shows a progress bar per training run (Progress: one bar per model over its seeds).
 	Verbose, Progress bool
@@ -61,44 +61,33 @@ func (o Options) backend() compute.Backend {
 	return backend.MustNew()
 }
 
-// cache returns the data cache directory.
+// cache returns the data cache directory: DataCache, or datasets/cache of the checkout
+// (runcache.ModuleRoot: notebooks run in notebooks/).
 func (o Options) cache() (string, error) {
 	if o.DataCache != "" {
 		return o.DataCache, nil
 	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		c := filepath.Join(dir, "datasets", "cache")
-		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
-			return c, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("study: no datasets/cache above the working directory: run `make data` (or set Options.DataCache)")
-		}
-		dir = parent
-	}
+	root, err := runcache.ModuleRoot()
+	return filepath.Join(root, "datasets", "cache"), err
 }
 
 // Digits loads the FSDD digits set (class-level).
 func (o Options) Digits() (*gram.Dataset, error) {
-	c, err := o.cache()
-	if err != nil {
-		return nil, err
-	}
-	return gram.LoadDigits(c, 1)
+	return o.load(func(c string) (*gram.Dataset, error) { return gram.LoadDigits(c, 1) })
 }
 
 // TuxPaint loads the Tux Paint stamps set (instance-level).
 func (o Options) TuxPaint() (*gram.Dataset, error) {
+	return o.load(func(c string) (*gram.Dataset, error) { return TuxPaintText(c, o.Text) })
+}
+
+// load runs a loader on the data cache.
+func (o Options) load(loader func(cache string) (*gram.Dataset, error)) (*gram.Dataset, error) {
 	c, err := o.cache()
 	if err != nil {
 		return nil, err
 	}
-	return TuxPaintText(c, o.Text)
+	return loader(c)
 }
 
 // SyntheticConfig is the synthetic tri-modal benchmark of the studies: a concept tree of depth 3 and
@@ -213,26 +202,24 @@ func (o Options) Train(d *gram.Dataset, v Variant, seed int64, evalEvery int) (*
 	if err != nil {
 		return nil, err
 	}
+	// stage is a trainer of cfg for n epochs, checkpointed under dir/sub with the run cache.
+	stage := func(cfg gram.Config, n int, sub string) (*gram.Trainer, error) {
+		cfg.Epochs, cfg.Seed, cfg.Quiet, cfg.EvalEvery = n, seed, !o.Verbose, evalEvery
+		if dir != "" {
+			cfg.CheckpointDir, cfg.CheckpointKeep = filepath.Join(dir, sub), 1
+		}
+		return gram.NewTrainer(o.backend(), d, cfg)
+	}
 	mainEpochs := epochs
 	if v.WarmStart != nil {
 		mainEpochs -= epochs / 2
 	}
-	cfg := v.Config
-	cfg.Epochs, cfg.Seed, cfg.Quiet, cfg.EvalEvery = mainEpochs, seed, !o.Verbose, evalEvery
-	if dir != "" {
-		cfg.CheckpointDir, cfg.CheckpointKeep = filepath.Join(dir, "main"), 1
-	}
-	t, err := gram.NewTrainer(o.backend(), d, cfg)
+	t, err := stage(v.Config, mainEpochs, "main")
 	if err != nil {
 		return nil, err
 	}
 	if v.WarmStart != nil && t.Epoch() == 0 { // the warm stage is needed unless the main one resumed
-		wc := *v.WarmStart
-		wc.Epochs, wc.Seed, wc.Quiet, wc.EvalEvery = epochs/2, seed, !o.Verbose, evalEvery
-		if dir != "" {
-			wc.CheckpointDir, wc.CheckpointKeep = filepath.Join(dir, "warm"), 1
-		}
-		warm, err := gram.NewTrainer(o.backend(), d, wc)
+		warm, err := stage(*v.WarmStart, epochs/2, "warm")
 		if err != nil {
 			return nil, err
 		}
@@ -253,10 +240,8 @@ func (o Options) Train(d *gram.Dataset, v Variant, seed int64, evalEvery int) (*
 	if run.Test, err = t.Embed(d.Test); err != nil {
 		return nil, err
 	}
-	if run.Eval, err = gram.Evaluate(o.backend(), run.Test, t.ModelScore()); err != nil {
-		return nil, err
-	}
-	return run, nil
+	run.Eval, err = gram.Evaluate(o.backend(), run.Test, t.ModelScore())
+	return run, err
 }
 
 // TrainSeeds trains v on d once per seed.

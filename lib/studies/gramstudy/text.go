@@ -25,27 +25,25 @@ import (
 // The text is swapped here rather than in lib/models/gram so that GRAM's package source, part of
 // every GRAM run key (lib/runcache), stays as it was: the cached GloVe runs remain valid.
 func TuxPaintText(cache string, t encoders.Text) (*gram.Dataset, error) {
-	if err := t.Validate(); err != nil {
-		return nil, fmt.Errorf("gram study: %w", err)
-	}
-	d, err := gram.LoadTuxPaint(cache)
-	if err != nil || t == encoders.GloVe {
-		return d, err
-	}
-	return swapText(d, filepath.Join(cache, tracks.TuxPaintDir), t)
+	return withText(t, filepath.Join(cache, tracks.TuxPaintDir), func() (*gram.Dataset, error) { return gram.LoadTuxPaint(cache) })
 }
 
 // TuxPaintLangsText is gram.LoadTuxPaintLangs with the English captions encoded by t, as
 // TuxPaintText (the minilm track encodes the captions of tuxpaint-langs too).
 func TuxPaintLangsText(cache string, langs []string, t encoders.Text) (*gram.Dataset, error) {
+	return withText(t, filepath.Join(cache, tracks.TuxPaintLangsDir), func() (*gram.Dataset, error) { return gram.LoadTuxPaintLangs(cache, langs) })
+}
+
+// withText loads a Tux Paint set from track folder dir and swaps its captions for t's (swapText).
+func withText(t encoders.Text, dir string, load func() (*gram.Dataset, error)) (*gram.Dataset, error) {
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("gram study: %w", err)
 	}
-	d, err := gram.LoadTuxPaintLangs(cache, langs)
+	d, err := load()
 	if err != nil || t == encoders.GloVe {
 		return d, err
 	}
-	return swapText(d, filepath.Join(cache, tracks.TuxPaintLangsDir), t)
+	return swapText(d, dir, t)
 }
 
 // swapText replaces the text modality (modality 0) of a Tux Paint set loaded from track folder dir
