@@ -101,15 +101,12 @@ func (r *Runs) validation(v int) []float64 {
 	return out
 }
 
-// keptValidation is the validation SumR of the last record marked Best (0 without one).
+// keptValidation is the validation SumR of the kept record (Kept; 0 without one).
 func keptValidation(curve []train.Record) float64 {
-	best := 0.0
-	for _, rec := range curve {
-		if y, ok := valSumR.of(rec); ok && rec.Best {
-			best = y
-		}
+	if k := Kept(curve); k != nil {
+		return k.Val[retrieval.ValMetric]
 	}
-	return best
+	return 0
 }
 
 // validationSample is validation (v) as a sample of the rule, with the epochs behind each kept

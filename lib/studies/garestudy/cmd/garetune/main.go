@@ -159,7 +159,7 @@ func render(base string, files []string) error {
 		}
 		upgradeKeys(r.Stage1)
 		upgradeKeys(r.Stage2)
-		b1, b2 := best(r.Stage1), best(r.Stage2)
+		b1, b2 := garestudy.Kept(r.Stage1), garestudy.Kept(r.Stage2)
 		if b1 == nil || b2 == nil {
 			return fmt.Errorf("%s: a stage without validation records", path)
 		}
@@ -235,17 +235,7 @@ func upgradeKeys(curve []train.Record) {
 	}
 }
 
-// best is the record of the kept model (the last marked Best), nil if none.
-func best(curve []train.Record) *train.Record {
-	var b *train.Record
-	for i := range curve {
-		if curve[i].Best {
-			b = &curve[i]
-		}
-	}
-	return b
-}
-
+// perEpoch is the mean wall time of an epoch of a curve (training and validation).
 func perEpoch(curve []train.Record) float64 {
 	var s float64
 	for _, r := range curve {
