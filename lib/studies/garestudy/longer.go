@@ -32,13 +32,9 @@ func (s *Suite) LongerTraining() (*reproduce.Section, error) {
 	}
 	longer := make([]Variant, len(short.Variants))
 	for i, v := range short.Variants {
-		apply := v.Apply
-		longer[i] = Variant{Name: v.Name, Paper: v.Paper, Apply: func(c *gare.Config) {
-			if apply != nil {
-				apply(c)
-			}
-			c.Epochs += s.Scale.ExtraEpochs
-		}}
+		cfg := short.Config(i)
+		cfg.Epochs += s.Scale.ExtraEpochs
+		longer[i] = Variant{Name: v.Name, Paper: v.Paper, Apply: func(c *gare.Config) { *c = cfg }}
 	}
 	n, m := s.Scale.Epochs, s.Scale.Epochs+s.Scale.ExtraEpochs
 	long, err := s.RunTable(fmt.Sprintf("%d stage-2 epochs", m), longer)

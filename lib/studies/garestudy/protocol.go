@@ -173,27 +173,22 @@ func (p *Protocol) pretrain(b compute.Backend, d *gare.Dataset, seed int64) (*st
 		return nil, err
 	}
 	s := &stage1{}
-	ok := false
-	if s.model, ok = loadModel(b, cfg, seed+pretrainSeedOffset, base); ok {
-		ok = loadGob(base+".curve", &s.curve) == nil && len(s.curve) > 0
-	}
-	if !ok {
-		if s.model, err = gare.New(b, cfg, seed+pretrainSeedOffset); err != nil {
-			return nil, err
-		}
-		start := time.Now()
-		if s.curve, err = fit(s.model, d, gare.TrainOptions{Seed: seed + pretrainSeedOffset, Quiet: true}); err != nil {
-			return nil, fmt.Errorf("pretraining (seed %d): %w", seed, err)
-		}
-		p.PretrainSeconds += time.Since(start).Seconds()
-		if err := saveModel(s.model, base); err != nil {
-			return nil, err
-		}
-		if base != "" {
-			if err := saveGob(base+".curve", s.curve); err != nil {
-				return nil, err
+	s.curve, s.model, err = cached(b, cfg, seed+pretrainSeedOffset, base, ".curve", true, func(c []train.Record) bool { return len(c) > 0 },
+		func() ([]train.Record, *gare.Model, error) {
+			m, err := gare.New(b, cfg, seed+pretrainSeedOffset)
+			if err != nil {
+				return nil, nil, err
 			}
-		}
+			start := time.Now()
+			curve, err := fit(m, d, gare.TrainOptions{Seed: seed + pretrainSeedOffset, Quiet: true})
+			if err != nil {
+				return nil, nil, fmt.Errorf("pretraining (seed %d): %w", seed, err)
+			}
+			p.PretrainSeconds += time.Since(start).Seconds()
+			return curve, m, nil
+		})
+	if err != nil {
+		return nil, err
 	}
 	if p.pretrained == nil {
 		p.pretrained = map[pretrainKey]*stage1{}
@@ -221,8 +216,7 @@ const pretrainSeedOffset = 1000
 
 // Run trains cfg from the pretrained encoders of seed and evaluates it on test. Results are cached
 // by (configuration, data, seed), so a row shared by several tables (the code's configuration) is
-// trained once; the trained model is kept for the first seed of the protocol (a cached result
-// without curves, or without the first seed's model, is trained again).
+// trained once; the trained model is kept for the first seed of the protocol.
 func (p *Protocol) Run(b compute.Backend, cfg gare.Config, d, test *gare.Dataset, seed int64) (*Result, error) {
 	key := runKey{cfg, d, test, seed}
 	if r, ok := p.results[key]; ok {
@@ -233,26 +227,13 @@ func (p *Protocol) Run(b compute.Backend, cfg gare.Config, d, test *gare.Dataset
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
-	ok := base != "" && loadGob(base+".result", &res.Outcome) == nil && len(res.Curve) > 0
-	if ok && first {
-		res.Model, ok = loadModel(b, cfg, seed, base)
+	// a cached result without curves, or without the first seed's model, is trained again
+	o, m, err := cached(b, cfg, seed, base, ".result", first, func(o Outcome) bool { return len(o.Curve) > 0 },
+		func() (Outcome, *gare.Model, error) { return p.evaluate(b, cfg, d, test, seed) })
+	if err != nil {
+		return nil, err
 	}
-	if !ok {
-		if res, err = p.evaluate(b, cfg, d, test, seed); err != nil {
-			return nil, err
-		}
-		if base != "" {
-			if err := saveGob(base+".result", res.Outcome); err != nil {
-				return nil, err
-			}
-		}
-		if !first {
-			res.Model = nil
-		} else if err := saveModel(res.Model, base); err != nil {
-			return nil, err
-		}
-	}
+	res := &Result{Outcome: o, Model: m}
 	if p.results == nil {
 		p.results = map[runKey]*Result{}
 	}
@@ -261,18 +242,39 @@ func (p *Protocol) Run(b compute.Backend, cfg gare.Config, d, test *gare.Dataset
 }
 
 // evaluate trains cfg (Fit) and evaluates the model on test.
-func (p *Protocol) evaluate(b compute.Backend, cfg gare.Config, d, test *gare.Dataset, seed int64) (*Result, error) {
+func (p *Protocol) evaluate(b compute.Backend, cfg gare.Config, d, test *gare.Dataset, seed int64) (Outcome, *gare.Model, error) {
 	fitted, err := p.Fit(b, cfg, d, seed)
 	if err != nil {
-		return nil, err
+		return Outcome{}, nil, err
 	}
 	start := time.Now()
 	rep, err := fitted.Model.Evaluate(test)
-	if err != nil {
-		return nil, err
+	return Outcome{Seed: seed, Report: rep, Curve: fitted.Curve, PretrainCurve: fitted.PretrainCurve,
+		Seconds: fitted.Seconds + time.Since(start).Seconds()}, fitted.Model, err
+}
+
+// cached is the value saved at base+ext (loadGob) and, if keep, the model of cfg saved at base
+// (loadModel) when the cache has both and ok accepts the value (base "": no cache); else the value
+// and model train makes, saved there (the model only if keep; nil is returned for it otherwise).
+func cached[T any](b compute.Backend, cfg gare.Config, seed int64, base, ext string, keep bool, ok func(T) bool,
+	train func() (T, *gare.Model, error)) (T, *gare.Model, error) {
+	var v T
+	if base != "" && loadGob(base+ext, &v) == nil && ok(v) {
+		if !keep {
+			return v, nil, nil
+		}
+		if m, loaded := loadModel(b, cfg, seed, base); loaded {
+			return v, m, nil
+		}
 	}
-	return &Result{Outcome: Outcome{Seed: seed, Report: rep, Curve: fitted.Curve, PretrainCurve: fitted.PretrainCurve,
-		Seconds: fitted.Seconds + time.Since(start).Seconds()}, Model: fitted.Model}, nil
+	v, m, err := train()
+	if err == nil && base != "" {
+		err = saveGob(base+ext, v)
+	}
+	if err != nil || !keep {
+		return v, nil, err
+	}
+	return v, m, saveModel(m, base)
 }
 
 // Fitted is a model trained under the protocol, before any test: stage 2's best validation epoch's

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/progress"
 	"github.com/geoalign/geoalign/lib/report"
@@ -245,10 +244,8 @@ func (r *Runs) addRows(t *report.Table, metrics []Metric, paper func(v int) []st
 
 // Describe is a one-line description of the training recipe of cfg, for table notes.
 func Describe(cfg gare.Config, d, test *gare.Dataset) string {
-	fit, val := d.NumTexts, 0
-	if keep, held, err := data.CarveValidation(d.NumTexts, cfg.ValFraction); cfg.ValFraction > 0 && err == nil {
-		fit, val = len(keep), len(held) // the split gare.Model.NewTrainer carves
-	}
+	val := valPairs(cfg, d.NumTexts) // the split gare.Model.NewTrainer carves
+	fit := d.NumTexts - val
 	var b strings.Builder
 	fmt.Fprintf(&b, "D = %d, %d frames, temporal transformer %d layer(s), batch %d, %d epochs (%d steps), BertAdam lr %g (wd %g, β₂ %g, warmup_cosine %g, clip 1.0 global + per-tensor), logit scale %g, ψ dropout %g",
 		cfg.Dim, cfg.Frames, cfg.TemporalLayers, cfg.Batch, cfg.Epochs, gare.StepsFor(cfg, fit), cfg.LearningRate,

@@ -112,12 +112,9 @@ func run(cache, work, out, variant string, preEpochs, epochs int, preLR, lr floa
 		return err
 	}
 	r.TrainPairs, r.ValPairs = len(keep), len(held)
-	for _, st := range []struct {
-		name  string
-		curve []train.Record
-	}{{"stage 1", r.Stage1}, {"stage 2", r.Stage2}} {
-		for _, rec := range st.curve {
-			fmt.Fprintf(os.Stderr, "%s epoch %d: loss %.4f, val SumR %.2f%s (%.1f s)\n", st.name, rec.Epoch, rec.Loss, rec.Val[retrieval.ValMetric],
+	for i, curve := range [][]train.Record{r.Stage1, r.Stage2} {
+		for _, rec := range curve {
+			fmt.Fprintf(os.Stderr, "stage %d epoch %d: loss %.4f, val SumR %.2f%s (%.1f s)\n", i+1, rec.Epoch, rec.Loss, rec.Val[retrieval.ValMetric],
 				map[bool]string{true: " (best)"}[rec.Best], rec.Seconds)
 		}
 	}
