@@ -95,12 +95,24 @@ func mean(x []float64) float64 {
 }
 
 // meanAbs is the mean of |x|.
-func meanAbs(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += math.Abs(v)
+func meanAbs(x []float64) float64 { return mean(mapped(x, math.Abs)) }
+
+// mapped is f of every element of xs.
+func mapped[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
-	return s / float64(len(x))
+	return out
+}
+
+// seq is 0, 1, …, n − 1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
 }
 
 // DynamicsPoint summarises gare.PairGeometry on the probe at one training step (GARE Fig. 8).

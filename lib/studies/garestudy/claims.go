@@ -155,10 +155,8 @@ func (r *Runs) Compare(claim, paperFigure string, a, b int, m Metric) reproduce.
 func (r *Runs) BeatsFloor(v int, m Metric) reproduce.Comparison {
 	c := r.Compare(r.Variants[v].Name+" beats the zero-training floor of the same split",
 		"— (not a claim of the paper: a trained model must beat it)", v, v, m)
-	c.A, c.Floor = reproduce.Sample{Name: r.Floor.Name, Seeds: c.B.Seeds}, nil // the claim is the floor test itself
-	for range c.B.Seeds {
-		c.A.Values = append(c.A.Values, m.Of(r.Floor.Report))
-	}
+	c.A, c.Floor = *c.Floor, nil // the claim is the floor test itself
+	c.A.Seeds, c.A.Values = c.B.Seeds, slices.Repeat(c.A.Values, len(c.B.Seeds))
 	return c
 }
 

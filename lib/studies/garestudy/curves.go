@@ -51,7 +51,7 @@ func (r *Runs) LearningCurves(title string) (loss, val report.Grid, err error) {
 // stages are the lines of the learning-curve figures, per seed: stage 1 (Stage1Curve, the first
 // variant's runs: every variant of a seed shares it), then every variant's stage 2; and their names.
 func (r *Runs) stages() (names []string, curves [][][]train.Record) {
-	names = append([]string{Stage1Curve}, variantNames(r.Variants)...)
+	names = append([]string{Stage1Curve}, mapped(r.Variants, func(v Variant) string { return v.Name })...)
 	curves = make([][][]train.Record, len(names))
 	for _, res := range r.Results[0] {
 		curves[0] = append(curves[0], res.PretrainCurve)
@@ -103,14 +103,6 @@ func perEpoch(curve []train.Record, v curveValue) []float64 {
 		if y, ok := v.of(rec); ok && rec.Epoch > 0 {
 			out[rec.Epoch-1] = y
 		}
-	}
-	return out
-}
-
-func variantNames(vs []Variant) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.Name
 	}
 	return out
 }

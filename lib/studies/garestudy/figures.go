@@ -43,17 +43,8 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// column is f of every element of xs.
-func column[T any](xs []T, f func(T) float64) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = f(x)
-	}
-	return out
-}
-
 // indexAxis is 0, 1, …, n − 1.
-func indexAxis(n int) []float64 { return column(seq(n), func(i int) float64 { return float64(i) }) }
+func indexAxis(n int) []float64 { return mapped(seq(n), func(i int) float64 { return float64(i) }) }
 
 // GradientFigure plots, per dimension, the mean (variance = false) or the variance over anchors of
 // the positive gradient, the summed negative gradient and their sum (GARE Fig. 2 for the
@@ -127,7 +118,7 @@ func GeometryFigures(base, withDelta *gare.PairGeometry) []*plot.Plot {
 // DynamicsFigures are GARE Fig. 8 (a)–(d): angles between Δ and the gap / the text, norms and
 // distances along training.
 func DynamicsFigures(pts []DynamicsPoint) []*plot.Plot {
-	x := column(pts, func(p DynamicsPoint) float64 { return float64(p.Step) })
+	x := mapped(pts, func(p DynamicsPoint) float64 { return float64(p.Step) })
 	type line struct {
 		label  string
 		c      color.Color
@@ -137,7 +128,7 @@ func DynamicsFigures(pts []DynamicsPoint) []*plot.Plot {
 	panel := func(title, ylabel string, lines ...line) *plot.Plot {
 		p := newPlot(title, "training step (stage 2)", ylabel)
 		for _, l := range lines {
-			addLine(p, l.label, l.c, l.dashed, x, column(pts, l.y))
+			addLine(p, l.label, l.c, l.dashed, x, mapped(pts, l.y))
 		}
 		return p
 	}
@@ -164,7 +155,7 @@ func DynamicsFigures(pts []DynamicsPoint) []*plot.Plot {
 // re-ranked R@1, against the shortlist size K.
 func CoverageFigure(pts []CoveragePoint, fullR1, cheapR1 float64) *plot.Plot {
 	p := newPlot("Two-stage retrieval: cosine shortlist of K, Δ re-rank", "shortlist size K", "percent")
-	col := func(f func(CoveragePoint) float64) []float64 { return column(pts, f) }
+	col := func(f func(CoveragePoint) float64) []float64 { return mapped(pts, f) }
 	x := col(func(c CoveragePoint) float64 { return float64(c.K) })
 	addLine(p, "coverage of GARE top-10 (mean)", blue, false, x, col(func(c CoveragePoint) float64 { return 100 * c.Coverage }))
 	addLine(p, "queries with all of top-10 covered", green, false, x, col(func(c CoveragePoint) float64 { return 100 * c.Complete }))

@@ -57,7 +57,7 @@ func gareTable1(opts reproduce.Options) ([]*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	sec, _, err := suite.Table1()
+	sec, err := suite.Table1()
 	if err != nil {
 		return nil, err
 	}

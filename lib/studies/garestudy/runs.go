@@ -154,6 +154,8 @@ func recall(name string, k int, v2t bool) Metric {
 		}}
 }
 
+func metricName(m Metric) string { return m.Name }
+
 // Values returns metric m of every seed of variant v.
 func (r *Runs) Values(v int, m Metric) []float64 {
 	out := make([]float64, len(r.Results[v]))
@@ -196,7 +198,7 @@ func (r *Runs) Find(name string) int {
 // floor, when the runs have one, is the last row.
 func (r *Runs) Table(title string, prov report.Provenance, paperCite string) *report.Table {
 	metrics := []Metric{R1, R5, R10, MnR, V2TR1}
-	t := report.NewTable(title, prov, append([]string{"variant"}, metricNames(metrics)...)...)
+	t := report.NewTable(title, prov, append([]string{"variant"}, mapped(metrics, metricName)...)...)
 	paper := func(int) []string { return nil }
 	if slices.ContainsFunc(r.Variants, func(v Variant) bool { return v.Paper != [4]string{} }) {
 		for _, n := range []string{"R@1", "R@5", "R@10", "MnR"} {
@@ -206,14 +208,6 @@ func (r *Runs) Table(title string, prov report.Provenance, paperCite string) *re
 	}
 	r.addRows(t, metrics, paper)
 	return t
-}
-
-func metricNames(ms []Metric) []string {
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = m.Name
-	}
-	return out
 }
 
 // addRows adds to t a row per variant — its name, each metric as mean ± std over the seeds, then

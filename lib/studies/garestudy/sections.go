@@ -39,14 +39,14 @@ type ablation struct {
 }
 
 // add runs a (RunTable, labelled label) and adds its table, learning curves and claims to sec.
-func (s *Suite) add(sec *reproduce.Section, label string, a ablation) (*Runs, error) {
+func (s *Suite) add(sec *reproduce.Section, label string, a ablation) error {
 	r, err := s.RunTable(label, a.variants)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	arts, err := tableArtifacts(a.name, r.Table(a.title, s.Provenance(append([]string{r.CurveNote(a.name)}, a.notes...)...), a.cite), r)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sec.Artifacts = append(sec.Artifacts, arts...)
 	for _, c := range a.claims {
@@ -55,14 +55,14 @@ func (s *Suite) add(sec *reproduce.Section, label string, a ablation) (*Runs, er
 	if a.findings != nil {
 		sec.Findings = append(sec.Findings, a.findings(r)...)
 	}
-	return r, nil
+	return nil
 }
 
 // Table3 is the loss ladder (GARE Table 3). GARE vs the baseline is Table 1's claim (the same runs):
 // declared there only, so the Holm family counts it once.
-func (s *Suite) Table3() (*reproduce.Section, *Runs, error) {
+func (s *Suite) Table3() (*reproduce.Section, error) {
 	sec := &reproduce.Section{Title: "Table 3: loss ladder"}
-	r, err := s.add(sec, "Table 3", ablation{"table3", "GARE Table 3 analogue: losses combination (text→video)", CiteTable3, Table3Variants(), nil, [][4]string{
+	err := s.add(sec, "Table 3", ablation{"table3", "GARE Table 3 analogue: losses combination (text→video)", CiteTable3, Table3Variants(), nil, [][4]string{
 		{"Δ alone improves over the baseline", "46.6 → 47.4 R@1", RowBaseline, RowDelta},
 		{"L_IB on top of Δ improves further", "47.4 → 48.3 R@1", RowDelta, RowIB},
 		{"adding L_ε alone to Δ improves R@1 (the paper finds no gain: a significant gain here would disagree with it)",
@@ -71,14 +71,14 @@ func (s *Suite) Table3() (*reproduce.Section, *Runs, error) {
 			"47.4 → 47.0 R@1: \"… or the directional diversity regularizer alone yields no gain\"", RowDelta, "+Δ +L_dir"},
 		{"all terms together beat Δ + L_IB", "48.3 → 49.1 R@1", RowIB, RowAll},
 	}, nil})
-	return sec, r, err
+	return sec, err
 }
 
 // Table1 is the Table 1 analogue: baseline and GARE, both directions.
-func (s *Suite) Table1() (*reproduce.Section, *Runs, error) {
+func (s *Suite) Table1() (*reproduce.Section, error) {
 	r, err := s.RunTable("Table 1", Table1Variants())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// The columns' metrics, both directions: R@1, R@5, R@10, MdR, MnR.
 	var metrics []Metric
@@ -91,13 +91,13 @@ func (s *Suite) Table1() (*reproduce.Section, *Runs, error) {
 			Metric{Name: name + " MnR", Of: func(rep retrieval.Report) float64 { return dir(rep).MnR }, Decimals: 1})
 	}
 	t := report.NewTable("GARE Table 1 analogue: text→video and video→text retrieval", s.Provenance(r.CurveNote("table1")),
-		append([]string{"method"}, metricNames(metrics)...)...)
+		append([]string{"method"}, mapped(metrics, metricName)...)...)
 	t.AddPaperColumn("t2v R@1 (paper)", CiteTable1).AddPaperColumn("v2t R@1 (paper)", CiteTable1)
 	paperV2T := []string{"45.6", "48.6"}
 	r.addRows(t, metrics, func(v int) []string { return []string{r.Variants[v].Paper[0], paperV2T[v]} })
 	arts, err := tableArtifacts("table1", t, r)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sec := &reproduce.Section{Title: "Table 1: baseline vs GARE", Artifacts: arts}
 	if r.Floor != nil {
@@ -107,7 +107,7 @@ func (s *Suite) Table1() (*reproduce.Section, *Runs, error) {
 		r.Compare("GARE beats the baseline text→video", "46.6 → 49.1 R@1", 0, 1, R1),
 		r.Compare("GARE beats the baseline video→text", "45.6 → 48.6 R@1", 0, 1, V2TR1),
 		r.Compare("GARE lowers the text→video mean rank", "12.6 → 12.0 MnR", 0, 1, MnR))
-	return sec, r, nil
+	return sec, nil
 }
 
 // Ablations are Tables 4/7, 5, 6, 8 and 9.
@@ -149,7 +149,7 @@ func (s *Suite) Ablations() (*reproduce.Section, error) {
 		}, nil},
 	}
 	for _, a := range list {
-		if _, err := s.add(sec, a.name, a); err != nil {
+		if err := s.add(sec, a.name, a); err != nil {
 			return nil, err
 		}
 	}
@@ -358,10 +358,7 @@ func (s *Suite) SyntheticSection() (*reproduce.Section, error) {
 // Named lists the study's sections in the notebook's order, Table 1 first (Sections are their
 // names).
 func (s *Suite) Named() []reproduce.NamedSection {
-	table := func(f func() (*reproduce.Section, *Runs, error)) func() (*reproduce.Section, error) {
-		return func() (*reproduce.Section, error) { sec, _, err := f(); return sec, err }
-	}
-	return []reproduce.NamedSection{{Name: "table1", Run: table(s.Table1)}, {Name: "table3", Run: table(s.Table3)}, {Name: "gradients", Run: s.Gradients},
+	return []reproduce.NamedSection{{Name: "table1", Run: s.Table1}, {Name: "table3", Run: s.Table3}, {Name: "gradients", Run: s.Gradients},
 		{Name: "ablations", Run: s.Ablations}, {Name: "geometry", Run: s.Geometry}, {Name: "dynamics", Run: s.Dynamics},
 		{Name: "two-stage", Run: s.TwoStageSection}, {Name: "synthetic", Run: s.SyntheticSection}, {Name: "longer-training", Run: s.LongerTraining}}
 }
