@@ -126,11 +126,11 @@ type DynamicsPoint struct {
 }
 
 // Dynamics trains cfg under protocol p (seed) while probing the geometry of the first `probe`
-// training pairs every `every` steps; it returns the curve and the run's evaluation.
-func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train, test *gare.Dataset, seed int64, probe, every int) ([]DynamicsPoint, *gare.Model, error) {
+// training pairs every `every` steps; it returns the probes, in order.
+func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train *gare.Dataset, seed int64, probe, every int) ([]DynamicsPoint, error) {
 	m, _, err := p.stage2(b, cfg, train, seed)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var pts []DynamicsPoint
 	_, err = m.Train(train, gare.TrainOptions{Seed: seed, Quiet: true, TextChunk: StudyStep, Every: every, OnStep: func(step int) error {
@@ -141,10 +141,7 @@ func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train, test *gare
 		pts = append(pts, summarizeGeometry(step, g))
 		return nil
 	}})
-	if err != nil {
-		return nil, nil, err
-	}
-	return pts, m, nil
+	return pts, err
 }
 
 func summarizeGeometry(step int, g *gare.PairGeometry) DynamicsPoint {

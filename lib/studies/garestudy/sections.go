@@ -283,8 +283,7 @@ func (s *Suite) Dynamics() (*reproduce.Section, error) {
 		key += ".gob"
 	}
 	pts, err := cachedGob(key, func() ([]DynamicsPoint, error) {
-		pts, _, err := Dynamics(s.Backend, s.Protocol, s.Base, s.Train, s.Test, seed, s.Scale.ProbePairs, s.Scale.DynamicsEvery)
-		return pts, err
+		return Dynamics(s.Backend, s.Protocol, s.Base, s.Train, seed, s.Scale.ProbePairs, s.Scale.DynamicsEvery)
 	})
 	if err != nil {
 		return nil, err
