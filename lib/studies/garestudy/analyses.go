@@ -31,8 +31,7 @@ func Gradients(name string, m *gare.Model, d *gare.Dataset, batches, batch int, 
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x67726164))
 	dim := m.Config.Dim
 	var pos, neg, sum, tot [][]float64
-	st := &GradientStats{Name: name}
-	var negPair, negMax []float64
+	var cos, cancel, posN, negN, totN, negPair, negMax []float64 // per anchor
 	for range batches {
 		idx := rng.Perm(d.NumTexts)[:batch]
 		g, err := m.Gradients(d, idx)
@@ -45,25 +44,15 @@ func Gradients(name string, m *gare.Model, d *gare.Dataset, batches, batch int, 
 				s[k] = g.Positive[i][k] + g.NegativeSum[i][k]
 			}
 			pos, neg, sum, tot = append(pos, g.Positive[i]), append(neg, g.NegativeSum[i]), append(sum, s), append(tot, g.Total[i])
-			np, nn, ns := vnorm(g.Positive[i]), vnorm(g.NegativeSum[i]), vnorm(s)
-			st.CosPosNeg += dotv(g.Positive[i], g.NegativeSum[i]) / (np * nn)
-			st.Cancellation += ns / (np + nn)
-			st.PosNorm += np
-			st.NegNorm += nn
-			st.TotNorm += vnorm(g.Total[i])
+			np, nn := vnorm(g.Positive[i]), vnorm(g.NegativeSum[i])
+			cos, cancel = append(cos, dotv(g.Positive[i], g.NegativeSum[i])/(np*nn)), append(cancel, vnorm(s)/(np+nn))
+			posN, negN, totN = append(posN, np), append(negN, nn), append(totN, vnorm(g.Total[i]))
 		}
 		negPair = append(negPair, g.NegativeMeanNorm...)
 		negMax = append(negMax, g.NegativeMaxNorm...)
 	}
-	n := float64(len(pos))
-	st.Anchors = len(pos)
-	st.CosPosNeg /= n
-	st.Cancellation /= n
-	st.PosNorm /= n
-	st.NegNorm /= n
-	st.TotNorm /= n
-	st.NegPairNorm = mean(negPair)
-	st.NegPairMaxNorm = mean(negMax)
+	st := &GradientStats{Name: name, Anchors: len(pos), CosPosNeg: mean(cos), Cancellation: mean(cancel),
+		PosNorm: mean(posN), NegNorm: mean(negN), TotNorm: mean(totN), NegPairNorm: mean(negPair), NegPairMaxNorm: mean(negMax)}
 	st.PosMean, st.PosVar = perDim(pos)
 	st.NegMean, st.NegVar = perDim(neg)
 	st.SumMean, st.SumVar = perDim(sum)
@@ -106,12 +95,24 @@ func mean(x []float64) float64 {
 }
 
 // meanAbs is the mean of |x|.
-func meanAbs(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += math.Abs(v)
+func meanAbs(x []float64) float64 { return mean(mapped(x, math.Abs)) }
+
+// mapped is f of every element of xs.
+func mapped[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
-	return s / float64(len(x))
+	return out
+}
+
+// seq is 0, 1, …, n − 1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
 }
 
 // DynamicsPoint summarises gare.PairGeometry on the probe at one training step (GARE Fig. 8).
@@ -125,18 +126,11 @@ type DynamicsPoint struct {
 }
 
 // Dynamics trains cfg under protocol p (seed) while probing the geometry of the first `probe`
-// training pairs every `every` steps; it returns the curve and the run's evaluation.
-func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train, test *gare.Dataset, seed int64, probe, every int) ([]DynamicsPoint, *gare.Model, error) {
-	pre, err := p.Pretrained(b, train, seed)
+// training pairs every `every` steps; it returns the probes, in order.
+func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train *gare.Dataset, seed int64, probe, every int) ([]DynamicsPoint, error) {
+	m, _, err := p.stage2(b, cfg, train, seed)
 	if err != nil {
-		return nil, nil, err
-	}
-	m, err := gare.New(b, cfg, seed)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := m.CopyEncodersFrom(pre); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var pts []DynamicsPoint
 	_, err = m.Train(train, gare.TrainOptions{Seed: seed, Quiet: true, TextChunk: StudyStep, Every: every, OnStep: func(step int) error {
@@ -147,10 +141,7 @@ func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train, test *gare
 		pts = append(pts, summarizeGeometry(step, g))
 		return nil
 	}})
-	if err != nil {
-		return nil, nil, err
-	}
-	return pts, m, nil
+	return pts, err
 }
 
 func summarizeGeometry(step int, g *gare.PairGeometry) DynamicsPoint {
@@ -184,39 +175,38 @@ type CoveragePoint struct {
 // the same number the Scorer's CandidateScorer computes for the shortlisted pairs), which also
 // gives the full ranking's top-10 for the coverage. It returns the curve over ks, the full GARE
 // metrics and the cosine-only metrics.
-func TwoStage(m *gare.Model, test *gare.Dataset, ks []int) ([]CoveragePoint, retrieval.Metrics, retrieval.Metrics, error) {
-	full, err := m.NewScorer(test, test.Videos(), gare.ScorerOptions{})
+func TwoStage(m *gare.Model, test *gare.Dataset, ks []int) (pts []CoveragePoint, full, cheap retrieval.Metrics, err error) {
+	mat, err := scores(m, test, gare.ScorerOptions{})
 	if err != nil {
-		return nil, retrieval.Metrics{}, retrieval.Metrics{}, err
+		return nil, full, cheap, err
 	}
-	mat, err := full.Matrix()
+	cheapMat, err := scores(m, test, gare.ScorerOptions{Mode: gare.ScoreMeanCosine})
 	if err != nil {
-		return nil, retrieval.Metrics{}, retrieval.Metrics{}, err
-	}
-	cheap, err := m.NewScorer(test, test.Videos(), gare.ScorerOptions{Mode: gare.ScoreMeanCosine})
-	if err != nil {
-		return nil, retrieval.Metrics{}, retrieval.Metrics{}, err
-	}
-	cheapMat, err := cheap.Matrix()
-	if err != nil {
-		return nil, retrieval.Metrics{}, retrieval.Metrics{}, err
+		return nil, full, cheap, err
 	}
 	fullRes, err := retrieval.Evaluate[float32](mat, test.VideoOf, retrieval.Options{})
 	if err != nil {
-		return nil, retrieval.Metrics{}, retrieval.Metrics{}, err
+		return nil, full, cheap, err
 	}
-	var pts []CoveragePoint
-	var cheapM retrieval.Metrics
 	for _, k := range ks {
 		if k > test.NumVideos {
 			continue
 		}
 		r, err := retrieval.TwoStage[float32](cheapMat, mat, test.VideoOf, retrieval.TwoStageOptions{Shortlist: k, CoverageTop: 10})
 		if err != nil {
-			return nil, retrieval.Metrics{}, retrieval.Metrics{}, fmt.Errorf("two-stage K = %d: %w", k, err)
+			return nil, full, cheap, fmt.Errorf("two-stage K = %d: %w", k, err)
 		}
-		cheapM = r.Cheap.T2V
+		cheap = r.Cheap.T2V
 		pts = append(pts, CoveragePoint{K: k, Coverage: r.Coverage.Mean, Complete: r.Coverage.Complete, Reranked: r.Reranked})
 	}
-	return pts, fullRes.T2V, cheapM, nil
+	return pts, fullRes.T2V, cheap, nil
+}
+
+// scores is m's score matrix of every text × video of test (Scorer.Matrix in mode opts).
+func scores(m *gare.Model, test *gare.Dataset, opts gare.ScorerOptions) (retrieval.Matrix[float32], error) {
+	sc, err := m.NewScorer(test, test.Videos(), opts)
+	if err != nil {
+		return retrieval.Matrix[float32]{}, err
+	}
+	return sc.Matrix()
 }

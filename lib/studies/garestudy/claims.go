@@ -2,6 +2,7 @@ package garestudy
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -49,28 +50,27 @@ type ZeroFloor struct {
 // ties broken uniformly at random (retrieval.RandomTies' expected metrics, text→video; video→text
 // too when every video has exactly one text, as in the Charades descriptions track).
 func RandomFloor(d *gare.Dataset) (retrieval.Report, error) {
+	random := func(truth []int, items int) (retrieval.Metrics, error) {
+		m, err := retrieval.RandomTies(make([]float32, len(truth)*items), truth, items, nil, retrieval.MedianNumPy)
+		if err != nil {
+			err = fmt.Errorf("garestudy: random floor of %q: %w", d.Name, err)
+		}
+		return m, err
+	}
 	videoOf := d.GroundTruth() // VideoOf, or the diagonal of a paired set (VideoOf nil)
-	t2v, err := retrieval.RandomTies(make([]float32, d.NumTexts*d.NumVideos), videoOf, d.NumVideos, nil, retrieval.MedianNumPy)
+	t2v, err := random(videoOf, d.NumVideos)
 	if err != nil {
-		return retrieval.Report{}, fmt.Errorf("garestudy: random floor of %q: %w", d.Name, err)
+		return retrieval.Report{}, err
 	}
 	rep := retrieval.Report{T2V: t2v}
-	textOf := make([]int, d.NumVideos)
-	for v := range textOf {
-		textOf[v] = -1
-	}
-	paired := d.NumTexts == d.NumVideos
-	for t, v := range videoOf {
-		if !paired || textOf[v] >= 0 {
-			paired = false
-			break
+	if slices.Equal(slices.Sorted(slices.Values(videoOf)), seq(d.NumVideos)) { // one text per video
+		textOf := make([]int, d.NumVideos)
+		for t, v := range videoOf {
+			textOf[v] = t
 		}
-		textOf[v] = t
-	}
-	if paired {
-		v2t, err := retrieval.RandomTies(make([]float32, d.NumVideos*d.NumTexts), textOf, d.NumTexts, nil, retrieval.MedianNumPy)
+		v2t, err := random(textOf, d.NumTexts)
 		if err != nil {
-			return retrieval.Report{}, fmt.Errorf("garestudy: random floor of %q: %w", d.Name, err)
+			return retrieval.Report{}, err
 		}
 		rep.V2T = &v2t
 	}
@@ -155,10 +155,8 @@ func (r *Runs) Compare(claim, paperFigure string, a, b int, m Metric) reproduce.
 func (r *Runs) BeatsFloor(v int, m Metric) reproduce.Comparison {
 	c := r.Compare(r.Variants[v].Name+" beats the zero-training floor of the same split",
 		"— (not a claim of the paper: a trained model must beat it)", v, v, m)
-	c.A, c.Floor = reproduce.Sample{Name: r.Floor.Name, Seeds: c.B.Seeds}, nil // the claim is the floor test itself
-	for range c.B.Seeds {
-		c.A.Values = append(c.A.Values, m.Of(r.Floor.Report))
-	}
+	c.A, c.Floor = *c.Floor, nil // the claim is the floor test itself
+	c.A.Seeds, c.A.Values = c.B.Seeds, slices.Repeat(c.A.Values, len(c.B.Seeds))
 	return c
 }
 

@@ -48,19 +48,31 @@ func (r *Runs) LearningCurves(title string) (loss, val report.Grid, err error) {
 	return loss, val, nil
 }
 
+// stages are the lines of the learning-curve figures, per seed: stage 1 (Stage1Curve, the first
+// variant's runs: every variant of a seed shares it), then every variant's stage 2; and their names.
+func (r *Runs) stages() (names []string, curves [][][]train.Record) {
+	names = append([]string{Stage1Curve}, mapped(r.Variants, func(v Variant) string { return v.Name })...)
+	curves = make([][][]train.Record, len(names))
+	for _, res := range r.Results[0] {
+		curves[0] = append(curves[0], res.PretrainCurve)
+	}
+	for v, results := range r.Results {
+		for _, res := range results {
+			curves[v+1] = append(curves[v+1], res.Curve)
+		}
+	}
+	return names, curves
+}
+
 func (r *Runs) curveFigure(title string, v curveValue) (report.Grid, error) {
-	names := append([]string{Stage1Curve}, variantNames(r.Variants)...)
+	names, curves := r.stages()
 	colors := report.Colors(names...)
 	stage1 := report.Panel{Title: title + " — stage 1", XLabel: "stage-1 epoch", YLabel: v.label}
 	stage2 := report.Panel{Title: title + " — stage 2", XLabel: "stage-2 epoch", YLabel: v.label}
 	for i, name := range names {
 		c := report.Curve{Label: name}
-		for s := range r.Seeds {
-			if i == 0 {
-				c.PerRun = append(c.PerRun, perEpoch(r.Results[0][s].PretrainCurve, v))
-			} else {
-				c.PerRun = append(c.PerRun, perEpoch(r.Results[i-1][s].Curve, v))
-			}
+		for _, curve := range curves[i] {
+			c.PerRun = append(c.PerRun, perEpoch(curve, v))
 		}
 		switch {
 		case i == 0:
@@ -95,77 +107,53 @@ func perEpoch(curve []train.Record, v curveValue) []float64 {
 	return out
 }
 
-func variantNames(vs []Variant) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.Name
-	}
-	return out
-}
-
 // CurveNote is the table note on model selection and the learning curves of the runs (figures
 // name-curves-loss and name-curves-val beside the table): the validation split, and per variant the
 // best (kept) stage-2 epoch of every seed, with the runs whose best epoch is their last named.
 func (r *Runs) CurveNote(name string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Learning curves: %s-curves-loss and %s-curves-val (train loss and validation SumR per epoch of both stages, mean ± s.e. over seeds). ", name, name)
-	var pre, atLast []string
-	for _, res := range r.Results[0] {
-		e := bestEpoch(res.PretrainCurve)
-		pre = append(pre, fmt.Sprint(e))
-		if n := len(res.PretrainCurve); n > 0 && e == res.PretrainCurve[n-1].Epoch {
-			atLast = append(atLast, fmt.Sprintf("stage 1 seed %d", res.Seed))
-		}
-	}
-	fmt.Fprintf(&b, "Best (kept) epoch per seed of stage 1: %s; of stage 2:", strings.Join(pre, ", "))
-	for v, variant := range r.Variants {
+	names, curves := r.stages()
+	names[0] = "stage 1"
+	var atLast []string
+	vals, best := make([][][]float64, len(curves)), make([][]int, len(curves))
+	for i, seeds := range curves {
 		var eps []string
-		for _, res := range r.Results[v] {
-			e := res.BestEpoch()
+		for s, c := range seeds {
+			e := bestEpoch(c)
 			eps = append(eps, fmt.Sprint(e))
-			if n := len(res.Curve); n > 0 && e == res.Curve[n-1].Epoch {
-				atLast = append(atLast, fmt.Sprintf("%s seed %d", variant.Name, res.Seed))
+			if n := len(c); n > 0 && e == c[n-1].Epoch {
+				atLast = append(atLast, fmt.Sprintf("%s seed %d", names[i], r.Results[max(i-1, 0)][s].Seed))
 			}
+			y, k := validationValues(c)
+			vals[i], best[i] = append(vals[i], y), append(best[i], k)
 		}
-		fmt.Fprintf(&b, " %s %s;", variant.Name, strings.Join(eps, ", "))
+		if i == 0 {
+			fmt.Fprintf(&b, "Best (kept) epoch per seed of stage 1: %s; of stage 2:", strings.Join(eps, ", "))
+		} else {
+			fmt.Fprintf(&b, " %s %s;", names[i], strings.Join(eps, ", "))
+		}
 	}
 	if len(atLast) == 0 {
 		b.WriteString(" no run's best epoch is its last.")
 	} else {
-		fmt.Fprintf(&b, " best epoch = last epoch: %s. %s", strings.Join(atLast, "; "), r.endOfCurves())
+		// report.EndOfCurves over the validation curves of stage 1 (one group) and of every variant's stage 2
+		fmt.Fprintf(&b, " best epoch = last epoch: %s. %s", strings.Join(atLast, "; "), report.EndOfCurves("validation SumR", vals, best))
 	}
 	return b.String()
 }
 
-// endOfCurves is report.EndOfCurves over the validation curves of stage 1 (one group) and of every
-// variant's stage 2.
-func (r *Runs) endOfCurves() string {
-	groups := [][][]train.Record{nil}
-	for _, res := range r.Results[0] {
-		groups[0] = append(groups[0], res.PretrainCurve)
-	}
-	for _, results := range r.Results {
-		var g [][]train.Record
-		for _, res := range results {
-			g = append(g, res.Curve)
-		}
-		groups = append(groups, g)
-	}
-	curves, best := make([][][]float64, len(groups)), make([][]int, len(groups))
-	for v, g := range groups {
-		for _, c := range g {
-			var vals []float64
-			b := -1
-			for _, rec := range c {
-				if y, ok := valSumR.of(rec); ok {
-					if rec.Best {
-						b = len(vals)
-					}
-					vals = append(vals, y)
-				}
+// validationValues are the validation SumR values of a curve's records that have one, and the index
+// among them of the kept record (the last marked Best; −1 without one).
+func validationValues(curve []train.Record) (vals []float64, best int) {
+	best = -1
+	for _, rec := range curve {
+		if y, ok := valSumR.of(rec); ok {
+			if rec.Best {
+				best = len(vals)
 			}
-			curves[v], best[v] = append(curves[v], vals), append(best[v], b)
+			vals = append(vals, y)
 		}
 	}
-	return report.EndOfCurves("validation SumR", curves, best)
+	return vals, best
 }

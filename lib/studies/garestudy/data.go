@@ -56,41 +56,25 @@ func CharadesDataText(cache, workDir string, trainPairs, testPairs int, t encode
 	var saved string
 	if workDir != "" {
 		saved = filepath.Join(workDir, fmt.Sprintf("%s-%d-%d-%s.gob", file, trainPairs, testPairs, stamp))
-		var pair [2]*gare.Dataset
-		if loadGob(saved, &pair) == nil {
-			return pair[0], pair[1], nil
-		}
 	}
-	defer func() {
-		if err == nil && saved != "" {
-			err = saveGob(saved, [2]*gare.Dataset{train, test})
-		}
-	}()
 	load := func(split string, n int) (*gare.Dataset, error) {
 		s, err := prvr.Load(l, split)
 		if err != nil {
 			return nil, err
 		}
 		d, err := gare.FromPRVRSplit(name+", "+split, "label-derived", s, CharadesFrames, words)
-		if err != nil {
-			return nil, err
+		if err != nil || n <= 0 || n >= d.NumTexts {
+			return d, err
 		}
-		if n > 0 && n < d.NumTexts {
-			idx := make([]int, n)
-			for i := range idx {
-				idx[i] = i
-			}
-			d = d.Subset(fmt.Sprintf("%s (first %d pairs)", d.Name, n), idx)
+		return d.Subset(fmt.Sprintf("%s (first %d pairs)", d.Name, n), seq(n)), nil
+	}
+	pair, err := cachedGob(saved, func() (pair [2]*gare.Dataset, err error) {
+		if pair[0], err = load("train", trainPairs); err == nil {
+			pair[1], err = load("test", testPairs)
 		}
-		return d, nil
-	}
-	if train, err = load("train", trainPairs); err != nil {
-		return nil, nil, err
-	}
-	if test, err = load("test", testPairs); err != nil {
-		return nil, nil, err
-	}
-	return train, test, nil
+		return pair, err
+	})
+	return pair[0], pair[1], err
 }
 
 // repoRoot is the checkout (runcache.ModuleRoot: $GEOALIGN_ROOT or the go.mod of this module above
@@ -139,11 +123,26 @@ func loadGob(path string, v any) error {
 	return gob.NewDecoder(f).Decode(v)
 }
 
+// saveGob writes v at path (encoding/gob), atomically.
 func saveGob(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	return atomicfile.Write(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(v) })
+}
+
+// cachedGob is the value saved at path (loadGob) or, when path is "" or holds none, compute's, then
+// saved at path (saveGob) if set.
+func cachedGob[T any](path string, compute func() (T, error)) (T, error) {
+	var v T
+	if path != "" && loadGob(path, &v) == nil {
+		return v, nil
+	}
+	v, err := compute()
+	if err == nil && path != "" {
+		err = saveGob(path, v)
+	}
+	return v, err
 }
 
 // DefaultWorkDir is the disk cache of datasets, runs and models of a scale:

@@ -76,11 +76,3 @@ func Efficiency(b compute.Backend, n, block int) (*report.Table, error) {
 		fmt.Sprintf("%.3g", float64(block*block)/refTime), "—")
 	return t, nil
 }
-
-func seq(n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = i
-	}
-	return s
-}

@@ -36,28 +36,27 @@ func addLine(p *plot.Plot, label string, c color.Color, dashed bool, xs, ys []fl
 	p.Legend.Add(label, l)
 }
 
-func indexAxis(n int) []float64 {
-	x := make([]float64, n)
-	for i := range x {
-		x[i] = float64(i)
-	}
-	return x
+// newPlot is an empty plot with its title and axis labels.
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	return p
 }
+
+// indexAxis is 0, 1, …, n − 1.
+func indexAxis(n int) []float64 { return mapped(seq(n), func(i int) float64 { return float64(i) }) }
 
 // GradientFigure plots, per dimension, the mean (variance = false) or the variance over anchors of
 // the positive gradient, the summed negative gradient and their sum (GARE Fig. 2 for the
 // baseline on t_i, Fig. 4 for GARE on t_i + Δ_ij, i.e. on Δ_ij).
 func GradientFigure(st *GradientStats, variance bool, on string) *plot.Plot {
-	p := plot.New()
 	what := "mean"
 	pos, neg, sum := st.PosMean, st.NegMean, st.SumMean
 	if variance {
 		what = "variance"
 		pos, neg, sum = st.PosVar, st.NegVar, st.SumVar
 	}
-	p.Title.Text = fmt.Sprintf("%s: per-dimension %s of gradients on %s", st.Name, what, on)
-	p.X.Label.Text = "dimension"
-	p.Y.Label.Text = "gradient " + what + " (per-anchor loss)"
+	p := newPlot(fmt.Sprintf("%s: per-dimension %s of gradients on %s", st.Name, what, on), "dimension", "gradient "+what+" (per-anchor loss)")
 	x := indexAxis(len(pos))
 	addLine(p, "positive (j = i)", blue, false, x, pos)
 	addLine(p, "sum of negatives (j ≠ i)", red, false, x, neg)
@@ -67,10 +66,7 @@ func GradientFigure(st *GradientStats, variance bool, on string) *plot.Plot {
 
 // TotalGradientFigure compares the per-dimension mean of the total gradient on t_i (GARE Fig. 7).
 func TotalGradientFigure(base, withDelta *GradientStats) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = "Total gradient on t_i per dimension (mean over anchors)"
-	p.X.Label.Text = "dimension"
-	p.Y.Label.Text = "mean gradient"
+	p := newPlot("Total gradient on t_i per dimension (mean over anchors)", "dimension", "mean gradient")
 	x := indexAxis(len(base.TotMean))
 	colors := report.Colors(base.Name, withDelta.Name)
 	addLine(p, base.Name, colors[0], false, x, base.TotMean)
@@ -80,10 +76,7 @@ func TotalGradientFigure(base, withDelta *GradientStats) *plot.Plot {
 
 // HistogramFigure overlays normalised histograms of several samples.
 func HistogramFigure(title, xlabel string, bins int, names []string, samples ...[]float64) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = "density"
+	p := newPlot(title, xlabel, "density")
 	colors := report.Colors(names...)
 	for i, s := range samples {
 		h, err := plotter.NewHist(plotter.Values(s), bins)
@@ -125,61 +118,50 @@ func GeometryFigures(base, withDelta *gare.PairGeometry) []*plot.Plot {
 // DynamicsFigures are GARE Fig. 8 (a)–(d): angles between Δ and the gap / the text, norms and
 // distances along training.
 func DynamicsFigures(pts []DynamicsPoint) []*plot.Plot {
-	x := make([]float64, len(pts))
-	col := func(f func(DynamicsPoint) float64) []float64 {
-		y := make([]float64, len(pts))
-		for i, p := range pts {
-			y[i] = f(p)
+	x := mapped(pts, func(p DynamicsPoint) float64 { return float64(p.Step) })
+	type line struct {
+		label  string
+		c      color.Color
+		dashed bool
+		y      func(DynamicsPoint) float64
+	}
+	panel := func(title, ylabel string, lines ...line) *plot.Plot {
+		p := newPlot(title, "training step (stage 2)", ylabel)
+		for _, l := range lines {
+			addLine(p, l.label, l.c, l.dashed, x, mapped(pts, l.y))
 		}
-		return y
-	}
-	for i, p := range pts {
-		x[i] = float64(p.Step)
-	}
-	mk := func(title, ylabel string) *plot.Plot {
-		p := plot.New()
-		p.Title.Text = title
-		p.X.Label.Text = "training step (stage 2)"
-		p.Y.Label.Text = ylabel
 		return p
 	}
-	a := mk("(a) angle between Δ and v̄_j − t_i", "degrees")
-	addLine(a, "positive pairs", blue, false, x, col(func(p DynamicsPoint) float64 { return p.AngleGapPos }))
-	addLine(a, "negative pairs", red, false, x, col(func(p DynamicsPoint) float64 { return p.AngleGapNeg }))
-	b := mk("(b) angle between Δ and t_i", "degrees")
-	addLine(b, "positive pairs", blue, false, x, col(func(p DynamicsPoint) float64 { return p.AngleTextPos }))
-	addLine(b, "negative pairs", red, false, x, col(func(p DynamicsPoint) float64 { return p.AngleTextNeg }))
-	c := mk("(c) norms of t_i and t_i + Δ_ij", "norm")
-	addLine(c, "‖t_i‖", black, false, x, col(func(p DynamicsPoint) float64 { return p.TextNorm }))
-	addLine(c, "‖t_i + Δ_ii‖", blue, false, x, col(func(p DynamicsPoint) float64 { return p.AdjNormPos }))
-	addLine(c, "‖t_i + Δ_ij‖, j ≠ i", red, false, x, col(func(p DynamicsPoint) float64 { return p.AdjNormNeg }))
-	d := mk("(d) pair distances to the pooled video", "distance")
-	addLine(d, "‖t − v‖ positives", blue, true, x, col(func(p DynamicsPoint) float64 { return p.BaseDistPos }))
-	addLine(d, "‖t + Δ − v‖ positives", blue, false, x, col(func(p DynamicsPoint) float64 { return p.DistPos }))
-	addLine(d, "‖t − v‖ negatives", red, true, x, col(func(p DynamicsPoint) float64 { return p.BaseDistNeg }))
-	addLine(d, "‖t + Δ − v‖ negatives", red, false, x, col(func(p DynamicsPoint) float64 { return p.DistNeg }))
-	return []*plot.Plot{a, b, c, d}
+	return []*plot.Plot{
+		panel("(a) angle between Δ and v̄_j − t_i", "degrees",
+			line{"positive pairs", blue, false, func(p DynamicsPoint) float64 { return p.AngleGapPos }},
+			line{"negative pairs", red, false, func(p DynamicsPoint) float64 { return p.AngleGapNeg }}),
+		panel("(b) angle between Δ and t_i", "degrees",
+			line{"positive pairs", blue, false, func(p DynamicsPoint) float64 { return p.AngleTextPos }},
+			line{"negative pairs", red, false, func(p DynamicsPoint) float64 { return p.AngleTextNeg }}),
+		panel("(c) norms of t_i and t_i + Δ_ij", "norm",
+			line{"‖t_i‖", black, false, func(p DynamicsPoint) float64 { return p.TextNorm }},
+			line{"‖t_i + Δ_ii‖", blue, false, func(p DynamicsPoint) float64 { return p.AdjNormPos }},
+			line{"‖t_i + Δ_ij‖, j ≠ i", red, false, func(p DynamicsPoint) float64 { return p.AdjNormNeg }}),
+		panel("(d) pair distances to the pooled video", "distance",
+			line{"‖t − v‖ positives", blue, true, func(p DynamicsPoint) float64 { return p.BaseDistPos }},
+			line{"‖t + Δ − v‖ positives", blue, false, func(p DynamicsPoint) float64 { return p.DistPos }},
+			line{"‖t − v‖ negatives", red, true, func(p DynamicsPoint) float64 { return p.BaseDistNeg }},
+			line{"‖t + Δ − v‖ negatives", red, false, func(p DynamicsPoint) float64 { return p.DistNeg }}),
+	}
 }
 
 // CoverageFigure is the two-stage curve: coverage of GARE's top-10 by the cosine shortlist, and the
 // re-ranked R@1, against the shortlist size K.
 func CoverageFigure(pts []CoveragePoint, fullR1, cheapR1 float64) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = "Two-stage retrieval: cosine shortlist of K, Δ re-rank"
-	p.X.Label.Text = "shortlist size K"
-	p.Y.Label.Text = "percent"
-	x := make([]float64, len(pts))
-	cov, comp, r1, full, cheap := make([]float64, len(pts)), make([]float64, len(pts)), make([]float64, len(pts)), make([]float64, len(pts)), make([]float64, len(pts))
-	for i, c := range pts {
-		x[i] = float64(c.K)
-		cov[i], comp[i], r1[i] = 100*c.Coverage, 100*c.Complete, c.Reranked.R(1)
-		full[i], cheap[i] = fullR1, cheapR1
-	}
-	addLine(p, "coverage of GARE top-10 (mean)", blue, false, x, cov)
-	addLine(p, "queries with all of top-10 covered", green, false, x, comp)
-	addLine(p, "re-ranked R@1", red, false, x, r1)
-	addLine(p, "full GARE R@1", red, true, x, full)
-	addLine(p, "cosine shortlist R@1", black, true, x, cheap)
+	p := newPlot("Two-stage retrieval: cosine shortlist of K, Δ re-rank", "shortlist size K", "percent")
+	col := func(f func(CoveragePoint) float64) []float64 { return mapped(pts, f) }
+	x := col(func(c CoveragePoint) float64 { return float64(c.K) })
+	addLine(p, "coverage of GARE top-10 (mean)", blue, false, x, col(func(c CoveragePoint) float64 { return 100 * c.Coverage }))
+	addLine(p, "queries with all of top-10 covered", green, false, x, col(func(c CoveragePoint) float64 { return 100 * c.Complete }))
+	addLine(p, "re-ranked R@1", red, false, x, col(func(c CoveragePoint) float64 { return c.Reranked.R(1) }))
+	addLine(p, "full GARE R@1", red, true, x, col(func(CoveragePoint) float64 { return fullR1 }))
+	addLine(p, "cosine shortlist R@1", black, true, x, col(func(CoveragePoint) float64 { return cheapR1 }))
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	return p

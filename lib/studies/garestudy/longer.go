@@ -32,13 +32,9 @@ func (s *Suite) LongerTraining() (*reproduce.Section, error) {
 	}
 	longer := make([]Variant, len(short.Variants))
 	for i, v := range short.Variants {
-		apply := v.Apply
-		longer[i] = Variant{Name: v.Name, Paper: v.Paper, Apply: func(c *gare.Config) {
-			if apply != nil {
-				apply(c)
-			}
-			c.Epochs += s.Scale.ExtraEpochs
-		}}
+		cfg := short.Config(i)
+		cfg.Epochs += s.Scale.ExtraEpochs
+		longer[i] = Variant{Name: v.Name, Paper: v.Paper, Apply: func(c *gare.Config) { *c = cfg }}
 	}
 	n, m := s.Scale.Epochs, s.Scale.Epochs+s.Scale.ExtraEpochs
 	long, err := s.RunTable(fmt.Sprintf("%d stage-2 epochs", m), longer)
@@ -101,15 +97,12 @@ func (r *Runs) validation(v int) []float64 {
 	return out
 }
 
-// keptValidation is the validation SumR of the last record marked Best (0 without one).
+// keptValidation is the validation SumR of the kept record (Kept; 0 without one).
 func keptValidation(curve []train.Record) float64 {
-	best := 0.0
-	for _, rec := range curve {
-		if y, ok := valSumR.of(rec); ok && rec.Best {
-			best = y
-		}
+	if k := Kept(curve); k != nil {
+		return k.Val[retrieval.ValMetric]
 	}
-	return best
+	return 0
 }
 
 // validationSample is validation (v) as a sample of the rule, with the epochs behind each kept

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/geoalign/geoalign/lib/models/gare"
-	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/runcache"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
@@ -105,9 +104,10 @@ func fingerprint(d *gare.Dataset) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// loadModel creates a model of cfg and reads its cached weights, if the cache has them.
-func (p *Protocol) loadModel(b compute.Backend, cfg gare.Config, seed int64, base string) (*gare.Model, bool) {
-	if p.CacheDir == "" {
+// loadModel creates a model of cfg and reads its cached weights, if the cache has them (base ""
+// holds none).
+func loadModel(b compute.Backend, cfg gare.Config, seed int64, base string) (*gare.Model, bool) {
+	if base == "" {
 		return nil, false
 	}
 	if _, err := os.Stat(base + ".weights"); err != nil {
@@ -120,12 +120,10 @@ func (p *Protocol) loadModel(b compute.Backend, cfg gare.Config, seed int64, bas
 	return m, true
 }
 
-func (p *Protocol) saveModel(m *gare.Model, base string) error {
-	if p.CacheDir == "" {
+// saveModel writes m's weights at base (nothing when base is "": no cache).
+func saveModel(m *gare.Model, base string) error {
+	if base == "" {
 		return nil
-	}
-	if err := os.MkdirAll(p.CacheDir, 0o755); err != nil {
-		return err
 	}
 	return m.SaveWeights(base + ".weights")
 }
@@ -166,9 +164,6 @@ func (p *Protocol) PretrainConfig() gare.Config {
 }
 
 func (p *Protocol) pretrain(b compute.Backend, d *gare.Dataset, seed int64) (*stage1, error) {
-	if p.pretrained == nil {
-		p.pretrained = map[pretrainKey]*stage1{}
-	}
 	if s, ok := p.pretrained[pretrainKey{d, seed}]; ok {
 		return s, nil
 	}
@@ -178,28 +173,25 @@ func (p *Protocol) pretrain(b compute.Backend, d *gare.Dataset, seed int64) (*st
 		return nil, err
 	}
 	s := &stage1{}
-	var ok bool
-	if s.model, ok = p.loadModel(b, cfg, seed+pretrainSeedOffset, base); ok {
-		ok = loadGob(base+".curve", &s.curve) == nil && len(s.curve) > 0
-	}
-	if !ok {
-		var err error
-		if s.model, err = gare.New(b, cfg, seed+pretrainSeedOffset); err != nil {
-			return nil, err
-		}
-		start := time.Now()
-		if s.curve, err = fit(s.model, d, gare.TrainOptions{Seed: seed + pretrainSeedOffset, Quiet: true}); err != nil {
-			return nil, fmt.Errorf("pretraining (seed %d): %w", seed, err)
-		}
-		p.PretrainSeconds += time.Since(start).Seconds()
-		if err := p.saveModel(s.model, base); err != nil {
-			return nil, err
-		}
-		if base != "" {
-			if err := saveGob(base+".curve", s.curve); err != nil {
-				return nil, err
+	s.curve, s.model, err = cached(b, cfg, seed+pretrainSeedOffset, base, ".curve", true, func(c []train.Record) bool { return len(c) > 0 },
+		func() ([]train.Record, *gare.Model, error) {
+			m, err := gare.New(b, cfg, seed+pretrainSeedOffset)
+			if err != nil {
+				return nil, nil, err
 			}
-		}
+			start := time.Now()
+			curve, err := fit(m, d, gare.TrainOptions{Seed: seed + pretrainSeedOffset, Quiet: true})
+			if err != nil {
+				return nil, nil, fmt.Errorf("pretraining (seed %d): %w", seed, err)
+			}
+			p.PretrainSeconds += time.Since(start).Seconds()
+			return curve, m, nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	if p.pretrained == nil {
+		p.pretrained = map[pretrainKey]*stage1{}
 	}
 	p.pretrained[pretrainKey{d, seed}] = s
 	return s, nil
@@ -230,48 +222,59 @@ func (p *Protocol) Run(b compute.Backend, cfg gare.Config, d, test *gare.Dataset
 	if r, ok := p.results[key]; ok {
 		return r, nil
 	}
-	if p.results == nil {
-		p.results = map[runKey]*Result{}
-	}
 	first := len(p.Seeds) > 0 && seed == p.Seeds[0]
 	base, err := p.cacheKey("run", cfg, d, test, seed)
 	if err != nil {
 		return nil, err
 	}
-	if r, ok := p.loadResult(base); ok && len(r.Curve) > 0 { // a result cached without curves is trained again
-		if first {
-			m, ok := p.loadModel(b, cfg, seed, base)
-			if !ok {
-				goto train
-			}
-			r.Model = m
-		}
-		p.results[key] = r
-		return r, nil
-	}
-train:
-	fitted, err := p.Fit(b, cfg, d, seed)
+	// a cached result without curves, or without the first seed's model, is trained again
+	o, m, err := cached(b, cfg, seed, base, ".result", first, func(o Outcome) bool { return len(o.Curve) > 0 },
+		func() (Outcome, *gare.Model, error) { return p.evaluate(b, cfg, d, test, seed) })
 	if err != nil {
 		return nil, err
 	}
-	m, start := fitted.Model, time.Now()
-	rep, err := m.Evaluate(test)
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{Seed: seed, Report: rep, Curve: fitted.Curve, PretrainCurve: fitted.PretrainCurve,
-		Seconds: fitted.Seconds + time.Since(start).Seconds()}
-	if err := p.saveResult(base, res); err != nil {
-		return nil, err
-	}
-	if first {
-		res.Model = m
-		if err := p.saveModel(m, base); err != nil {
-			return nil, err
-		}
+	res := &Result{Outcome: o, Model: m}
+	if p.results == nil {
+		p.results = map[runKey]*Result{}
 	}
 	p.results[key] = res
 	return res, nil
+}
+
+// evaluate trains cfg (Fit) and evaluates the model on test.
+func (p *Protocol) evaluate(b compute.Backend, cfg gare.Config, d, test *gare.Dataset, seed int64) (Outcome, *gare.Model, error) {
+	fitted, err := p.Fit(b, cfg, d, seed)
+	if err != nil {
+		return Outcome{}, nil, err
+	}
+	start := time.Now()
+	rep, err := fitted.Model.Evaluate(test)
+	return Outcome{Seed: seed, Report: rep, Curve: fitted.Curve, PretrainCurve: fitted.PretrainCurve,
+		Seconds: fitted.Seconds + time.Since(start).Seconds()}, fitted.Model, err
+}
+
+// cached is the value saved at base+ext (loadGob) and, if keep, the model of cfg saved at base
+// (loadModel) when the cache has both and ok accepts the value (base "": no cache); else the value
+// and model train makes, saved there (the model only if keep; nil is returned for it otherwise).
+func cached[T any](b compute.Backend, cfg gare.Config, seed int64, base, ext string, keep bool, ok func(T) bool,
+	train func() (T, *gare.Model, error)) (T, *gare.Model, error) {
+	var v T
+	if base != "" && loadGob(base+ext, &v) == nil && ok(v) {
+		if !keep {
+			return v, nil, nil
+		}
+		if m, loaded := loadModel(b, cfg, seed, base); loaded {
+			return v, m, nil
+		}
+	}
+	v, m, err := train()
+	if err == nil && base != "" {
+		err = saveGob(base+ext, v)
+	}
+	if err != nil || !keep {
+		return v, nil, err
+	}
+	return v, m, saveModel(m, base)
 }
 
 // Fitted is a model trained under the protocol, before any test: stage 2's best validation epoch's
@@ -286,15 +289,8 @@ type Fitted struct {
 // returns the model of its best validation epoch; nothing here sees a test split (Run evaluates the
 // result; the tuning sweep, cmd/garetune, reads only the curves).
 func (p *Protocol) Fit(b compute.Backend, cfg gare.Config, d *gare.Dataset, seed int64) (*Fitted, error) {
-	pre, err := p.pretrain(b, d, seed)
+	m, pre, err := p.stage2(b, cfg, d, seed)
 	if err != nil {
-		return nil, err
-	}
-	m, err := gare.New(b, cfg, seed)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.CopyEncodersFrom(pre.model); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -305,31 +301,16 @@ func (p *Protocol) Fit(b compute.Backend, cfg gare.Config, d *gare.Dataset, seed
 	return &Fitted{Model: m, Curve: curve, PretrainCurve: pre.curve, Seconds: time.Since(start).Seconds()}, nil
 }
 
-// cachedResult is a Result without its model, as stored on disk.
-type cachedResult struct {
-	Seed                 int64
-	Report               retrieval.Report
-	Curve, PretrainCurve []train.Record
-	Seconds              float64
-}
-
-func (p *Protocol) loadResult(base string) (*Result, bool) {
-	if p.CacheDir == "" {
-		return nil, false
+// stage2 is a new model of cfg (seed's initialisation) with the stage-1 encoders of seed on d, and
+// that stage 1.
+func (p *Protocol) stage2(b compute.Backend, cfg gare.Config, d *gare.Dataset, seed int64) (*gare.Model, *stage1, error) {
+	pre, err := p.pretrain(b, d, seed)
+	if err != nil {
+		return nil, nil, err
 	}
-	var c cachedResult
-	if loadGob(base+".result", &c) != nil {
-		return nil, false
+	m, err := gare.New(b, cfg, seed)
+	if err != nil {
+		return nil, nil, err
 	}
-	return &Result{Seed: c.Seed, Report: c.Report, Curve: c.Curve, PretrainCurve: c.PretrainCurve, Seconds: c.Seconds}, true
-}
-
-func (p *Protocol) saveResult(base string, r *Result) error {
-	if p.CacheDir == "" {
-		return nil
-	}
-	if err := os.MkdirAll(p.CacheDir, 0o755); err != nil {
-		return err
-	}
-	return saveGob(base+".result", cachedResult{Seed: r.Seed, Report: r.Report, Curve: r.Curve, PretrainCurve: r.PretrainCurve, Seconds: r.Seconds})
+	return m, pre, m.CopyEncodersFrom(pre.model)
 }

@@ -1,6 +1,7 @@
 package garestudy
 
 import (
+	"cmp"
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -16,8 +17,9 @@ func init() {
 	reproduce.Register(reproduce.Experiment{Paper: "gare", Table1: gareTable1, Figures: gareFigures, Sections: Sections})
 }
 
-func gareScale(opts reproduce.Options, full Scale) Scale {
-	s := CIScale()
+// gareScale is full (opts.Full) or else small, with opts' seeds when it names any.
+func gareScale(opts reproduce.Options, small, full Scale) Scale {
+	s := small
 	if opts.Full {
 		s = full
 	}
@@ -27,11 +29,14 @@ func gareScale(opts reproduce.Options, full Scale) Scale {
 	return s
 }
 
-func gareCache(opts reproduce.Options) string {
-	if opts.DataCache != "" {
-		return opts.DataCache
+// gareSuite is the suite of scale on the Charades track of opts' data cache (DefaultCache when unset),
+// its runs cached in DefaultWorkDir.
+func gareSuite(opts reproduce.Options, scale Scale) (*Suite, error) {
+	suite, err := NewSuiteText(backend.MustNew(), scale, cmp.Or(opts.DataCache, DefaultCache()), DefaultWorkDir(scale.Name), opts.Text)
+	if err != nil {
+		return nil, data.BadInput(err) // NewSuite only reads the Charades track
 	}
-	return DefaultCache()
+	return suite, nil
 }
 
 // gareTable1: baseline vs GARE, text→video and video→text, with the zero-training floor.
@@ -39,7 +44,7 @@ func gareCache(opts reproduce.Options) string {
 // split at D = 128, 5 seeds. Its claims are decided with all of GARE's by `make figures`. With
 // opts.Synthetic: baseline vs GARE on the synthetic false-negative benchmark at the scale's rates.
 func gareTable1(opts reproduce.Options) ([]*report.Table, error) {
-	scale := gareScale(opts, FullScale())
+	scale := gareScale(opts, CIScale(), FullScale())
 	if opts.Synthetic {
 		suite := &Suite{Scale: scale, Backend: backend.MustNew(), WorkDir: DefaultWorkDir(scale.Name)}
 		st, err := suite.Synthetic()
@@ -48,11 +53,11 @@ func gareTable1(opts reproduce.Options) ([]*report.Table, error) {
 		}
 		return []*report.Table{st.Table()}, nil
 	}
-	suite, err := NewSuiteText(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name), opts.Text)
+	suite, err := gareSuite(opts, scale)
 	if err != nil {
-		return nil, data.BadInput(err) // NewSuite only reads the Charades track
+		return nil, err
 	}
-	sec, _, err := suite.Table1()
+	sec, err := suite.Table1()
 	if err != nil {
 		return nil, err
 	}
@@ -69,14 +74,9 @@ func gareFigures(opts reproduce.Options) error {
 	if err := opts.NeedsRealData("gare"); err != nil {
 		return err
 	}
-	scale := SmallScale()
-	if opts.Full {
-		scale = FullScale()
-	}
-	scale = gareScale(reproduce.Options{Full: true, Seeds: opts.Seeds}, scale)
-	suite, err := NewSuiteText(backend.MustNew(), scale, gareCache(opts), DefaultWorkDir(scale.Name), opts.Text)
+	suite, err := gareSuite(opts, gareScale(opts, SmallScale(), FullScale()))
 	if err != nil {
-		return data.BadInput(err)
+		return err
 	}
 	_, err = reproduce.RunSections(opts, "gare", filepath.Join(opts.Out, "gare"), "", suite.Named(), Untestable()...)
 	return err

@@ -1,10 +1,11 @@
 package garestudy
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
-	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/progress"
 	"github.com/geoalign/geoalign/lib/report"
@@ -21,29 +22,42 @@ type Variant struct {
 	Paper [4]string
 }
 
-// Result is one training + evaluation run: the test metrics of stage 2's best validation epoch and
-// the learning curves of both stages (lib/train's records, one per epoch: mean train loss terms and
-// the validation metrics, Best marking the epochs that improved retrieval.ValMetric).
-type Result struct {
+// Outcome is what a run leaves, as cached on disk: the test metrics of stage 2's best validation
+// epoch and the learning curves of both stages (lib/train's records, one per epoch: mean train loss
+// terms and the validation metrics, Best marking the epochs that improved retrieval.ValMetric).
+type Outcome struct {
 	Seed                 int64
 	Report               retrieval.Report
 	Curve, PretrainCurve []train.Record
-	Seconds              float64     // stage 2's training and test evaluation
-	Model                *gare.Model // kept for the protocol's first seed
+	Seconds              float64 // stage 2's training and test evaluation
+}
+
+// Result is one training + evaluation run: its Outcome and, for the protocol's first seed, the model.
+type Result struct {
+	Outcome
+	Model *gare.Model
 }
 
 // BestEpoch is the 1-based stage-2 epoch whose model the run kept (the last best validation), 0
 // without validation records.
 func (r *Result) BestEpoch() int { return bestEpoch(r.Curve) }
 
-func bestEpoch(curve []train.Record) int {
-	best := 0
-	for _, rec := range curve {
-		if rec.Best {
-			best = rec.Epoch
+// Kept is the record of the model a curve kept: the last marked Best (nil without one).
+func Kept(curve []train.Record) *train.Record {
+	var k *train.Record
+	for i := range curve {
+		if curve[i].Best {
+			k = &curve[i]
 		}
 	}
-	return best
+	return k
+}
+
+func bestEpoch(curve []train.Record) int {
+	if k := Kept(curve); k != nil {
+		return k.Epoch
+	}
+	return 0
 }
 
 // Runs are the results of every variant × seed on one train/test pair.
@@ -112,16 +126,25 @@ type Metric struct {
 // The metrics of GARE's tables (text→video unless named v2t), with their levels under random
 // ranking (retrieval.RandomRecall, RandomMeanRank: one ground truth per query in a paired split).
 var (
-	R1    = recall("R@1", 1, func(r retrieval.Report) retrieval.Metrics { return r.T2V }, false)
-	R5    = recall("R@5", 5, func(r retrieval.Report) retrieval.Metrics { return r.T2V }, false)
-	R10   = recall("R@10", 10, func(r retrieval.Report) retrieval.Metrics { return r.T2V }, false)
-	V2TR1 = recall("v2t R@1", 1, func(r retrieval.Report) retrieval.Metrics { return *r.V2T }, true)
+	R1    = recall("R@1", 1, false)
+	R5    = recall("R@5", 5, false)
+	R10   = recall("R@10", 10, false)
+	V2TR1 = recall("v2t R@1", 1, true)
 	MnR   = Metric{Name: "MnR", Of: func(r retrieval.Report) float64 { return r.T2V.MnR }, Decimals: 1, Best: 1,
 		Random: func(_, videos int) float64 { return retrieval.RandomMeanRank(videos) }}
 )
 
+// direction picks the text→video metrics of a report, or its video→text ones (v2t).
+func direction(v2t bool) func(retrieval.Report) retrieval.Metrics {
+	if v2t {
+		return func(r retrieval.Report) retrieval.Metrics { return *r.V2T }
+	}
+	return func(r retrieval.Report) retrieval.Metrics { return r.T2V }
+}
+
 // recall is R@k of one direction (v2t: the texts are the items).
-func recall(name string, k int, dir func(retrieval.Report) retrieval.Metrics, v2t bool) Metric {
+func recall(name string, k int, v2t bool) Metric {
+	dir := direction(v2t)
 	return Metric{Name: name, Of: func(r retrieval.Report) float64 { return dir(r).R(k) }, Decimals: 1, Higher: true, Best: 100,
 		Random: func(texts, videos int) float64 {
 			if v2t {
@@ -130,6 +153,8 @@ func recall(name string, k int, dir func(retrieval.Report) retrieval.Metrics, v2
 			return retrieval.RandomRecall(k, videos, 1)
 		}}
 }
+
+func metricName(m Metric) string { return m.Name }
 
 // Values returns metric m of every seed of variant v.
 func (r *Runs) Values(v int, m Metric) []float64 {
@@ -165,12 +190,7 @@ func (r *Runs) Paired(a, b int, m Metric) report.MeanStd {
 
 // Find returns the index of the variant called name (−1 if none).
 func (r *Runs) Find(name string) int {
-	for i, v := range r.Variants {
-		if v.Name == name {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(r.Variants, func(v Variant) bool { return v.Name == name })
 }
 
 // Table tabulates every variant: ours as mean ± std over seeds, then the paper's numbers in
@@ -178,34 +198,29 @@ func (r *Runs) Find(name string) int {
 // floor, when the runs have one, is the last row.
 func (r *Runs) Table(title string, prov report.Provenance, paperCite string) *report.Table {
 	metrics := []Metric{R1, R5, R10, MnR, V2TR1}
-	cols := []string{"variant"}
-	for _, m := range metrics {
-		cols = append(cols, m.Name)
-	}
-	t := report.NewTable(title, prov, cols...)
-	hasPaper := false
-	for _, v := range r.Variants {
-		if v.Paper != [4]string{} {
-			hasPaper = true
-		}
-	}
-	if hasPaper {
+	t := report.NewTable(title, prov, append([]string{"variant"}, mapped(metrics, metricName)...)...)
+	paper := func(int) []string { return nil }
+	if slices.ContainsFunc(r.Variants, func(v Variant) bool { return v.Paper != [4]string{} }) {
 		for _, n := range []string{"R@1", "R@5", "R@10", "MnR"} {
 			t.AddPaperColumn(n+" (paper)", paperCite)
 		}
+		paper = func(v int) []string { return r.Variants[v].Paper[:] }
 	}
+	r.addRows(t, metrics, paper)
+	return t
+}
+
+// addRows adds to t a row per variant — its name, each metric as mean ± std over the seeds, then
+// paper(v)'s cells ("" printed "—") — and, when the runs have one, the zero-training floor's row
+// (its paper cells "—").
+func (r *Runs) addRows(t *report.Table, metrics []Metric, paper func(v int) []string) {
 	for v, variant := range r.Variants {
 		cells := []any{variant.Name}
 		for _, m := range metrics {
 			cells = append(cells, r.Summary(v, m).Format(m.Decimals))
 		}
-		if hasPaper {
-			for _, p := range variant.Paper {
-				if p == "" {
-					p = "—"
-				}
-				cells = append(cells, p)
-			}
+		for _, p := range paper(v) {
+			cells = append(cells, cmp.Or(p, "—"))
 		}
 		t.AddRow(cells...)
 	}
@@ -214,20 +229,17 @@ func (r *Runs) Table(title string, prov report.Provenance, paperCite string) *re
 		for _, m := range metrics {
 			cells = append(cells, fmt.Sprintf("%.*f", m.Decimals, m.Of(r.Floor.Report)))
 		}
-		if hasPaper {
-			cells = append(cells, "—", "—", "—", "—")
+		for range paper(0) {
+			cells = append(cells, "—")
 		}
 		t.AddRow(cells...)
 	}
-	return t
 }
 
 // Describe is a one-line description of the training recipe of cfg, for table notes.
 func Describe(cfg gare.Config, d, test *gare.Dataset) string {
-	fit, val := d.NumTexts, 0
-	if keep, held, err := data.CarveValidation(d.NumTexts, cfg.ValFraction); cfg.ValFraction > 0 && err == nil {
-		fit, val = len(keep), len(held) // the split gare.Model.NewTrainer carves
-	}
+	val := valPairs(cfg, d.NumTexts) // the split gare.Model.NewTrainer carves
+	fit := d.NumTexts - val
 	var b strings.Builder
 	fmt.Fprintf(&b, "D = %d, %d frames, temporal transformer %d layer(s), batch %d, %d epochs (%d steps), BertAdam lr %g (wd %g, β₂ %g, warmup_cosine %g, clip 1.0 global + per-tensor), logit scale %g, ψ dropout %g",
 		cfg.Dim, cfg.Frames, cfg.TemporalLayers, cfg.Batch, cfg.Epochs, gare.StepsFor(cfg, fit), cfg.LearningRate,

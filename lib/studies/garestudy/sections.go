@@ -10,83 +10,94 @@ import (
 )
 
 // tableArtifacts are a table of runs r saved as name and, beside it, its learning-curve figures
-// name-curves-loss and name-curves-val (Runs.LearningCurves).
+// (curveArtifacts).
 func tableArtifacts(name string, t *report.Table, r *Runs) ([]reproduce.Artifact, error) {
-	loss, val, err := r.LearningCurves(t.Title)
+	curves, err := curveArtifacts(name, t.Title, r)
+	return append([]reproduce.Artifact{{Name: name, Table: t}}, curves...), err
+}
+
+// curveArtifacts are the learning-curve figures of runs r (Runs.LearningCurves of title) saved as
+// name-curves-loss and name-curves-val.
+func curveArtifacts(name, title string, r *Runs) ([]reproduce.Artifact, error) {
+	loss, val, err := r.LearningCurves(title)
 	if err != nil {
 		return nil, err
 	}
-	return []reproduce.Artifact{{Name: name, Table: t}, {Name: name + "-curves-loss", Figure: loss}, {Name: name + "-curves-val", Figure: val}}, nil
+	return []reproduce.Artifact{{Name: name + "-curves-loss", Figure: loss}, {Name: name + "-curves-val", Figure: val}}, nil
 }
 
-// Table3 is the loss ladder (GARE Table 3).
-func (s *Suite) Table3() (*reproduce.Section, *Runs, error) {
-	r, err := s.RunTable("Table 3", Table3Variants())
+// ablation is one table of runs of the paper's variants, saved as name: Runs.Table titled title,
+// citing cite, with the suite's provenance (the learning-curve note, then notes); claims are its
+// comparisons on R@1, each {claim, the paper's figure, row A, row B}: "row B beats row A", and
+// findings its descriptive findings (nil: none).
+type ablation struct {
+	name, title, cite string
+	variants          []Variant
+	notes             []string
+	claims            [][4]string
+	findings          func(r *Runs) []reproduce.Claim
+}
+
+// add runs a (RunTable, labelled label) and adds its table, learning curves and claims to sec.
+func (s *Suite) add(sec *reproduce.Section, label string, a ablation) error {
+	r, err := s.RunTable(label, a.variants)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	base, delta, ib, all := r.Find(RowBaseline), r.Find(RowDelta), r.Find(RowIB), r.Find(RowAll)
-	eps, dir := r.Find("+Δ +L_ε"), r.Find("+Δ +L_dir")
-	arts, err := tableArtifacts("table3", r.Table("GARE Table 3 analogue: losses combination (text→video)", s.Provenance(r.CurveNote("table3")), CiteTable3), r)
+	arts, err := tableArtifacts(a.name, r.Table(a.title, s.Provenance(append([]string{r.CurveNote(a.name)}, a.notes...)...), a.cite), r)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	sec := &reproduce.Section{Title: "Table 3: loss ladder", Artifacts: arts}
-	// GARE vs the baseline is Table 1's claim (the same runs): declared there only, so the Holm
-	// family counts it once.
-	sec.Comparisons = []reproduce.Comparison{
-		r.Compare("Δ alone improves over the baseline", "46.6 → 47.4 R@1", base, delta, R1),
-		r.Compare("L_IB on top of Δ improves further", "47.4 → 48.3 R@1", delta, ib, R1),
-		r.Compare("adding L_ε alone to Δ improves R@1 (the paper finds no gain: a significant gain here would disagree with it)",
-			"47.4 → 47.2 R@1: \"adding the norm constraint … alone yields no gain\"", delta, eps, R1),
-		r.Compare("adding L_dir alone to Δ improves R@1 (the paper finds no gain: a significant gain here would disagree with it)",
-			"47.4 → 47.0 R@1: \"… or the directional diversity regularizer alone yields no gain\"", delta, dir, R1),
-		r.Compare("all terms together beat Δ + L_IB", "48.3 → 49.1 R@1", ib, all, R1),
+	sec.Artifacts = append(sec.Artifacts, arts...)
+	for _, c := range a.claims {
+		sec.Comparisons = append(sec.Comparisons, r.Compare(c[0], c[1], r.Find(c[2]), r.Find(c[3]), R1))
 	}
-	return sec, r, nil
+	if a.findings != nil {
+		sec.Findings = append(sec.Findings, a.findings(r)...)
+	}
+	return nil
+}
+
+// Table3 is the loss ladder (GARE Table 3). GARE vs the baseline is Table 1's claim (the same runs):
+// declared there only, so the Holm family counts it once.
+func (s *Suite) Table3() (*reproduce.Section, error) {
+	sec := &reproduce.Section{Title: "Table 3: loss ladder"}
+	err := s.add(sec, "Table 3", ablation{"table3", "GARE Table 3 analogue: losses combination (text→video)", CiteTable3, Table3Variants(), nil, [][4]string{
+		{"Δ alone improves over the baseline", "46.6 → 47.4 R@1", RowBaseline, RowDelta},
+		{"L_IB on top of Δ improves further", "47.4 → 48.3 R@1", RowDelta, RowIB},
+		{"adding L_ε alone to Δ improves R@1 (the paper finds no gain: a significant gain here would disagree with it)",
+			"47.4 → 47.2 R@1: \"adding the norm constraint … alone yields no gain\"", RowDelta, "+Δ +L_ε"},
+		{"adding L_dir alone to Δ improves R@1 (the paper finds no gain: a significant gain here would disagree with it)",
+			"47.4 → 47.0 R@1: \"… or the directional diversity regularizer alone yields no gain\"", RowDelta, "+Δ +L_dir"},
+		{"all terms together beat Δ + L_IB", "48.3 → 49.1 R@1", RowIB, RowAll},
+	}, nil})
+	return sec, err
 }
 
 // Table1 is the Table 1 analogue: baseline and GARE, both directions.
-func (s *Suite) Table1() (*reproduce.Section, *Runs, error) {
+func (s *Suite) Table1() (*reproduce.Section, error) {
 	r, err := s.RunTable("Table 1", Table1Variants())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	t := report.NewTable("GARE Table 1 analogue: text→video and video→text retrieval", s.Provenance(r.CurveNote("table1")),
-		"method", "t2v R@1", "t2v R@5", "t2v R@10", "t2v MdR", "t2v MnR", "v2t R@1", "v2t R@5", "v2t R@10", "v2t MdR", "v2t MnR")
-	t.AddPaperColumn("t2v R@1 (paper)", CiteTable1).AddPaperColumn("v2t R@1 (paper)", CiteTable1)
-	paperV2T := []string{"45.6", "48.6"}
 	// The columns' metrics, both directions: R@1, R@5, R@10, MdR, MnR.
 	var metrics []Metric
-	for _, dir := range []string{"t2v", "v2t"} {
-		of := func(rep retrieval.Report) retrieval.Metrics { return rep.T2V }
-		if dir == "v2t" {
-			of = func(rep retrieval.Report) retrieval.Metrics { return *rep.V2T }
-		}
+	for _, v2t := range []bool{false, true} {
+		dir, name := direction(v2t), map[bool]string{false: "t2v", true: "v2t"}[v2t]
 		for _, k := range []int{1, 5, 10} {
-			metrics = append(metrics, Metric{Name: fmt.Sprintf("%s R@%d", dir, k), Of: func(rep retrieval.Report) float64 { return of(rep).R(k) }})
+			metrics = append(metrics, recall(fmt.Sprintf("%s R@%d", name, k), k, v2t))
 		}
-		metrics = append(metrics, Metric{Name: dir + " MdR", Of: func(rep retrieval.Report) float64 { return of(rep).MdR }},
-			Metric{Name: dir + " MnR", Of: func(rep retrieval.Report) float64 { return of(rep).MnR }})
+		metrics = append(metrics, Metric{Name: name + " MdR", Of: func(rep retrieval.Report) float64 { return dir(rep).MdR }, Decimals: 1},
+			Metric{Name: name + " MnR", Of: func(rep retrieval.Report) float64 { return dir(rep).MnR }, Decimals: 1})
 	}
-	for v, variant := range r.Variants {
-		cells := []any{variant.Name}
-		for _, m := range metrics {
-			cells = append(cells, r.Summary(v, m).Format(1))
-		}
-		cells = append(cells, variant.Paper[0], paperV2T[v])
-		t.AddRow(cells...)
-	}
-	if r.Floor != nil {
-		cells := []any{r.Floor.Name}
-		for _, m := range metrics {
-			cells = append(cells, fmt.Sprintf("%.1f", m.Of(r.Floor.Report)))
-		}
-		t.AddRow(append(cells, "—", "—")...)
-	}
+	t := report.NewTable("GARE Table 1 analogue: text→video and video→text retrieval", s.Provenance(r.CurveNote("table1")),
+		append([]string{"method"}, mapped(metrics, metricName)...)...)
+	t.AddPaperColumn("t2v R@1 (paper)", CiteTable1).AddPaperColumn("v2t R@1 (paper)", CiteTable1)
+	paperV2T := []string{"45.6", "48.6"}
+	r.addRows(t, metrics, func(v int) []string { return []string{r.Variants[v].Paper[0], paperV2T[v]} })
 	arts, err := tableArtifacts("table1", t, r)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sec := &reproduce.Section{Title: "Table 1: baseline vs GARE", Artifacts: arts}
 	if r.Floor != nil {
@@ -96,71 +107,51 @@ func (s *Suite) Table1() (*reproduce.Section, *Runs, error) {
 		r.Compare("GARE beats the baseline text→video", "46.6 → 49.1 R@1", 0, 1, R1),
 		r.Compare("GARE beats the baseline video→text", "45.6 → 48.6 R@1", 0, 1, V2TR1),
 		r.Compare("GARE lowers the text→video mean rank", "12.6 → 12.0 MnR", 0, 1, MnR))
-	return sec, r, nil
+	return sec, nil
 }
 
 // Ablations are Tables 4/7, 5, 6, 8 and 9.
 func (s *Suite) Ablations() (*reproduce.Section, error) {
 	sec := &reproduce.Section{Title: "Tables 4/7, 5, 6, 8, 9: ψ inputs, query, IB prior, α, KL anchor"}
-	type ab struct {
-		name, title, cite string
-		variants          []Variant
-		claims            func(r *Runs) ([]reproduce.Comparison, []reproduce.Claim)
-		notes             []string // the table's own notes, after the suite's
-	}
-	list := []ab{
-		{"table7", "GARE Tables 4/7 analogue: ψ's context, gap sign η and corrected side", CiteTable7, Table7Variants(), func(r *Runs) ([]reproduce.Comparison, []reproduce.Claim) {
-			code := r.Find("t-corrected, C = V_frame, η = +1 (code)")
-			return []reproduce.Comparison{
-				r.Compare("for t-correction, video frames as context beat text words", "48.2 → 49.1 R@1 at η = +1", r.Find("t-corrected, C = T_word, η = +1"), code, R1),
-				r.Compare("η = +1 (v − t) beats η = −1 with frame context", "47.8 → 49.1 R@1", r.Find("t-corrected, C = V_frame, η = −1"), code, R1),
-				r.Compare("correcting t beats correcting v with frame context", "47.5 → 49.1 R@1", r.Find("v-corrected, C = V_frame, η = +1"), code, R1),
-			}, nil
+	t7, t6, t8 := "t-corrected, C = V_frame, η = +1 (code)", "σ = 1 (code)", "α = 2 (code)" // the code's rows
+	list := []ablation{
+		{"table7", "GARE Tables 4/7 analogue: ψ's context, gap sign η and corrected side", CiteTable7, Table7Variants(), nil, [][4]string{
+			{"for t-correction, video frames as context beat text words", "48.2 → 49.1 R@1 at η = +1", "t-corrected, C = T_word, η = +1", t7},
+			{"η = +1 (v − t) beats η = −1 with frame context", "47.8 → 49.1 R@1", "t-corrected, C = V_frame, η = −1", t7},
+			{"correcting t beats correcting v with frame context", "47.5 → 49.1 R@1", "v-corrected, C = V_frame, η = +1", t7},
 		}, nil},
-		{"table5", "GARE Table 5 analogue: ψ's query", CiteTable5, Table5Variants(), func(r *Runs) ([]reproduce.Comparison, []reproduce.Claim) {
-			return []reproduce.Comparison{r.Compare("the gap query beats the no-gap query t_i", "46.1 → 49.1 R@1 (the 46.1 row mitigates the raw form, which §4.4 says degrades severely)", 0, 1, R1)}, nil
-		}, []string{Table5Note}},
-		{"table6", "GARE Table 6 analogue: IB prior N(0, σ²I) and normalised Δ", CiteTable6, Table6Variants(), func(r *Runs) ([]reproduce.Comparison, []reproduce.Claim) {
-			code := r.Find("σ = 1 (code)")
-			return []reproduce.Comparison{
-				r.Compare("σ = 1 beats σ = 0.1", "47.7 → 49.1 R@1", r.Find("σ = 0.1"), code, R1),
-				r.Compare("σ = 1 beats σ = 10", "48.1 → 49.1 R@1", r.Find("σ = 10"), code, R1),
-				r.Compare("unnormalised Δ beats normalised Δ", "47.8 → 49.1 R@1", r.Find("normalised Δ, σ = 1"), code, R1),
-			}, nil
+		{"table5", "GARE Table 5 analogue: ψ's query", CiteTable5, Table5Variants(), []string{Table5Note}, [][4]string{
+			{"the gap query beats the no-gap query t_i", "46.1 → 49.1 R@1 (the 46.1 row mitigates the raw form, which §4.4 says degrades severely)",
+				"query = t_i (no gap), raw Δ = v̄_j − t′_ij", "query = v̄_j − t_i (code)"},
 		}, nil},
-		{"table8", "GARE Table 8 analogue: α of L_dir and strict orthogonality", CiteTable8, Table8Variants(), func(r *Runs) ([]reproduce.Comparison, []reproduce.Claim) {
-			code := r.Find("α = 2 (code)")
+		{"table6", "GARE Table 6 analogue: IB prior N(0, σ²I) and normalised Δ", CiteTable6, Table6Variants(), nil, [][4]string{
+			{"σ = 1 beats σ = 0.1", "47.7 → 49.1 R@1", "σ = 0.1", t6},
+			{"σ = 1 beats σ = 10", "48.1 → 49.1 R@1", "σ = 10", t6},
+			{"unnormalised Δ beats normalised Δ", "47.8 → 49.1 R@1", "normalised Δ, σ = 1", t6},
+		}, nil},
+		// "α = 2 is best" is tested against the paper's runner-up, chosen before seeing our runs;
+		// our own sweep's best is reported, not tested (choosing it from these runs would bias the test).
+		{"table8", "GARE Table 8 analogue: α of L_dir and strict orthogonality", CiteTable8, Table8Variants(), nil, [][4]string{
+			{"α = 2 beats α = 1, the paper's runner-up", "48.5 → 49.1 R@1 (α = 2 best of the sweep)", "α = 1", t8},
+			{"log-mean-exp L_dir beats strict orthogonality", "47.7 → 49.1 R@1", "strict orthogonality L_orth", t8},
+		}, func(r *Runs) []reproduce.Claim {
 			best, bestV := 0, -1.0
 			for v := range r.Variants {
 				if m := r.Summary(v, R1).Mean; m > bestV {
 					best, bestV = v, m
 				}
 			}
-			// "α = 2 is best" is tested against the paper's runner-up, chosen before seeing our runs;
-			// our own sweep's best is reported, not tested (choosing it from these runs would bias the test).
-			return []reproduce.Comparison{
-					r.Compare("α = 2 beats α = 1, the paper's runner-up", "48.5 → 49.1 R@1 (α = 2 best of the sweep)", r.Find("α = 1"), code, R1),
-					r.Compare("log-mean-exp L_dir beats strict orthogonality", "47.7 → 49.1 R@1", r.Find("strict orthogonality L_orth"), code, R1),
-				}, []reproduce.Claim{describe("the best α of the sweep", "α = 2 (49.1 R@1; next α = 1: 48.5)", dataOf(r),
-					fmt.Sprintf("highest mean R@1: %s, %s; α = 2: %s", r.Variants[best].Name, r.Summary(best, R1).Format(1), r.Summary(code, R1).Format(1)))}
-		}, nil},
-		{"table9", "GARE Table 9 analogue: anchor of the relaxed KL", CiteTable9, Table9Variants(), func(r *Runs) ([]reproduce.Comparison, []reproduce.Claim) {
-			return []reproduce.Comparison{r.Compare("anchoring the KL on videos beats anchoring it on texts", "47.9 → 49.1 R@1", 0, 1, R1)}, nil
+			return []reproduce.Claim{describe("the best α of the sweep", "α = 2 (49.1 R@1; next α = 1: 48.5)", dataOf(r),
+				fmt.Sprintf("highest mean R@1: %s, %s; α = 2: %s", r.Variants[best].Name, r.Summary(best, R1).Format(1), r.Summary(r.Find(t8), R1).Format(1)))}
+		}},
+		{"table9", "GARE Table 9 analogue: anchor of the relaxed KL", CiteTable9, Table9Variants(), nil, [][4]string{
+			{"anchoring the KL on videos beats anchoring it on texts", "47.9 → 49.1 R@1", "anchor t", "anchor v (code)"},
 		}, nil},
 	}
 	for _, a := range list {
-		r, err := s.RunTable(a.name, a.variants)
-		if err != nil {
+		if err := s.add(sec, a.name, a); err != nil {
 			return nil, err
 		}
-		arts, err := tableArtifacts(a.name, r.Table(a.title, s.Provenance(append([]string{r.CurveNote(a.name)}, a.notes...)...), a.cite), r)
-		if err != nil {
-			return nil, err
-		}
-		sec.Artifacts = append(sec.Artifacts, arts...)
-		cs, fs := a.claims(r)
-		sec.Comparisons = append(sec.Comparisons, cs...)
-		sec.Findings = append(sec.Findings, fs...)
 	}
 	return sec, nil
 }
@@ -283,37 +274,26 @@ func (s *Suite) Geometry() (*reproduce.Section, error) {
 
 // Dynamics is GARE Fig. 8: a GARE stage-2 run (first seed) probed every DynamicsEvery steps.
 func (s *Suite) Dynamics() (*reproduce.Section, error) {
-	var pts []DynamicsPoint
-	saved := ""
-	if s.WorkDir != "" {
-		key, err := s.Protocol.cacheKey(fmt.Sprintf("dynamics-%d-%d", s.Scale.ProbePairs, s.Scale.DynamicsEvery), s.Base, s.Train, s.Test, s.Scale.Seeds[0])
-		if err != nil {
-			return nil, err
-		}
-		if key != "" {
-			saved = key + ".gob"
-		}
-		if loadGob(saved, &pts) != nil {
-			pts = nil
-		}
+	seed := s.Scale.Seeds[0]
+	key, err := s.Protocol.cacheKey(fmt.Sprintf("dynamics-%d-%d", s.Scale.ProbePairs, s.Scale.DynamicsEvery), s.Base, s.Train, s.Test, seed)
+	if err != nil {
+		return nil, err
 	}
-	if pts == nil {
-		var err error
-		if pts, _, err = Dynamics(s.Backend, s.Protocol, s.Base, s.Train, s.Test, s.Scale.Seeds[0], s.Scale.ProbePairs, s.Scale.DynamicsEvery); err != nil {
-			return nil, err
-		}
-		if saved != "" {
-			if err := saveGob(saved, pts); err != nil {
-				return nil, err
-			}
-		}
+	if key != "" {
+		key += ".gob"
+	}
+	pts, err := cachedGob(key, func() ([]DynamicsPoint, error) {
+		return Dynamics(s.Backend, s.Protocol, s.Base, s.Train, seed, s.Scale.ProbePairs, s.Scale.DynamicsEvery)
+	})
+	if err != nil {
+		return nil, err
 	}
 	sec := &reproduce.Section{Title: "Fig. 8: training dynamics of Δ"}
 	for i, f := range DynamicsFigures(pts) {
 		sec.Artifacts = append(sec.Artifacts, reproduce.Artifact{Name: fmt.Sprintf("fig8%c", 'a'+i), Figure: f})
 	}
 	first, last := pts[0], pts[len(pts)-1]
-	data := fmt.Sprintf("%s: first %d training pairs of %s, seed %d", s.Train.Kind, s.Scale.ProbePairs, s.Train.Name, s.Scale.Seeds[0])
+	data := fmt.Sprintf("%s: first %d training pairs of %s, seed %d", s.Train.Kind, s.Scale.ProbePairs, s.Train.Name, seed)
 	sec.Findings = []reproduce.Claim{
 		describe("Fig. 8a: the angle between Δ and v̄ − t starts near 90° and ends obtuse", "≈ π/2 at initialisation, then obtuse for positives and negatives", data,
 			fmt.Sprintf("%.1f° → %.1f° (positives), %.1f° → %.1f° (negatives)", first.AngleGapPos, last.AngleGapPos, first.AngleGapNeg, last.AngleGapNeg)),
@@ -365,36 +345,19 @@ func (s *Suite) SyntheticSection() (*reproduce.Section, error) {
 	sec := &reproduce.Section{Title: "Synthetic false negatives", Artifacts: []reproduce.Artifact{{Name: SyntheticName, Table: st.Table()}},
 		Comparisons: st.Comparisons()}
 	for i, r := range st.Runs {
-		loss, val, err := r.LearningCurves(fmt.Sprintf("Synthetic false negatives, rate %.2f", st.Rates[i]))
+		arts, err := curveArtifacts(st.curveName(i), fmt.Sprintf("Synthetic false negatives, rate %.2f", st.Rates[i]), r)
 		if err != nil {
 			return nil, err
 		}
-		name := st.curveName(i)
-		sec.Artifacts = append(sec.Artifacts, reproduce.Artifact{Name: name + "-curves-loss", Figure: loss}, reproduce.Artifact{Name: name + "-curves-val", Figure: val})
+		sec.Artifacts = append(sec.Artifacts, arts...)
 	}
 	return sec, nil
 }
 
-// All runs every section in the notebook's order.
-func (s *Suite) All() ([]*reproduce.Section, error) {
-	var out []*reproduce.Section
-	for _, n := range s.Named()[1:] { // every section but Table 1
-		sec, err := n.Run()
-		if err != nil {
-			return out, err
-		}
-		out = append(out, sec)
-	}
-	return out, nil
-}
-
-// Named lists the study's sections in the order All runs them, Table 1 first (Sections are their
+// Named lists the study's sections in the notebook's order, Table 1 first (Sections are their
 // names).
 func (s *Suite) Named() []reproduce.NamedSection {
-	table := func(f func() (*reproduce.Section, *Runs, error)) func() (*reproduce.Section, error) {
-		return func() (*reproduce.Section, error) { sec, _, err := f(); return sec, err }
-	}
-	return []reproduce.NamedSection{{Name: "table1", Run: table(s.Table1)}, {Name: "table3", Run: table(s.Table3)}, {Name: "gradients", Run: s.Gradients},
+	return []reproduce.NamedSection{{Name: "table1", Run: s.Table1}, {Name: "table3", Run: s.Table3}, {Name: "gradients", Run: s.Gradients},
 		{Name: "ablations", Run: s.Ablations}, {Name: "geometry", Run: s.Geometry}, {Name: "dynamics", Run: s.Dynamics},
 		{Name: "two-stage", Run: s.TwoStageSection}, {Name: "synthetic", Run: s.SyntheticSection}, {Name: "longer-training", Run: s.LongerTraining}}
 }

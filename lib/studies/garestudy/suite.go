@@ -153,15 +153,11 @@ func (s *Suite) Synthetic() (*SyntheticStudy, error) {
 		if err != nil {
 			return nil, err
 		}
-		floor, err := ZeroTraining(s.Backend, test, 0)
+		sub, err := NewSuiteOn(s.Backend, s.Scale, train, test, SyntheticFloor, 0, s.WorkDir)
 		if err != nil {
 			return nil, err
 		}
-		base := s.Scale.Config(train.TextDim, train.VideoDim)
-		p := s.Scale.Protocol(base)
-		p.CacheDir = s.WorkDir
-		r, err := RunVariants(s.Backend, p, train, test, Table1Variants(), RunOptions{Label: fmt.Sprintf("synthetic FN %.2f", rate),
-			Floor: &ZeroFloor{Name: SyntheticFloor, Report: floor}})
+		r, err := sub.RunTable(fmt.Sprintf("synthetic FN %.2f", rate), Table1Variants())
 		if err != nil {
 			return nil, err
 		}

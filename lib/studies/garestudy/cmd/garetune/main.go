@@ -112,12 +112,9 @@ func run(cache, work, out, variant string, preEpochs, epochs int, preLR, lr floa
 		return err
 	}
 	r.TrainPairs, r.ValPairs = len(keep), len(held)
-	for _, st := range []struct {
-		name  string
-		curve []train.Record
-	}{{"stage 1", r.Stage1}, {"stage 2", r.Stage2}} {
-		for _, rec := range st.curve {
-			fmt.Fprintf(os.Stderr, "%s epoch %d: loss %.4f, val SumR %.2f%s (%.1f s)\n", st.name, rec.Epoch, rec.Loss, rec.Val[retrieval.ValMetric],
+	for i, curve := range [][]train.Record{r.Stage1, r.Stage2} {
+		for _, rec := range curve {
+			fmt.Fprintf(os.Stderr, "stage %d epoch %d: loss %.4f, val SumR %.2f%s (%.1f s)\n", i+1, rec.Epoch, rec.Loss, rec.Val[retrieval.ValMetric],
 				map[bool]string{true: " (best)"}[rec.Best], rec.Seconds)
 		}
 	}
@@ -159,7 +156,7 @@ func render(base string, files []string) error {
 		}
 		upgradeKeys(r.Stage1)
 		upgradeKeys(r.Stage2)
-		b1, b2 := best(r.Stage1), best(r.Stage2)
+		b1, b2 := garestudy.Kept(r.Stage1), garestudy.Kept(r.Stage2)
 		if b1 == nil || b2 == nil {
 			return fmt.Errorf("%s: a stage without validation records", path)
 		}
@@ -235,17 +232,7 @@ func upgradeKeys(curve []train.Record) {
 	}
 }
 
-// best is the record of the kept model (the last marked Best), nil if none.
-func best(curve []train.Record) *train.Record {
-	var b *train.Record
-	for i := range curve {
-		if curve[i].Best {
-			b = &curve[i]
-		}
-	}
-	return b
-}
-
+// perEpoch is the mean wall time of an epoch of a curve (training and validation).
 func perEpoch(curve []train.Record) float64 {
 	var s float64
 	for _, r := range curve {
