@@ -65,15 +65,11 @@ func CharadesDataText(t encoders.Text) string {
 		" query tokens (its last hidden states, 384-d, one per WordPiece token with [CLS] and [SEP], truncated to 30 as the code's max_desc_l; not RoBERTa)"
 }
 
-// LoadCharadesSTA loads the Charades-STA PRVR track built by `geoalign data build` under cache (the
-// staged annotations under shared are needed for the zero-training floors and moment times).
-func LoadCharadesSTA(cache, shared string) (*Setup, error) {
-	return LoadCharadesSTAText(cache, shared, encoders.GloVe)
-}
-
-// LoadCharadesSTAText is LoadCharadesSTA with the query tokens of encoder t: GloVe (the charades
-// track) or MiniLM (the minilm track, tracks.CharadesMiniLMLayout). The setup's Name says which
-// when it is not GloVe ("charades-sta, MiniLM all-MiniLM-L6-v2 text").
+// LoadCharadesSTAText loads the Charades-STA PRVR track built by `geoalign data build` under cache
+// (the staged annotations under shared are needed for the zero-training floors and moment times)
+// with the query tokens of encoder t: GloVe (the charades track) or MiniLM (the minilm track,
+// tracks.CharadesMiniLMLayout). The setup's Name says which when it is not GloVe ("charades-sta,
+// MiniLM all-MiniLM-L6-v2 text").
 func LoadCharadesSTAText(cache, shared string, t encoders.Text) (*Setup, error) {
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("hlformer: %w", err)
@@ -172,17 +168,12 @@ func (s *Setup) ComputeFloors() error {
 // of the videos' GloVe block): the floor is random ranking (FloorRandom), every score tied, whose
 // expected metrics RandomTies computes.
 func (s *Setup) FloorsOn(sp *prvr.Split) (map[string]retrieval.Metrics, error) {
-	if s.Text != encoders.GloVe {
-		m, err := retrieval.RandomTies(make([]float32, sp.NumQueries()*sp.NumVideos()), sp.QueryVideo, sp.NumVideos(),
-			retrieval.PRVRKs, retrieval.MedianNumPy)
-		if err != nil {
+	scores := map[string][]float32{FloorRandom: make([]float32, sp.NumQueries()*sp.NumVideos())}
+	if s.Text == encoders.GloVe {
+		var err error
+		if scores, err = s.FloorScores(sp); err != nil {
 			return nil, err
 		}
-		return map[string]retrieval.Metrics{FloorRandom: m}, nil
-	}
-	scores, err := s.FloorScores(sp)
-	if err != nil {
-		return nil, err
 	}
 	floors := map[string]retrieval.Metrics{}
 	for name, sc := range scores {

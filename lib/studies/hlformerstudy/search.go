@@ -1,6 +1,7 @@
 package hlformerstudy
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -179,15 +180,7 @@ func rankVideos(ev *hlformer.Evaluator, sp *prvr.Split, em *hlformer.Embeddings,
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { // best first; ties by column
-		switch {
-		case scores[a] > scores[b]:
-			return -1
-		case scores[a] < scores[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) }) // best first; ties by column
 	d, frameLen := em.Dim, len(em.FrameMask)/em.Videos
 	cos := func(rows []float32, i int) float64 {
 		var s float64

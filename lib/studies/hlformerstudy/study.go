@@ -309,12 +309,8 @@ const lorentzOnlyName = "Lorentz-only (8 Lorentz branches)"
 
 // branchVariant is a variant with nE Euclidean and nL Lorentz branches, widths cycling None/2/4/8.
 func branchVariant(nE, nL int) Variant {
-	widths := func(n int) []float64 {
-		var w []float64
-		for i := 0; i < n; i++ {
-			w = append(w, hlformer.PaperWidths[i%len(hlformer.PaperWidths)])
-		}
-		return w
+	widths := func(n int) []float64 { // the first n of PaperWidths repeated (n > 0 here)
+		return slices.Repeat(hlformer.PaperWidths, n/len(hlformer.PaperWidths)+1)[:n]
 	}
 	switch {
 	case nE == 4 && nL == 4:
@@ -531,4 +527,3 @@ func collect[T, U any](xs []T, f func(T) U) []U {
 	}
 	return out
 }
-

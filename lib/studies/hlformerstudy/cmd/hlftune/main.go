@@ -19,6 +19,7 @@ import (
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data/prvr"
+	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
@@ -142,7 +143,7 @@ var schedules = map[string]func(warmup float64) train.Schedule{
 
 func run(o options) error {
 	start := time.Now()
-	setup, err := hlformerstudy.LoadCharadesSTA(o.cache, o.shared)
+	setup, err := hlformerstudy.LoadCharadesSTAText(o.cache, o.shared, encoders.GloVe)
 	if err != nil {
 		return err
 	}
