@@ -61,7 +61,7 @@ type Run struct {
 	ValFloorsExpected, TestFloorsExpected map[string]retrieval.Metrics
 	History                               []Epoch
 	BestEpoch                             int
-	BestVal                               retrieval.Metrics
+	BestVal                               *retrieval.Metrics
 	Test                                  *retrieval.Metrics // of the best validation epoch (nil: -no-test)
 	Stopped                               string
 	StepSeconds                           float64
@@ -212,7 +212,7 @@ func run(o options) error {
 		}
 		r.History = append(r.History, e)
 	}
-	r.BestEpoch, r.BestVal, r.Stopped, r.StepSeconds = res.BestEpoch, res.Best, res.Stopped, res.StepTime.Seconds()
+	r.BestEpoch, r.BestVal, r.Stopped, r.StepSeconds = res.BestEpoch, &res.Best, res.Stopped, res.StepTime.Seconds()
 	if test {
 		ev, err := hlformer.NewEvaluator(be, m, res.Store, tc.DType)
 		if err != nil {

@@ -52,13 +52,12 @@ func render(base, title string, files []string) error {
 	var val, loss []report.Curve
 	epochs := 1
 	for i, r := range runs {
-		v, l := report.Curve{Label: names[i]}, report.Curve{Label: names[i]}
 		var vs, ls []float64
 		for _, h := range r.History {
 			vs, ls = append(vs, h.Val.SumR), append(ls, h.Loss["total"])
 		}
-		v.PerRun, l.PerRun = [][]float64{vs}, [][]float64{ls}
-		val, loss, epochs = append(val, v), append(loss, l), max(epochs, len(vs))
+		val = append(val, report.Curve{Label: names[i], PerRun: [][]float64{vs}})
+		loss, epochs = append(loss, report.Curve{Label: names[i], PerRun: [][]float64{ls}}), max(epochs, len(vs))
 	}
 	labels := slices.Clone(names)
 	for i, f := range []struct {
@@ -67,10 +66,7 @@ func render(base, title string, files []string) error {
 	}{{"floor, ties pessimistic", runs[0].ValFloors}, {"floor, ties random (expected)", runs[0].ValFloorsExpected}, {"floor, ties optimistic", runs[0].ValFloorsOptimistic}} {
 		if m, ok := f.floors[hlformerstudy.FloorContentWords]; ok {
 			label := f.name + " (content words)"
-			flat := make([]float64, epochs)
-			for e := range flat {
-				flat[e] = m.SumR
-			}
+			flat := slices.Repeat([]float64{m.SumR}, epochs)
 			val = append(val, report.Curve{Label: label, PerRun: [][]float64{flat}, Dashes: []vg.Length{vg.Points(6), vg.Points(float64(2 + 2*i))}})
 			labels = append(labels, label)
 		}
