@@ -200,11 +200,7 @@ func rankVideos(ev *hlformer.Evaluator, sp *prvr.Split, em *hlformer.Embeddings,
 				h.FrameScores = append(h.FrameScores, cos(em.Frames, v*frameLen+i))
 			}
 		}
-		for j, c := range h.ClipScores {
-			if c > h.ClipScores[h.Best] {
-				h.Best = j
-			}
-		}
+		h.Best = slices.Index(h.ClipScores, slices.Max(h.ClipScores)) // the first best
 		hits = append(hits, h)
 	}
 	return hits, nil
@@ -259,10 +255,8 @@ func (se *Search) Plot(h Hit) (report.Grid, error) {
 		xLabel = "clip"
 	}
 	curves.X.Label.Text, curves.Y.Label.Text = xLabel, "cosine with the query"
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range slices.Concat(h.ClipScores, h.FrameScores) {
-		lo, hi = min(lo, v), max(hi, v)
-	}
+	all := slices.Concat(h.ClipScores, h.FrameScores)
+	lo, hi := slices.Min(all), slices.Max(all)
 	if pad := (minCosineSpan - (hi - lo)) / 2; pad > 0 {
 		lo, hi = lo-pad, hi+pad
 	}

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -83,7 +84,7 @@ type options struct {
 func main() {
 	var o options
 	flag.StringVar(&o.cache, "cache", filepath.Join("datasets", "cache"), "data cache built by make data")
-	flag.StringVar(&o.shared, "shared", envOr("GEOALIGN_SHARED", "/work/shared/data"), "staged shared inputs (Charades annotations)")
+	flag.StringVar(&o.shared, "shared", cmp.Or(os.Getenv("GEOALIGN_SHARED"), "/work/shared/data"), "staged shared inputs (Charades annotations)")
 	flag.StringVar(&o.out, "out", "", "JSON file for the learning curve (required)")
 	flag.StringVar(&o.variant, "variant", "hybrid", "hybrid, euclidean or mssl")
 	flag.Float64Var(&o.lr, "lr", 2e-4, "BertAdam learning rate")
@@ -122,13 +123,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "hlftune:", err)
 		os.Exit(1)
 	}
-}
-
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
 }
 
 // variants are the -variant names.
