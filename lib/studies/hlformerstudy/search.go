@@ -267,13 +267,10 @@ func (se *Search) Plot(h Hit) (report.Grid, error) {
 	curves.Add(band)
 	curves.Legend.Add(fmt.Sprintf("matched clip %d (%.1f–%.1f s)", h.Best, h.From, h.To), band)
 	colors := report.Colors("clips (glance)", "frames (gaze)")
-	for i, s := range []struct {
-		name string
-		y    []float64
-	}{{"clips (glance)", h.ClipScores}, {"frames (gaze)", h.FrameScores}} {
-		step := length / float64(len(s.y))
-		xys := make(plotter.XYs, len(s.y))
-		for j, v := range s.y {
+	for i, s := range []report.Series{{Name: "clips (glance)", Y: h.ClipScores}, {Name: "frames (gaze)", Y: h.FrameScores}} {
+		step := length / float64(len(s.Y))
+		xys := make(plotter.XYs, len(s.Y))
+		for j, v := range s.Y {
 			xys[j] = plotter.XY{X: (float64(j) + 0.5) * step, Y: v}
 		}
 		l, err := plotter.NewLine(xys)
@@ -282,7 +279,7 @@ func (se *Search) Plot(h Hit) (report.Grid, error) {
 		}
 		l.Color, l.Width = colors[i], vg.Points(1.5)
 		curves.Add(l)
-		curves.Legend.Add(s.name, l)
+		curves.Legend.Add(s.Name, l)
 	}
 	curves.X.Min, curves.X.Max = 0, length
 	curves.Y.Min, curves.Y.Max = lo, hi
