@@ -191,15 +191,12 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	if len(size.Seeds) < 1 {
 		return nil, fmt.Errorf("grid: no seeds")
 	}
-	cells := map[string]map[string]*gridCell{}
+	cells := map[[2]string]*gridCell{} // by (row, task)
 	cell := func(row, task string) *gridCell {
-		if cells[row] == nil {
-			cells[row] = map[string]*gridCell{}
+		if cells[[2]string{row, task}] == nil {
+			cells[[2]string{row, task}] = &gridCell{}
 		}
-		if cells[row][task] == nil {
-			cells[row][task] = &gridCell{}
-		}
-		return cells[row][task]
+		return cells[[2]string{row, task}]
 	}
 	logf := func(format string, a ...any) {
 		if size.Log != nil {
@@ -367,7 +364,7 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	for _, row := range GridRows {
 		cs := []any{row}
 		for _, task := range GridTasks {
-			c := cells[row][task]
+			c := cells[[2]string{row, task}]
 			if c == nil {
 				cs = append(cs, gridNotAdmitted, gridNotAdmitted)
 				continue

@@ -16,16 +16,10 @@ import (
 func LearningCurves(title string, runs []*Runs) (loss, val *plot.Plot, err error) {
 	var lc, vc []report.Curve
 	for _, r := range runs {
-		l, v := report.Curve{Label: r.Variant.Name}, report.Curve{Label: r.Variant.Name}
-		for _, res := range r.Results {
-			var ls, vs []float64
-			for _, h := range res.History {
-				ls = append(ls, h.Loss[0]) // LossTermNames[0]: the total
-				vs = append(vs, h.Val.SumR)
-			}
-			l.PerRun, v.PerRun = append(l.PerRun, ls), append(v.PerRun, vs)
-		}
-		lc, vc = append(lc, l), append(vc, v)
+		lc = append(lc, report.Curve{Label: r.Variant.Name, PerRun: collect(r.Results, func(res *hlformer.Result) []float64 {
+			return collect(res.History, func(h hlformer.EpochStats) float64 { return h.Loss[0] }) // LossTermNames[0]: the total
+		})})
+		vc = append(vc, report.Curve{Label: r.Variant.Name, PerRun: collect(r.Results, valCurve)})
 	}
 	if loss, err = report.LearningCurves(title+": training loss per epoch", "mean training loss of the epoch ("+hlformer.LossTermNames[0]+")", lc...); err != nil {
 		return nil, nil, err
@@ -45,11 +39,7 @@ func CurvesNote(loss, val string, runs []*Runs) string {
 	for v, r := range runs {
 		var epochs []string
 		for i, res := range r.Results {
-			var vals []float64
-			for _, h := range res.History {
-				vals = append(vals, h.Val.SumR)
-			}
-			curves[v], best[v] = append(curves[v], vals), append(best[v], res.BestEpoch)
+			curves[v], best[v] = append(curves[v], valCurve(res)), append(best[v], res.BestEpoch)
 			epochs = append(epochs, fmt.Sprint(res.BestEpoch+1))
 			if n := len(res.History); n > 0 && res.BestEpoch == n-1 {
 				last = append(last, fmt.Sprintf("%s seed %d", shortName(r.Variant.Name), r.Seeds[i]))
@@ -64,4 +54,9 @@ func CurvesNote(loss, val string, runs []*Runs) string {
 			len(last), strings.Join(last, ", "), report.EndOfCurves("validation SumR", curves, best))
 	}
 	return note
+}
+
+// valCurve is the validation SumR of every epoch of res.
+func valCurve(res *hlformer.Result) []float64 {
+	return collect(res.History, func(h hlformer.EpochStats) float64 { return h.Val.SumR })
 }

@@ -2,7 +2,7 @@
 // with lib/models/hlformer on the data available here, for notebooks/13-hlformer.ipynb and
 // `make figures` / `make reproduce-table1 PAPER=hlformer` (reproduce.go).
 //
-// Setup is a PRVR benchmark (LoadCharadesSTA: the label-derived Charades-STA track with its
+// Setup is a PRVR benchmark (LoadCharadesSTAText: the label-derived Charades-STA track with its
 // zero-training floors; SyntheticSetup: lib/data/synth), Variant a model/objective change (Table 1's
 // Euclidean-only and MS-SL-like models, Table 2's ablations), Scale a size (CIScale, AblationScale,
 // FullScale). A Study runs variants over seeds (optionally checkpointing every run in a cache, so that

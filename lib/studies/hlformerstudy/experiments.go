@@ -3,9 +3,11 @@ package hlformerstudy
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,15 +65,11 @@ func CharadesDataText(t encoders.Text) string {
 		" query tokens (its last hidden states, 384-d, one per WordPiece token with [CLS] and [SEP], truncated to 30 as the code's max_desc_l; not RoBERTa)"
 }
 
-// LoadCharadesSTA loads the Charades-STA PRVR track built by `geoalign data build` under cache (the
-// staged annotations under shared are needed for the zero-training floors and moment times).
-func LoadCharadesSTA(cache, shared string) (*Setup, error) {
-	return LoadCharadesSTAText(cache, shared, encoders.GloVe)
-}
-
-// LoadCharadesSTAText is LoadCharadesSTA with the query tokens of encoder t: GloVe (the charades
-// track) or MiniLM (the minilm track, tracks.CharadesMiniLMLayout). The setup's Name says which
-// when it is not GloVe ("charades-sta, MiniLM all-MiniLM-L6-v2 text").
+// LoadCharadesSTAText loads the Charades-STA PRVR track built by `geoalign data build` under cache
+// (the staged annotations under shared are needed for the zero-training floors and moment times)
+// with the query tokens of encoder t: GloVe (the charades track) or MiniLM (the minilm track,
+// tracks.CharadesMiniLMLayout). The setup's Name says which when it is not GloVe ("charades-sta,
+// MiniLM all-MiniLM-L6-v2 text").
 func LoadCharadesSTAText(cache, shared string, t encoders.Text) (*Setup, error) {
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("hlformer: %w", err)
@@ -126,20 +124,23 @@ func SyntheticSetup(seed uint64, videos int) (*Setup, error) {
 // Subset keeps trainVideos random train videos and testVideos random validation and test videos each
 // (0: all), for CI-sized runs; the provenance says so.
 func (s *Setup) Subset(trainVideos, testVideos int, seed uint64) *Setup {
-	pick := func(sp *prvr.Split, n int, stream uint64) *prvr.Split {
-		if n <= 0 || n >= sp.NumVideos() {
-			return sp
-		}
-		idx := rand.New(rand.NewPCG(seed, stream)).Perm(sp.NumVideos())[:n]
-		sort.Ints(idx)
-		return sp.SubsetVideos(idx, sp.Name)
-	}
 	out := *s
-	out.Train, out.Val, out.Test = pick(s.Train, trainVideos, 1), pick(s.Val, testVideos, 3), pick(s.Test, testVideos, 2)
+	out.Train, out.Val, out.Test = SubsetVideos(s.Train, trainVideos, seed, 1), SubsetVideos(s.Val, testVideos, seed, 3), SubsetVideos(s.Test, testVideos, seed, 2)
 	out.Floors, out.ValFloors = nil, nil
 	out.Data = fmt.Sprintf("%s — SUBSET: %d train videos (%d queries), %d val videos (%d queries), %d test videos (%d queries), seed %d",
 		s.Data, out.Train.NumVideos(), out.Train.NumQueries(), out.Val.NumVideos(), out.Val.NumQueries(), out.Test.NumVideos(), out.Test.NumQueries(), seed)
 	return &out
+}
+
+// SubsetVideos keeps n random videos of sp (0 or ≥ all: sp itself), in their order, drawn by the PCG
+// of seed and stream, with all their queries.
+func SubsetVideos(sp *prvr.Split, n int, seed, stream uint64) *prvr.Split {
+	if n <= 0 || n >= sp.NumVideos() {
+		return sp
+	}
+	idx := rand.New(rand.NewPCG(seed, stream)).Perm(sp.NumVideos())[:n]
+	slices.Sort(idx)
+	return sp.SubsetVideos(idx, sp.Name)
 }
 
 // ComputeFloors computes the zero-training baselines of the datasets engineer (lib/data/tracks) on the
@@ -167,17 +168,12 @@ func (s *Setup) ComputeFloors() error {
 // of the videos' GloVe block): the floor is random ranking (FloorRandom), every score tied, whose
 // expected metrics RandomTies computes.
 func (s *Setup) FloorsOn(sp *prvr.Split) (map[string]retrieval.Metrics, error) {
-	if s.Text != encoders.GloVe {
-		m, err := retrieval.RandomTies(make([]float32, sp.NumQueries()*sp.NumVideos()), sp.QueryVideo, sp.NumVideos(),
-			retrieval.PRVRKs, retrieval.MedianNumPy)
-		if err != nil {
+	scores := map[string][]float32{FloorRandom: make([]float32, sp.NumQueries()*sp.NumVideos())}
+	if s.Text == encoders.GloVe {
+		var err error
+		if scores, err = s.FloorScores(sp); err != nil {
 			return nil, err
 		}
-		return map[string]retrieval.Metrics{FloorRandom: m}, nil
-	}
-	scores, err := s.FloorScores(sp)
-	if err != nil {
-		return nil, err
 	}
 	floors := map[string]retrieval.Metrics{}
 	for name, sc := range scores {
@@ -364,14 +360,6 @@ func textKey(t encoders.Text) string {
 // metric extracts one column of the PRVR tables from metrics.
 func metric(m retrieval.Metrics, col string) float64 {
 	switch col {
-	case "R@1":
-		return m.R(1)
-	case "R@5":
-		return m.R(5)
-	case "R@10":
-		return m.R(10)
-	case "R@100":
-		return m.R(100)
 	case "SumR":
 		return m.SumR
 	case "MdR":
@@ -379,7 +367,11 @@ func metric(m retrieval.Metrics, col string) float64 {
 	case "MnR":
 		return m.MnR
 	}
-	panic("hlformer: unknown metric " + col)
+	k, err := strconv.Atoi(strings.TrimPrefix(col, "R@"))
+	if err != nil || !strings.HasPrefix(col, "R@") {
+		panic("hlformer: unknown metric " + col)
+	}
+	return m.R(k)
 }
 
 // MetricColumns are the PRVR columns of Table 1 and 2 (plus MdR, MnR as MS-SL reports).
@@ -387,30 +379,18 @@ var MetricColumns = []string{"R@1", "R@5", "R@10", "R@100", "SumR", "MdR", "MnR"
 
 // Summary is mean ± std over seeds of test metric col.
 func (r *Runs) Summary(col string) report.MeanStd {
-	var xs []float64
-	for _, m := range r.Test {
-		xs = append(xs, metric(m, col))
-	}
-	return report.Summarize(xs)
+	return report.Summarize(collect(r.Test, func(m retrieval.Metrics) float64 { return metric(m, col) }))
 }
 
 // ValSumR is the mean over seeds of the selected models' validation SumR (what selects among variants,
 // e.g. the best uniform width of Fig. 6: never the test split).
 func (r *Runs) ValSumR() float64 {
-	var xs []float64
-	for _, res := range r.Results {
-		xs = append(xs, res.Best.SumR)
-	}
-	return report.Summarize(xs).Mean
+	return report.Summarize(collect(r.Results, func(res *hlformer.Result) float64 { return res.Best.SumR })).Mean
 }
 
 // SumRs are the per-seed test SumR values of the selected models.
 func (r *Runs) SumRs() []float64 {
-	var xs []float64
-	for _, m := range r.Test {
-		xs = append(xs, m.SumR)
-	}
-	return xs
+	return collect(r.Test, func(m retrieval.Metrics) float64 { return m.SumR })
 }
 
 // MetricsTable builds a PRVR table: one row per variant (mean ± std over its seeds) and one per floor
@@ -418,42 +398,25 @@ func (r *Runs) SumRs() []float64 {
 // column (cite names the source). Wall-clock training times are logged per run, not tabulated, so that
 // the same seeds give byte-identical tables.
 func MetricsTable(title string, prov report.Provenance, runs []*Runs, floors map[string]retrieval.Metrics, paper map[string]string, cite string) *report.Table {
-	cols := append([]string{"model"}, MetricColumns...)
-	cols = append(cols, "epochs (best)")
-	t := report.NewTable(title, prov, cols...)
+	t := report.NewTable(title, prov, slices.Concat([]string{"model"}, MetricColumns, []string{"epochs (best)"})...)
 	if paper != nil {
 		t.AddPaperColumn("SumR (paper)", cite)
 	}
-	var names []string
-	for n := range floors {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		row := []any{n}
-		for _, c := range MetricColumns {
-			row = append(row, fmt.Sprintf("%.2f", metric(floors[n], c)))
-		}
-		row = append(row, "—")
+	// row adds the row of name: its metric cells, then the epochs and the paper's SumR.
+	row := func(name string, metrics []string, epochs string) {
+		cells := append([]any{name}, collect(metrics, func(c string) any { return c })...)
+		cells = append(cells, epochs)
 		if paper != nil {
-			row = append(row, orDash(paper[n]))
+			cells = append(cells, orDash(paper[name]))
 		}
-		t.AddRow(row...)
+		t.AddRow(cells...)
+	}
+	for _, n := range slices.Sorted(maps.Keys(floors)) {
+		row(n, collect(MetricColumns, func(c string) string { return fmt.Sprintf("%.2f", metric(floors[n], c)) }), "—")
 	}
 	for _, r := range runs {
-		row := []any{r.Variant.Name}
-		for _, c := range MetricColumns {
-			row = append(row, cell(r.Summary(c), 2))
-		}
-		var epochs []float64
-		for _, res := range r.Results {
-			epochs = append(epochs, float64(res.BestEpoch+1))
-		}
-		row = append(row, cell(report.Summarize(epochs), 1))
-		if paper != nil {
-			row = append(row, orDash(paper[r.Variant.Name]))
-		}
-		t.AddRow(row...)
+		epochs := collect(r.Results, func(res *hlformer.Result) float64 { return float64(res.BestEpoch + 1) })
+		row(r.Variant.Name, collect(MetricColumns, func(c string) string { return cell(r.Summary(c), 2) }), cell(report.Summarize(epochs), 1))
 	}
 	return t
 }

@@ -3,9 +3,10 @@ package hlformerstudy
 import (
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 
@@ -23,34 +24,28 @@ func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
-	ys := append([]float64(nil), xs...)
-	sort.Float64s(ys)
-	if len(ys)%2 == 1 {
-		return ys[len(ys)/2]
-	}
-	return (ys[len(ys)/2-1] + ys[len(ys)/2]) / 2
+	ys := slices.Sorted(slices.Values(xs))
+	return (ys[(len(ys)-1)/2] + ys[len(ys)/2]) / 2 // the middle one twice when odd: exact
 }
 
 // Figure5 is HLFormer Fig. 5: histograms of the distances from the origin of glance (clip), text and
 // gaze (frame) embeddings in the POP space, for the model trained with and without L_pop (seed of the
-// first run of each). The table gives the medians per seed (mean ± std); the paper's claim is the order
-// clip < text < frame with L_pop.
-func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Comparison, error) {
+// first run of each; sec's plots fig5-with-pop and fig5-without-pop). The table gives the medians per
+// seed (mean ± std); the paper's claim is the order clip < text < frame with L_pop (sec's comparisons).
+func (s *Study) Figure5(sec *reproduce.Section, maxVideos, maxQueries int) (*report.Table, error) {
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 5 analogue — distance from the POP origin (%s scale)", s.Scale.Name),
 		s.Provenance(fmt.Sprintf("Distances of the first %d test videos' clips and frames and the first %d test queries, "+
 			"mapped like the POP branch's inputs (exp(α)·x, MERU exp₀ with the learned c); medians per seed, mean ± std over seeds.", maxVideos, maxQueries)),
 		"model", "clip (glance) median", "text median", "frame (gaze) median", "clip < text < frame (seeds)")
-	var plots []*plot.Plot
-	orderedBy := map[string]int{}
 	perSeed := map[string][3][]float64{} // variant → medians of clips, queries, frames per seed
-	for _, v := range Figure5Variants {
+	for i, v := range Figure5Variants {
 		r, err := s.Run(v)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, err
 		}
 		m, err := hlformer.New(r.Config)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, err
 		}
 		var mc, mt, mf []float64
 		ordered := 0
@@ -58,7 +53,7 @@ func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *rep
 		for _, res := range r.Results {
 			d, err := hlformer.POPDistances(s.Backend, m, res.Store, s.Setup.Test, maxVideos, maxQueries)
 			if err != nil {
-				return nil, nil, nil, nil, err
+				return nil, err
 			}
 			if first == nil {
 				first = d
@@ -71,14 +66,13 @@ func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *rep
 		}
 		t.AddRow(v.Name, report.Summarize(mc).Format(3), report.Summarize(mt).Format(3), report.Summarize(mf).Format(3),
 			fmt.Sprintf("%d of %d", ordered, len(r.Results)))
-		orderedBy[v.Name] = ordered
 		perSeed[v.Name] = [3][]float64{mc, mt, mf}
-		p, err := histogramPlot(fmt.Sprintf("%s (seed %d, c = %.2f)", shortName(v.Name), r.Seeds[0], first.C), "distance from the origin",
-			[]string{"clip (glance)", "text query", "frame (gaze)"}, [][]float64{first.Clips, first.Queries, first.Frames})
+		p, err := report.Histograms(fmt.Sprintf("%s (seed %d, c = %.2f)", shortName(v.Name), r.Seeds[0], first.C), "distance from the origin", 40,
+			report.Series{Name: "clip (glance)", Y: first.Clips}, report.Series{Name: "text query", Y: first.Queries}, report.Series{Name: "frame (gaze)", Y: first.Frames})
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, err
 		}
-		plots = append(plots, p)
+		sec.Plot("fig5-"+[]string{"with-pop", "without-pop"}[i], p)
 	}
 	// Per seed of the model with L_pop: the median distances of clips, queries and frames (Fig. 5's
 	// order clip < text < frame), as two paired comparisons.
@@ -88,13 +82,11 @@ func (s *Study) Figure5(maxVideos, maxQueries int) (*plot.Plot, *plot.Plot, *rep
 	const claim, paper = "With L_pop, glance (clip) embeddings lie closest to the origin of the hyperbolic space, text queries next, gaze (frame) embeddings farthest (Fig. 5)",
 		"Fig. 5 (TVR): clip < text < frame with L_pop, uncorrelated without"
 	h := perSeed[HybridVariant.Name]
-	cmps := []reproduce.Comparison{
-		{Paper: PaperHLFormer, Claim: claim + ": text farther than clips", PaperFigure: paper, Data: s.Data(),
-			Metric: "median distance from the origin", Higher: true, A: medians("clip (glance)", h[0]), B: medians("text query", h[1])},
-		{Paper: PaperHLFormer, Claim: claim + ": frames farther than text", PaperFigure: paper, Data: s.Data(),
-			Metric: "median distance from the origin", Higher: true, A: medians("text query", h[1]), B: medians("frame (gaze)", h[2])},
+	sec.Comparisons = []reproduce.Comparison{
+		s.comparison(claim+": text farther than clips", paper, "median distance from the origin", medians("clip (glance)", h[0]), medians("text query", h[1])),
+		s.comparison(claim+": frames farther than text", paper, "median distance from the origin", medians("text query", h[1]), medians("frame (gaze)", h[2])),
 	}
-	return plots[0], plots[1], t, cmps, nil
+	return t, nil
 }
 
 // loadMoments reads the Charades-STA test moments per video (for Fig. 4).
@@ -200,33 +192,28 @@ func pca2(rows []float32, n, d int) [][2]float64 {
 // (the one with the most annotated moments), projected to 2-D and coloured
 // by the Charades-STA moment containing each frame, for the Euclidean-only and the hybrid model (seed of
 // the first run). The table averages the moment separation (between/within mean distances) over all test
-// videos with ≥ 2 moments, per seed. Needs the Charades setup (moment times).
-func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, reproduce.Comparison, error) {
+// videos with ≥ 2 moments, per seed. Needs the Charades setup (moment times). It adds the plots
+// (fig4-euclidean, fig4-hybrid), the table (fig4) and the comparison to sec.
+func (s *Study) Figure4(sec *reproduce.Section) error {
 	if s.Setup.Kind != report.LabelDerived {
-		return nil, nil, nil, reproduce.Comparison{}, fmt.Errorf("hlformer: Fig. 4 needs Charades-STA moment annotations (setup %q)", s.Setup.Name)
+		return fmt.Errorf("hlformer: Fig. 4 needs Charades-STA moment annotations (setup %q)", s.Setup.Name)
 	}
 	moments, err := s.Setup.loadMoments()
 	if err != nil {
-		return nil, nil, nil, reproduce.Comparison{}, err
+		return err
 	}
 	te := s.Setup.Test
 	frameLen := s.Scale.FrameLen
 	best, bestCount := -1, 0
 	for v, id := range te.VideoIDs {
 		_, n := te.VideoFrames(v)
-		labels := frameMoments(min(n, frameLen), n, moments[id])
-		seen := map[int]bool{}
-		for _, l := range labels {
-			if l >= 0 {
-				seen[l] = true
-			}
-		}
-		if len(seen) > bestCount {
-			best, bestCount = v, len(seen)
+		labels := slices.Sorted(slices.Values(frameMoments(min(n, frameLen), n, moments[id])))
+		if k := len(slices.Compact(slices.DeleteFunc(labels, func(l int) bool { return l < 0 }))); k > bestCount {
+			best, bestCount = v, k
 		}
 	}
 	if best < 0 {
-		return nil, nil, nil, reproduce.Comparison{}, fmt.Errorf("hlformer: no test video with an annotated moment")
+		return fmt.Errorf("hlformer: no test video with an annotated moment")
 	}
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 4 analogue — moment separation of frame embeddings (%s scale)", s.Scale.Name),
 		s.Provenance("Separation = mean distance between frames of different Charades-STA moments / mean distance within a moment, "+
@@ -234,12 +221,11 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, reproduce.Comp
 			"frame covers its segment's time span); "+
 			"mean ± std over seeds. The plots are PCA (not UMAP) projections of one video."),
 		"model", "moment separation", "videos")
-	var plots []*plot.Plot
 	perVariant := map[string][]float64{}
-	for _, v := range []Variant{EuclideanOnlyVariant, HybridVariant} {
+	for i, v := range []Variant{EuclideanOnlyVariant, HybridVariant} {
 		r, err := s.Run(v)
 		if err != nil {
-			return nil, nil, nil, reproduce.Comparison{}, err
+			return err
 		}
 		var seps []float64
 		var count int
@@ -267,9 +253,9 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, reproduce.Comp
 				p, err := scatterByLabel(fmt.Sprintf("%s — video %s (PCA)", shortName(v.Name), te.VideoIDs[best]), pts,
 					frameMoments(m, n, moments[te.VideoIDs[best]]))
 				if err != nil {
-					return nil, nil, nil, reproduce.Comparison{}, err
+					return err
 				}
-				plots = append(plots, p)
+				sec.Plot("fig4-"+[]string{"euclidean", "hybrid"}[i], p)
 			}
 		}
 		t.AddRow(v.Name, report.Summarize(seps).Format(3), count)
@@ -278,11 +264,10 @@ func (s *Study) Figure4() (*plot.Plot, *plot.Plot, *report.Table, reproduce.Comp
 	sep := func(v Variant) reproduce.Sample {
 		return reproduce.Sample{Name: shortName(v.Name), Seeds: s.Seeds, Values: perVariant[v.Name]}
 	}
-	f := reproduce.Comparison{Paper: PaperHLFormer,
-		Claim:       "Lorentz attention makes frame embeddings of the same moment more compact and different moments more separated (Fig. 4)",
-		PaperFigure: "Fig. 4 (TVR, UMAP): qualitative", Data: s.Data(), Metric: "moment separation", Higher: true,
-		A: sep(EuclideanOnlyVariant), B: sep(HybridVariant)}
-	return plots[0], plots[1], t, f, nil
+	sec.Table("fig4", t)
+	sec.Comparisons = []reproduce.Comparison{s.comparison("Lorentz attention makes frame embeddings of the same moment more compact and different moments more separated (Fig. 4)",
+		"Fig. 4 (TVR, UMAP): qualitative", "moment separation", sep(EuclideanOnlyVariant), sep(HybridVariant))}
+	return nil
 }
 
 // scatterByLabel draws 2-D points coloured by label (−1 = no moment, grey).
@@ -293,12 +278,7 @@ func scatterByLabel(title string, pts [][2]float64, labels []int) (*plot.Plot, e
 	for i, pt := range pts {
 		groups[labels[i]] = append(groups[labels[i]], plotter.XY{X: pt[0], Y: pt[1]})
 	}
-	var keys []int
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(groups)) {
 		sc, err := plotter.NewScatter(groups[k])
 		if err != nil {
 			return nil, err

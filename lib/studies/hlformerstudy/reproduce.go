@@ -7,6 +7,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/runcache"
+	"github.com/gomlx/compute"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
@@ -97,18 +98,25 @@ func OpenText(cache, shared, runCache string, sc Scale, t encoders.Text) (*Study
 
 func hlformerTable1(opts reproduce.Options) ([]*report.Table, error) {
 	sc, _ := Scales(opts.Full)
+	st, err := openStudy(backend.MustNew(), opts, sc)
+	if err != nil {
+		return nil, err
+	}
+	t, err := st.Table1()
+	return []*report.Table{t}, err
+}
+
+// openStudy is the study of scale sc (for opts.Text: Scale.ForText) that `geoalign figures` runs: the
+// setup of LoadSetup, opts.Seeds, every run checkpointed under RunCacheDir(opts), progress on stderr.
+func openStudy(be compute.Backend, opts reproduce.Options, sc Scale) (*Study, error) {
 	sc = sc.ForText(opts.Text)
 	setup, err := LoadSetup(opts, sc)
 	if err != nil {
 		return nil, err
 	}
-	st := NewStudy(backend.MustNew(), setup, sc, opts.Seeds, os.Stderr)
+	st := NewStudy(be, setup, sc, opts.Seeds, os.Stderr)
 	st.CacheDir = RunCacheDir(opts)
-	t, err := st.Table1()
-	if err != nil {
-		return nil, err
-	}
-	return []*report.Table{t}, nil
+	return st, nil
 }
 
 // RunCacheDir is where the studies (and the cross-paper grid) checkpoint every run, so that an interrupted full run resumes:

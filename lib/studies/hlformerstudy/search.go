@@ -1,6 +1,7 @@
 package hlformerstudy
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -179,15 +180,7 @@ func rankVideos(ev *hlformer.Evaluator, sp *prvr.Split, em *hlformer.Embeddings,
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { // best first; ties by column
-		switch {
-		case scores[a] > scores[b]:
-			return -1
-		case scores[a] < scores[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) }) // best first; ties by column
 	d, frameLen := em.Dim, len(em.FrameMask)/em.Videos
 	cos := func(rows []float32, i int) float64 {
 		var s float64
@@ -207,11 +200,7 @@ func rankVideos(ev *hlformer.Evaluator, sp *prvr.Split, em *hlformer.Embeddings,
 				h.FrameScores = append(h.FrameScores, cos(em.Frames, v*frameLen+i))
 			}
 		}
-		for j, c := range h.ClipScores {
-			if c > h.ClipScores[h.Best] {
-				h.Best = j
-			}
-		}
+		h.Best = slices.Index(h.ClipScores, slices.Max(h.ClipScores)) // the first best
 		hits = append(hits, h)
 	}
 	return hits, nil
@@ -266,10 +255,8 @@ func (se *Search) Plot(h Hit) (report.Grid, error) {
 		xLabel = "clip"
 	}
 	curves.X.Label.Text, curves.Y.Label.Text = xLabel, "cosine with the query"
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range slices.Concat(h.ClipScores, h.FrameScores) {
-		lo, hi = min(lo, v), max(hi, v)
-	}
+	all := slices.Concat(h.ClipScores, h.FrameScores)
+	lo, hi := slices.Min(all), slices.Max(all)
 	if pad := (minCosineSpan - (hi - lo)) / 2; pad > 0 {
 		lo, hi = lo-pad, hi+pad
 	}
@@ -280,13 +267,10 @@ func (se *Search) Plot(h Hit) (report.Grid, error) {
 	curves.Add(band)
 	curves.Legend.Add(fmt.Sprintf("matched clip %d (%.1f–%.1f s)", h.Best, h.From, h.To), band)
 	colors := report.Colors("clips (glance)", "frames (gaze)")
-	for i, s := range []struct {
-		name string
-		y    []float64
-	}{{"clips (glance)", h.ClipScores}, {"frames (gaze)", h.FrameScores}} {
-		step := length / float64(len(s.y))
-		xys := make(plotter.XYs, len(s.y))
-		for j, v := range s.y {
+	for i, s := range []report.Series{{Name: "clips (glance)", Y: h.ClipScores}, {Name: "frames (gaze)", Y: h.FrameScores}} {
+		step := length / float64(len(s.Y))
+		xys := make(plotter.XYs, len(s.Y))
+		for j, v := range s.Y {
 			xys[j] = plotter.XY{X: (float64(j) + 0.5) * step, Y: v}
 		}
 		l, err := plotter.NewLine(xys)
@@ -295,7 +279,7 @@ func (se *Search) Plot(h Hit) (report.Grid, error) {
 		}
 		l.Color, l.Width = colors[i], vg.Points(1.5)
 		curves.Add(l)
-		curves.Legend.Add(s.name, l)
+		curves.Legend.Add(s.Name, l)
 	}
 	curves.X.Min, curves.X.Max = 0, length
 	curves.Y.Min, curves.Y.Max = lo, hi

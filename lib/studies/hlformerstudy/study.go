@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/models/hlformer"
@@ -80,6 +80,22 @@ func (s *Study) Run(v Variant) (*Runs, error) {
 	return r, nil
 }
 
+// runAll runs each of variants once (Run), in order, skipping repeated names.
+func (s *Study) runAll(variants []Variant) ([]*Runs, error) {
+	var runs []*Runs
+	for _, v := range variants {
+		if slices.ContainsFunc(runs, func(r *Runs) bool { return r.Variant.Name == v.Name }) {
+			continue
+		}
+		r, err := s.Run(v)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
 // Provenance is the provenance of every table of the study.
 func (s *Study) Provenance(notes ...string) report.Provenance {
 	notes = slices.DeleteFunc(notes, func(n string) bool { return n == "" }) // an absent note (floorNote without floors)
@@ -106,13 +122,9 @@ func (s *Study) seedsNote() string {
 // Table1 is the Table 1 analogue: zero-training floors, MS-SL-like, Euclidean-only (GMMFormer-like) and
 // HLFormer, mean ± std over seeds, with the paper's Charades SumR in a paper column.
 func (s *Study) Table1() (*report.Table, error) {
-	var runs []*Runs
-	for _, v := range Table1Variants {
-		r, err := s.Run(v)
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, r)
+	runs, err := s.runAll(Table1Variants)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.ensureFloors(); err != nil {
 		return nil, err
@@ -144,18 +156,15 @@ const sumRBest = 400
 
 // sample is a variant's per-seed best (validation-selected) SumR with its best epochs.
 func (r *Runs) sample() reproduce.Sample {
-	s := reproduce.Sample{Name: shortName(r.Variant.Name), Seeds: r.Seeds, Values: r.SumRs(), Learned: true}
-	for _, res := range r.Results {
-		s.BestEpoch = append(s.BestEpoch, res.BestEpoch)
-	}
-	return s
+	return reproduce.Sample{Name: shortName(r.Variant.Name), Seeds: r.Seeds, Values: r.SumRs(), Learned: true,
+		BestEpoch: collect(r.Results, func(res *hlformer.Result) int { return res.BestEpoch })}
 }
 
 // Floor is the strongest zero-training floor of the setup's test split by SumR, as a sample of the
 // claim rule (one deterministic value); nil without floors (synthetic data).
 func (s *Study) Floor() *reproduce.Sample {
 	var best *reproduce.Sample
-	for _, name := range sortedKeys(s.Setup.Floors) {
+	for _, name := range slices.Sorted(maps.Keys(s.Setup.Floors)) {
 		v := s.Setup.Floors[name].SumR
 		if best == nil || v > best.Values[0] {
 			best = &reproduce.Sample{Name: name, Seeds: []int64{0}, Values: []float64{v}}
@@ -194,9 +203,21 @@ func (s *Study) Compare(claim, paper string, worse, better Variant) (reproduce.C
 	if err != nil {
 		return reproduce.Comparison{}, err
 	}
-	return reproduce.Comparison{Paper: PaperHLFormer, Claim: claim, PaperFigure: paper, Data: s.Data(),
-		Metric: "SumR", Higher: true, A: rw.sample(), B: rb.sample(), Floor: s.Floor(),
-		Best: sumRBest, Random: sumRRandom(s.Setup.Test.NumVideos())}, nil
+	c := s.sumRComparison(claim, paper, rw.sample(), rb.sample())
+	c.Floor = s.Floor()
+	return c, nil
+}
+
+// sumRComparison is the claim "b beats a" on SumR, with SumR's best (400) and random-ranking level.
+func (s *Study) sumRComparison(claim, paper string, a, b reproduce.Sample) reproduce.Comparison {
+	c := s.comparison(claim, paper, "SumR", a, b)
+	c.Best, c.Random = sumRBest, sumRRandom(s.Setup.Test.NumVideos())
+	return c
+}
+
+// comparison is the claim "b's metric is higher than a's" for the claim rule, on the study's data.
+func (s *Study) comparison(claim, paper, metric string, a, b reproduce.Sample) reproduce.Comparison {
+	return reproduce.Comparison{Paper: PaperHLFormer, Claim: claim, PaperFigure: paper, Data: s.Data(), Metric: metric, Higher: true, A: a, B: b}
 }
 
 // BeatsFloor declares the claim "v beats the zero-training floor of the same split" (issue 19): the
@@ -210,13 +231,8 @@ func (s *Study) BeatsFloor(v Variant, paper string) (reproduce.Comparison, error
 	if err != nil {
 		return reproduce.Comparison{}, err
 	}
-	floor := reproduce.Sample{Name: f.Name, Seeds: r.Seeds}
-	for range r.Seeds {
-		floor.Values = append(floor.Values, f.Values[0])
-	}
-	return reproduce.Comparison{Paper: PaperHLFormer, Claim: shortName(v.Name) + " beats the zero-training floor of the same split",
-		PaperFigure: paper, Data: s.Data(), Metric: "SumR", Higher: true, A: floor, B: r.sample(),
-		Best: sumRBest, Random: sumRRandom(s.Setup.Test.NumVideos())}, nil
+	floor := reproduce.Sample{Name: f.Name, Seeds: r.Seeds, Values: slices.Repeat(f.Values[:1], len(r.Seeds))}
+	return s.sumRComparison(shortName(v.Name)+" beats the zero-training floor of the same split", paper, floor, r.sample()), nil
 }
 
 func shortName(n string) string {
@@ -227,20 +243,18 @@ func shortName(n string) string {
 }
 
 // Table2 is the ablation table (HLFormer Table 2): the full model and each ablation, with the paper's
-// Charades SumR in a paper column.
+// Charades SumR in a paper column; sec gets the comparisons of the full model with each ablation.
 //
 // The rows are Scale.Ablations (all of Table2Variants when nil) after the full model; an ablation that
 // is not Claimed is a descriptive row (trained on SweepSeeds, no claim).
-func (s *Study) Table2() (*report.Table, []reproduce.Comparison, error) {
-	var runs []*Runs
-	var cmps []reproduce.Comparison
+func (s *Study) Table2(sec *reproduce.Section) (*report.Table, error) {
+	runs, err := s.runAll(s.Table2Rows())
+	if err != nil {
+		return nil, err
+	}
 	var descriptive []string
-	for _, v := range s.Table2Rows() {
-		r, err := s.Run(v)
-		if err != nil {
-			return nil, nil, err
-		}
-		runs = append(runs, r)
+	for _, r := range runs {
+		v := r.Variant
 		if !s.Claimed(v) {
 			descriptive = append(descriptive, fmt.Sprintf("%q (seeds %v)", v.Name, r.Seeds))
 			continue
@@ -249,9 +263,9 @@ func (s *Study) Table2() (*report.Table, []reproduce.Comparison, error) {
 			c, err := s.Compare("The full HLFormer beats the ablation \""+v.Name+"\" (Table 2)",
 				"Charades SumR "+PaperTable2SumR[HybridVariant.Name]+" (full) vs "+PaperTable2SumR[v.Name]+", Table 2", v, HybridVariant)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
-			cmps = append(cmps, c)
+			sec.Comparisons = append(sec.Comparisons, c)
 		}
 	}
 	var notes []string
@@ -259,11 +273,10 @@ func (s *Study) Table2() (*report.Table, []reproduce.Comparison, error) {
 		notes = append(notes, "Descriptive rows (fewer seeds, no claim): "+strings.Join(descriptive, ", ")+".")
 	}
 	if err := s.ensureFloors(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	t := MetricsTable(fmt.Sprintf("HLFormer Table 2 analogue (ablations) — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(notes...), runs, s.Setup.Floors,
-		PaperTable2SumR, PaperTable2Cite)
-	return t, cmps, nil
+	return MetricsTable(fmt.Sprintf("HLFormer Table 2 analogue (ablations) — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(notes...), runs, s.Setup.Floors,
+		PaperTable2SumR, PaperTable2Cite), nil
 }
 
 // Table2Rows are the variants of Table 2 at the study's scale: the full model, then Scale.Ablations
@@ -296,12 +309,8 @@ const lorentzOnlyName = "Lorentz-only (8 Lorentz branches)"
 
 // branchVariant is a variant with nE Euclidean and nL Lorentz branches, widths cycling None/2/4/8.
 func branchVariant(nE, nL int) Variant {
-	widths := func(n int) []float64 {
-		var w []float64
-		for i := 0; i < n; i++ {
-			w = append(w, hlformer.PaperWidths[i%len(hlformer.PaperWidths)])
-		}
-		return w
+	widths := func(n int) []float64 { // the first n of PaperWidths repeated (n > 0 here)
+		return slices.Repeat(hlformer.PaperWidths, n/len(hlformer.PaperWidths)+1)[:n]
 	}
 	switch {
 	case nE == 4 && nL == 4:
@@ -365,60 +374,69 @@ func (s *Study) Figure3Variants() []Variant {
 }
 
 // Figure3 is HLFormer Fig. 3: SumR against the number of branches N_O (at N_L = N_E; Scale.BranchCounts)
-// and against the Lorentz/Euclidean split N_L : N_E at N_O = 8 (Scale.LorentzBranches). It returns the
-// two plots, a table of the points and the comparisons of the Claimed points with the full model.
-func (s *Study) Figure3() (*plot.Plot, *plot.Plot, *report.Table, []reproduce.Comparison, error) {
+// and against the Lorentz/Euclidean split N_L : N_E at N_O = 8 (Scale.LorentzBranches). It adds the
+// two plots (fig3-branches, fig3-ratio) and the comparisons of the Claimed points with the full model
+// to sec, and returns the table of the points.
+func (s *Study) Figure3(sec *reproduce.Section) (*report.Table, error) {
 	fn, err := s.floorNote()
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, err
 	}
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 3 analogue — SumR vs branches (%s scale)", s.Scale.Name), s.Provenance(fn), "sweep", "N_E", "N_L", "SumR")
 	counts, ratios := s.figure3Axes()
 	// sweep runs the points (N_E, N_L) = split(x) for x in xs, adds them to the table as rows of the
-	// sweep named label and plots SumR (mean ± std) against x.
-	sweep := func(label, title, xlabel string, xs []int, split func(x int) (nE, nL int)) (*plot.Plot, error) {
-		var xys plotter.XYs
-		var errs plotter.YErrors
+	// sweep named label and plots SumR (mean ± std) against x as sec's plot name.
+	sweep := func(name, label, title, xlabel string, xs []int, split func(x int) (nE, nL int)) error {
+		var runs []*Runs
 		for _, x := range xs {
 			nE, nL := split(x)
 			r, err := s.Run(branchVariant(nE, nL))
 			if err != nil {
-				return nil, err
+				return err
 			}
-			ms := r.Summary("SumR")
-			t.AddRow(label, nE, nL, cell(ms, 2))
-			xys = append(xys, plotter.XY{X: float64(x), Y: ms.Mean})
-			errs = append(errs, struct{ Low, High float64 }{ms.Std, ms.Std})
+			t.AddRow(label, nE, nL, cell(r.Summary("SumR"), 2))
+			runs = append(runs, r)
 		}
-		p := plot.New()
-		p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xlabel, "SumR (mean ± std)"
-		l, sc, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return nil, err
-		}
-		p.Add(l, sc)
-		return p, report.AddErrorBars(p, xys, errs, color.Black)
+		p, _, err := sumRPlot(title, xlabel, collect(xs, func(x int) float64 { return float64(x) }), runs)
+		sec.Plot(name, p)
+		return err
 	}
-	p1, err := sweep("N_O (N_L = N_E)", "SumR vs number of branches N_O (N_L = N_E)", "N_O", counts, countSplit)
-	if err != nil {
-		return nil, nil, nil, nil, err
+	if err := sweep("fig3-branches", "N_O (N_L = N_E)", "SumR vs number of branches N_O (N_L = N_E)", "N_O", counts, countSplit); err != nil {
+		return nil, err
 	}
-	p2, err := sweep("N_L : N_E at N_O = 8", "SumR vs Lorentz branches N_L (N_O = 8)", "N_L (N_E = 8 − N_L)", ratios, ratioSplit)
-	if err != nil {
-		return nil, nil, nil, nil, err
+	if err := sweep("fig3-ratio", "N_L : N_E at N_O = 8", "SumR vs Lorentz branches N_L (N_O = 8)", "N_L (N_E = 8 − N_L)", ratios, ratioSplit); err != nil {
+		return nil, err
 	}
-	var findings []reproduce.Comparison
 	for _, c := range figure3Claims {
 		if !s.Claimed(c.worse) {
 			continue // a descriptive point of the sweep
 		}
 		cmp, err := s.Compare(c.claim, "Fig. 3 (Charades): 4:4 best, SumR grows with N_O up to 8", c.worse, HybridVariant)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, err
 		}
-		findings = append(findings, cmp)
+		sec.Comparisons = append(sec.Comparisons, cmp)
 	}
-	return p1, p2, t, findings, nil
+	return t, nil
+}
+
+// sumRPlot plots the test SumR of runs (mean ± std over seeds, with error bars) against xs.
+func sumRPlot(title, xlabel string, xs []float64, runs []*Runs) (*plot.Plot, []plot.Thumbnailer, error) {
+	var xys plotter.XYs
+	var errs plotter.YErrors
+	for i, r := range runs {
+		ms := r.Summary("SumR")
+		xys = append(xys, plotter.XY{X: xs[i], Y: ms.Mean})
+		errs = append(errs, struct{ Low, High float64 }{ms.Std, ms.Std})
+	}
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xlabel, "SumR (mean ± std)"
+	l, sc, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.Add(l, sc)
+	return p, []plot.Thumbnailer{l, sc}, report.AddErrorBars(p, xys, errs, color.Black)
 }
 
 // SigmaSweep are the uniform Gaussian widths of Fig. 6 (every branch of both kinds gets the same width).
@@ -451,86 +469,61 @@ func (s *Study) Figure6Variants() []Variant {
 }
 
 // Figure6 is HLFormer Fig. 6: SumR when all 8 branches use the same Gaussian width σ (Scale.Widths,
-// SigmaSweep when nil), plus the default mixed widths None/2/4/8 as a reference line. The claim compares
-// the full model with the uniform width of the best validation SumR (selected on the validation split,
-// never on test), when that variant is Claimed; otherwise the sweep is descriptive (no comparison).
-func (s *Study) Figure6() (*plot.Plot, *report.Table, []reproduce.Comparison, error) {
+// SigmaSweep when nil), plus the default mixed widths None/2/4/8 as a reference line; it adds the plot
+// (fig6) to sec and returns the table. The claim compares the full model with the uniform width of the
+// best validation SumR (selected on the validation split, never on test), when that variant is
+// Claimed; otherwise the sweep is descriptive (no comparison).
+func (s *Study) Figure6(sec *reproduce.Section) (*report.Table, error) {
 	fn, err := s.floorNote()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 6 analogue — uniform Gaussian width sweep (%s scale)", s.Scale.Name), s.Provenance(
 		"Width in the code's units: σ = width/9 on positions normalised to [0, 1].", fn), "width", "SumR")
-	xys := plotter.XYs{}
-	errs := plotter.YErrors{}
-	var bestVal float64
-	var bestVariant Variant
-	for _, w := range s.widths() {
-		v := uniformWidth(w)
-		r, err := s.Run(v)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		ms := r.Summary("SumR")
-		if val := r.ValSumR(); bestVariant.Name == "" || val > bestVal {
-			bestVal, bestVariant = val, v
-		}
-		t.AddRow(w, cell(ms, 2))
-		xys = append(xys, plotter.XY{X: math.Log2(w), Y: ms.Mean})
-		errs = append(errs, struct{ Low, High float64 }{ms.Std, ms.Std})
-	}
-	ref, err := s.Run(HybridVariant)
+	runs, err := s.runAll(s.Figure6Variants()) // the widths, then the full model
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
+	}
+	widths, ref := runs[:len(runs)-1], runs[len(runs)-1]
+	best := widths[0]
+	for i, r := range widths {
+		if r.ValSumR() > best.ValSumR() {
+			best = r
+		}
+		t.AddRow(s.widths()[i], cell(r.Summary("SumR"), 2))
 	}
 	rms := ref.Summary("SumR")
 	t.AddRow("mixed None/2/4/8 (default)", cell(rms, 2))
-	p := plot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = "SumR vs uniform Gaussian width", "log₂ width", "SumR (mean ± std)"
-	l, sc, err := plotter.NewLinePoints(xys)
+	xs := collect(s.widths(), math.Log2)
+	p, line, err := sumRPlot("SumR vs uniform Gaussian width", "log₂ width", xs, widths)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	p.Add(l, sc)
-	if err := report.AddErrorBars(p, xys, errs, color.Black); err != nil {
-		return nil, nil, nil, err
-	}
-	refLine, err := plotter.NewLine(plotter.XYs{{X: xys[0].X, Y: rms.Mean}, {X: xys[len(xys)-1].X, Y: rms.Mean}})
+	refLine, err := plotter.NewLine(plotter.XYs{{X: xs[0], Y: rms.Mean}, {X: xs[len(xs)-1], Y: rms.Mean}})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	refLine.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	refLine.Color = color.RGBA{R: 200, A: 255}
 	p.Add(refLine)
-	p.Legend.Add("uniform width", l, sc)
+	p.Legend.Add("uniform width", line...)
 	p.Legend.Add("default mixed widths", refLine)
-	if !s.Claimed(bestVariant) {
-		return p, t, nil, nil
+	sec.Plot("fig6", p)
+	if !s.Claimed(best.Variant) {
+		return t, nil
 	}
 	// The uniform width is the best of the sweep on the validation split, so the comparison favours it.
-	cmp, err := s.Compare("Multi-scale Gaussian widths (None/2/4/8) beat the best single uniform width ("+bestVariant.Name+") (Fig. 6)",
-		"Fig. 6 (Charades): mixed widths best", bestVariant, HybridVariant)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return p, t, []reproduce.Comparison{cmp}, nil
+	cmp, err := s.Compare("Multi-scale Gaussian widths (None/2/4/8) beat the best single uniform width ("+best.Variant.Name+") (Fig. 6)",
+		"Fig. 6 (Charades): mixed widths best", best.Variant, HybridVariant)
+	sec.Comparisons = []reproduce.Comparison{cmp}
+	return t, err
 }
 
-// histogram plot of several named samples with a shared binning of 40 bins (report.Histograms).
-func histogramPlot(title, xlabel string, names []string, samples [][]float64) (*plot.Plot, error) {
-	series := make([]report.Series, len(names))
-	for i, n := range names {
-		series[i] = report.Series{Name: n, Y: samples[i]}
+// collect is f of every element of xs, in order.
+func collect[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
-	return report.Histograms(title, xlabel, 40, series...)
-}
-
-// sortedKeys of a map, for deterministic tables.
-func sortedKeys[V any](m map[string]V) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
+	return out
 }

@@ -55,7 +55,9 @@ func TestStudyTable1AndFigure5(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, t5, f5, err := st.Figure5(10, 20)
+	sec := &reproduce.Section{}
+	t5, err := st.Figure5(sec, 10, 20)
+	f5 := sec.Comparisons
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +149,9 @@ func TestDescriptiveVariantsAreNotClaims(t *testing.T) {
 	scale := Scale{Name: "test", Dim: 8, LorentzDim: 7, FrameLen: 16, QueryLen: 8, Epochs: 1, BatchVideos: 12, LearningRate: 1e-3,
 		Claims: []string{NoPOPVariant.Name}, SweepSeeds: 1, Ablations: []string{NoGazeVariant.Name}}
 	st := NewStudy(backend.MustNew(), setup, scale, []int64{0, 1}, nil)
-	tab, cmps, err := st.Table2()
+	sec := &reproduce.Section{}
+	tab, err := st.Table2(sec)
+	cmps := sec.Comparisons
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/runcache"
-	"gonum.org/v1/plot"
 )
 
 // Suite is the HLFormer reproduction at one configuration (CI-sized or full): the study of the main
@@ -29,29 +28,11 @@ type Suite struct {
 	log   io.Writer
 }
 
-// NewSuite is the suite `geoalign figures` runs for opts: the setups of LoadSetup at Scales(opts.Full)
-// for opts.Text, every run checkpointed under RunCacheDir(opts), progress on stderr.
+// NewSuite is the suite `geoalign figures` runs for opts: the studies of openStudy at Scales(opts.Full),
+// progress on stderr.
 func NewSuite(opts reproduce.Options) (*Suite, error) {
-	mainScale, ablScale := Scales(opts.Full)
-	mainScale, ablScale = mainScale.ForText(opts.Text), ablScale.ForText(opts.Text)
 	be := backend.MustNew()
-	setup, err := LoadSetup(opts, mainScale)
-	if err != nil {
-		return nil, err
-	}
-	s := &Suite{Full: opts.Full, Seeds: opts.Seeds, log: os.Stderr}
-	s.Main = NewStudy(be, setup, mainScale, opts.Seeds, s.log)
-	s.Main.CacheDir = RunCacheDir(opts)
-	s.Ablation = s.Main
-	if ablScale.Name != mainScale.Name {
-		as, err := LoadSetup(opts, ablScale)
-		if err != nil {
-			return nil, err
-		}
-		s.Ablation = NewStudy(be, as, ablScale, opts.Seeds, s.log)
-		s.Ablation.CacheDir = s.Main.CacheDir
-	}
-	return s, nil
+	return newSuite(opts.Full, opts.Seeds, os.Stderr, func(sc Scale) (*Study, error) { return openStudy(be, opts, sc) })
 }
 
 // OpenSuite is the suite as a notebook runs it on Charades-STA with GloVe queries (OpenText at
@@ -59,15 +40,21 @@ func NewSuite(opts reproduce.Options) (*Suite, error) {
 // checkpointed under <runCache>/hlformer — the directory `make figures` uses when GEOALIGN_RUN_CACHE
 // names the same root, so either reuses the other's finished runs.
 func OpenSuite(cache, shared, runCache string, full bool) (*Suite, error) {
+	return newSuite(full, nil, nil, func(sc Scale) (*Study, error) { return OpenText(cache, shared, runCache, sc, encoders.GloVe) })
+}
+
+// newSuite is the suite of the studies open returns at the main and ablation scales of Scales(full)
+// (one study when both scales are one).
+func newSuite(full bool, seeds []int64, log io.Writer, open func(sc Scale) (*Study, error)) (*Suite, error) {
 	mainScale, ablScale := Scales(full)
-	s := &Suite{Full: full}
+	s := &Suite{Full: full, Seeds: seeds, log: log}
 	var err error
-	if s.Main, err = OpenText(cache, shared, runCache, mainScale, encoders.GloVe); err != nil {
+	if s.Main, err = open(mainScale); err != nil {
 		return nil, err
 	}
 	s.Ablation = s.Main
 	if ablScale.Name != mainScale.Name {
-		if s.Ablation, err = OpenText(cache, shared, runCache, ablScale, encoders.GloVe); err != nil {
+		if s.Ablation, err = open(ablScale); err != nil {
 			return nil, err
 		}
 	}
@@ -93,18 +80,9 @@ func (s *Suite) suffix() string { return Suffix(s.Full) }
 // once, in order: the runs the table reports) beside it (name-curves-loss, name-curves-val), and
 // names them in t's notes.
 func (s *Suite) withCurves(sec *reproduce.Section, st *Study, t *report.Table, name string, variants []Variant) error {
-	var runs []*Runs
-	seen := map[string]bool{}
-	for _, v := range variants {
-		if seen[v.Name] {
-			continue
-		}
-		seen[v.Name] = true
-		r, err := st.Run(v)
-		if err != nil {
-			return err
-		}
-		runs = append(runs, r)
+	runs, err := st.runAll(variants)
+	if err != nil {
+		return err
 	}
 	loss, val, err := LearningCurves(t.Title, runs)
 	if err != nil {
@@ -171,22 +149,22 @@ func (s *Suite) SyntheticTable1() (*reproduce.Section, error) {
 		"Table 1, Fig. 3")
 }
 
-// twoPlots is a figure of the ablation scale drawn as two plots (name-a, name-b) with its table, its
-// comparisons and the learning curves of the runs of variants.
-func (s *Suite) twoPlots(name, a, b string, variants []Variant, pa, pb *plot.Plot, t *report.Table, cmps []reproduce.Comparison, err error) (*reproduce.Section, error) {
+// ablation is the section name of a figure or table of the ablation scale: fig adds its plots and
+// comparisons to the section and returns its table, which the section gets with the learning curves
+// of the runs of variants.
+func (s *Suite) ablation(name string, fig func(sec *reproduce.Section) (*report.Table, error), variants func() []Variant) (*reproduce.Section, error) {
+	sec := &reproduce.Section{Title: name}
+	t, err := fig(sec)
 	if err != nil {
 		return nil, err
 	}
-	sec := &reproduce.Section{Title: name, Comparisons: cmps}
-	sec.Plot(name+"-"+a, pa)
-	sec.Plot(name+"-"+b, pb)
-	return sec, s.withCurves(sec, s.Ablation, t, name, variants)
+	return sec, s.withCurves(sec, s.Ablation, t, name, variants())
 }
 
 // Figure5 is Fig. 5 at the ablation scale, where Table 2 trains the "w/o L_pop" model it needs.
 func (s *Suite) Figure5() (*reproduce.Section, error) {
-	pa, pb, t, cmps, err := s.Ablation.Figure5(200, 1000)
-	return s.twoPlots("fig5", "with-pop", "without-pop", Figure5Variants, pa, pb, t, cmps, err)
+	return s.ablation("fig5", func(sec *reproduce.Section) (*report.Table, error) { return s.Ablation.Figure5(sec, 200, 1000) },
+		func() []Variant { return Figure5Variants })
 }
 
 // Figure4 is Fig. 4 at the main scale (Charades-STA only: it needs the moments; empty on synthetic
@@ -196,39 +174,22 @@ func (s *Suite) Figure4() (*reproduce.Section, error) {
 	if s.Main.Setup.Kind != report.LabelDerived {
 		return sec, nil
 	}
-	pe, ph, t, cmp, err := s.Main.Figure4()
-	sec.Plot("fig4-euclidean", pe)
-	sec.Plot("fig4-hybrid", ph)
-	sec.Table("fig4", t)
-	sec.Comparisons = []reproduce.Comparison{cmp}
-	return sec, err
+	return sec, s.Main.Figure4(sec)
 }
 
 // Table2 is Table 2 (ablations) at the ablation scale.
 func (s *Suite) Table2() (*reproduce.Section, error) {
-	t, cmps, err := s.Ablation.Table2()
-	if err != nil {
-		return nil, err
-	}
-	sec := &reproduce.Section{Title: "table2", Comparisons: cmps}
-	return sec, s.withCurves(sec, s.Ablation, t, "table2", s.Ablation.Table2Rows())
+	return s.ablation("table2", s.Ablation.Table2, s.Ablation.Table2Rows)
 }
 
 // Figure3 is Fig. 3 (branch count and split sweeps) at the ablation scale.
 func (s *Suite) Figure3() (*reproduce.Section, error) {
-	pa, pb, t, cmps, err := s.Ablation.Figure3()
-	return s.twoPlots("fig3", "branches", "ratio", s.Ablation.Figure3Variants(), pa, pb, t, cmps, err)
+	return s.ablation("fig3", s.Ablation.Figure3, s.Ablation.Figure3Variants)
 }
 
 // Figure6 is Fig. 6 (uniform Gaussian widths) at the ablation scale.
 func (s *Suite) Figure6() (*reproduce.Section, error) {
-	p, t, cmps, err := s.Ablation.Figure6()
-	if err != nil {
-		return nil, err
-	}
-	sec := &reproduce.Section{Title: "fig6", Comparisons: cmps}
-	sec.Plot("fig6", p)
-	return sec, s.withCurves(sec, s.Ablation, t, "fig6", s.Ablation.Figure6Variants())
+	return s.ablation("fig6", s.Ablation.Figure6, s.Ablation.Figure6Variants)
 }
 
 // WordNetCone is HLFormer's partial-order loss where the partial order is known, WordNet's mammal

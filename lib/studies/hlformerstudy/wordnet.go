@@ -54,34 +54,6 @@ func sharedDataDir() string {
 	return filepath.Join("..", "shared", "data")
 }
 
-// WordNetCone runs the experiment at scale sc (seeds nil: the scale's) on the mammal closure (Debian
-// wordnet-base and the staged mammal filter; missing data is a data.BadInput error), with run
-// directories under checkpointDir when set, and returns its results.
-func WordNetCone(be compute.Backend, sc ConeScale, seeds []int64, checkpointDir string, quiet bool) (*wordnetbench.ConeResults, error) {
-	c, desc, err := wordnetbench.LoadClosure(wordnetbench.Mammal, "", filepath.Join(sharedDataDir(), "wordnet", "mammals_filter.txt"))
-	if err != nil {
-		return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment: %w", err))
-	}
-	if seeds == nil {
-		seeds = sc.Seeds
-	}
-	base := wordnetbench.ConeBase(sc.Dim)
-	base.Epochs, base.BurnInEpochs = sc.Epochs, sc.BurnIn
-	return wordnetbench.RunCone(be, wordnetbench.Mammal, c, desc, wordnetbench.ConeOptions{
-		Seeds: seeds, HeldOut: sc.HeldOut, SplitSeed: coneSplitSeed, ConeWeight: sc.ConeWeight,
-		Base: base, CheckpointDir: checkpointDir, Quiet: quiet})
-}
-
-// ConeTable is the experiment's table with the scale in its provenance and the note on its
-// learning-curve figure, saved beside it as curves (ConeResults.LearningCurve).
-func ConeTable(r *wordnetbench.ConeResults, sc ConeScale, curves string) *report.Table {
-	return r.Table(report.Provenance{Data: r.Description, Kind: report.Real, Seeds: r.Options.Seeds, Config: r.Options.Base,
-		Behavior: fmt.Sprintf("%s scale: Lorentz d = %d, %d epochs (burn-in %d); Nickel & Kiela 2017 §4 otherwise (lib/hierarchy.PaperConfig)",
-			sc.Name, sc.Dim, sc.Epochs, sc.BurnIn),
-		Notes: []string{"λ was chosen among 1, 0.1 and 0.01 (100 epochs, seed 1) by the fraction of training pairs inside their cone (hlformerstudy.ConeFullScale).",
-			r.CurveNote(curves)}})
-}
-
 // ConeComparisons declares the experiment's two claims for the rule: with L_pop, held-out pairs lie
 // inside their parent's cone more often than without (floor: the untrained embedding of each seed),
 // and L_pop improves ranking — the full closure's reconstruction MAP (collapse gate: random ranking).
@@ -115,15 +87,28 @@ func ConeComparisons(r *wordnetbench.ConeResults, sc ConeScale) []reproduce.Comp
 	}
 }
 
-// wordnetCone is the section of the experiment at scale sc (Suite.WordNetCone): its table (saved as
-// wordnet-cone<suffix>), its learning curve and its comparisons.
+// wordnetCone is the section of the experiment at scale sc (Suite.WordNetCone; seeds nil: the
+// scale's) on the mammal closure (Debian wordnet-base and the staged mammal filter; missing data is a
+// data.BadInput error), with run directories under dir when set: its table (saved as
+// wordnet-cone<suffix>, the scale in its provenance), its learning curve and its comparisons.
 func wordnetCone(be compute.Backend, sc ConeScale, seeds []int64, dir, suffix string) (*reproduce.Section, error) {
 	for _, s := range seeds {
 		if s < 0 {
 			return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment needs seeds ≥ 0, got %d", s))
 		}
 	}
-	r, err := WordNetCone(be, sc, seeds, dir, true)
+	c, desc, err := wordnetbench.LoadClosure(wordnetbench.Mammal, "", filepath.Join(sharedDataDir(), "wordnet", "mammals_filter.txt"))
+	if err != nil {
+		return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment: %w", err))
+	}
+	if seeds == nil {
+		seeds = sc.Seeds
+	}
+	base := wordnetbench.ConeBase(sc.Dim)
+	base.Epochs, base.BurnInEpochs = sc.Epochs, sc.BurnIn
+	r, err := wordnetbench.RunCone(be, wordnetbench.Mammal, c, desc, wordnetbench.ConeOptions{
+		Seeds: seeds, HeldOut: sc.HeldOut, SplitSeed: coneSplitSeed, ConeWeight: sc.ConeWeight,
+		Base: base, CheckpointDir: dir, Quiet: true})
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +117,11 @@ func wordnetCone(be compute.Backend, sc ConeScale, seeds []int64, dir, suffix st
 		return nil, err
 	}
 	sec := &reproduce.Section{Title: "wordnet-cone", Comparisons: ConeComparisons(r, sc)}
-	sec.Table("wordnet-cone", ConeTable(r, sc, "wordnet-cone-curves"+suffix))
+	sec.Table("wordnet-cone", r.Table(report.Provenance{Data: r.Description, Kind: report.Real, Seeds: r.Options.Seeds, Config: r.Options.Base,
+		Behavior: fmt.Sprintf("%s scale: Lorentz d = %d, %d epochs (burn-in %d); Nickel & Kiela 2017 §4 otherwise (lib/hierarchy.PaperConfig)",
+			sc.Name, sc.Dim, sc.Epochs, sc.BurnIn),
+		Notes: []string{"λ was chosen among 1, 0.1 and 0.01 (100 epochs, seed 1) by the fraction of training pairs inside their cone (hlformerstudy.ConeFullScale).",
+			r.CurveNote("wordnet-cone-curves" + suffix)}}))
 	sec.Plot("wordnet-cone-curves", p)
 	return sec, nil
 }

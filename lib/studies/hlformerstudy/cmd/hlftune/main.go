@@ -10,18 +10,17 @@
 package main
 
 import (
-	"encoding/json"
+	"cmp"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data/prvr"
+	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
@@ -33,31 +32,13 @@ import (
 type Epoch struct {
 	Epoch   int
 	Loss    map[string]float64 // mean over the epoch's batches, by hlformer.LossTermNames
-	Val     Metrics
+	Val     retrieval.Metrics  // as its MarshalJSON writes them ("R@1", …, "MdR", "MnR", "SumR")
 	Hard    bool
 	Seconds float64
 }
 
-// Metrics are retrieval.Metrics as written by its MarshalJSON ("R@1", …, "MdR", "MnR", "SumR"), so that
-// -render can read them back.
-type Metrics map[string]float64
-
-func metricsOf(m retrieval.Metrics) Metrics {
-	var out Metrics
-	b, _ := json.Marshal(m)
-	_ = json.Unmarshal(b, &out)
-	return out
-}
-
-func metricsMap(ms map[string]retrieval.Metrics) map[string]Metrics {
-	out := map[string]Metrics{}
-	for k, m := range ms {
-		out[k] = metricsOf(m)
-	}
-	return out
-}
-
-// Run is the file written by -out.
+// Run is the file written by -out (metrics as retrieval.Metrics' MarshalJSON writes them, so that
+// -render reads them back).
 type Run struct {
 	Args        []string
 	Variant     string
@@ -74,15 +55,15 @@ type Run struct {
 	// ValFloors and TestFloors are the zero-training floors with ties pessimistic (as every table), the
 	// ...Optimistic ones with ties optimistic: the floors' label-derived clips tie often, so the two
 	// bracket a random tie-break.
-	ValFloors, ValFloorsOptimistic   map[string]Metrics
-	TestFloors, TestFloorsOptimistic map[string]Metrics
+	ValFloors, ValFloorsOptimistic   map[string]retrieval.Metrics
+	TestFloors, TestFloorsOptimistic map[string]retrieval.Metrics
 	// ValFloorsExpected and TestFloorsExpected are the floors' expected metrics when ties are broken
 	// uniformly at random (retrieval.RandomTies): the fair floor for a model whose scores do not tie.
-	ValFloorsExpected, TestFloorsExpected map[string]Metrics
+	ValFloorsExpected, TestFloorsExpected map[string]retrieval.Metrics
 	History                               []Epoch
 	BestEpoch                             int
-	BestVal                               Metrics
-	Test                                  Metrics // of the best validation epoch
+	BestVal                               *retrieval.Metrics
+	Test                                  *retrieval.Metrics // of the best validation epoch (nil: -no-test)
 	Stopped                               string
 	StepSeconds                           float64
 	Seconds                               float64
@@ -91,81 +72,83 @@ type Run struct {
 	Machine                               string // CPUs and the load average at the start (the machine is shared)
 }
 
+// options are the command's flags.
+type options struct {
+	cache, shared, out, variant, sched                                       string
+	lr, warmup, nce, dropout                                                 float64
+	epochs, hard, patience, dim, lorentz, frames, batch, trainN, valN, chunk int
+	seed                                                                     int64
+	noTest, onTrain, floorsOnly                                              bool
+}
+
 func main() {
-	var (
-		cache      = flag.String("cache", filepath.Join("datasets", "cache"), "data cache built by make data")
-		shared     = flag.String("shared", envOr("GEOALIGN_SHARED", "/work/shared/data"), "staged shared inputs (Charades annotations)")
-		out        = flag.String("out", "", "JSON file for the learning curve (required)")
-		variant    = flag.String("variant", "hybrid", "hybrid, euclidean or mssl")
-		lr         = flag.Float64("lr", 2e-4, "BertAdam learning rate")
-		epochs     = flag.Int("epochs", 5, "epochs")
-		sched      = flag.String("schedule", "linear", "linear (warmup_linear over the run) or constant (constant after warm-up)")
-		warmup     = flag.Float64("warmup", 0.01, "warm-up fraction of the run")
-		hard       = flag.Int("hard", -1, "first epoch with hard negatives (-1: round(0.2·epochs), the code's 20 of 100)")
-		patience   = flag.Int("patience", 0, "early-stopping patience in epochs (0: none)")
-		dim        = flag.Int("dim", 64, "hidden size d")
-		lorentz    = flag.Int("lorentz", 31, "Lorentz dimension n (n+1 divisible by the 4 heads)")
-		frames     = flag.Int("frames", 64, "frames per video (padded / down-sampled)")
-		batch      = flag.Int("batch", 128, "videos per batch")
-		trainN     = flag.Int("train-videos", 0, "random train videos kept (0: all)")
-		valN       = flag.Int("val-videos", 0, "random validation videos kept (0: all)")
-		dropout    = flag.Float64("dropout", -1, "dropout and input dropout (-1: the code's 0.25)")
-		nce        = flag.Float64("nce", 1, "multiplier of the Charades NCE weights λ_c, λ_f")
-		seed       = flag.Int64("seed", 0, "seed of initialisation, dropout, batches")
-		chunk      = flag.Int("chunk", 0, "videos encoded at once by the training step (0: hlformer.DefaultVideoChunk; -1: the single-graph step, more memory)")
-		noTest     = flag.Bool("no-test", false, "skip the test evaluation of the best epoch")
-		renderTo   = flag.String("render", "", "render the run files given as arguments to <base>.png and <base>.md instead of training")
-		title      = flag.String("title", "HLFormer tuning sweep", "table title for -render")
-		floorsOnly = flag.Bool("floors-only", false, "write only the validation and test floors (no training)")
-		onTrain    = flag.Bool("val-on-train", false, "diagnostic: the curve's 'validation' is -val-videos random TRAINING videos (can the model fit its training data?)")
-	)
+	var o options
+	flag.StringVar(&o.cache, "cache", filepath.Join("datasets", "cache"), "data cache built by make data")
+	flag.StringVar(&o.shared, "shared", cmp.Or(os.Getenv("GEOALIGN_SHARED"), "/work/shared/data"), "staged shared inputs (Charades annotations)")
+	flag.StringVar(&o.out, "out", "", "JSON file for the learning curve (required)")
+	flag.StringVar(&o.variant, "variant", "hybrid", "hybrid, euclidean or mssl")
+	flag.Float64Var(&o.lr, "lr", 2e-4, "BertAdam learning rate")
+	flag.IntVar(&o.epochs, "epochs", 5, "epochs")
+	flag.StringVar(&o.sched, "schedule", "linear", "linear (warmup_linear over the run) or constant (constant after warm-up)")
+	flag.Float64Var(&o.warmup, "warmup", 0.01, "warm-up fraction of the run")
+	flag.IntVar(&o.hard, "hard", -1, "first epoch with hard negatives (-1: round(0.2·epochs), the code's 20 of 100)")
+	flag.IntVar(&o.patience, "patience", 0, "early-stopping patience in epochs (0: none)")
+	flag.IntVar(&o.dim, "dim", 64, "hidden size d")
+	flag.IntVar(&o.lorentz, "lorentz", 31, "Lorentz dimension n (n+1 divisible by the 4 heads)")
+	flag.IntVar(&o.frames, "frames", 64, "frames per video (padded / down-sampled)")
+	flag.IntVar(&o.batch, "batch", 128, "videos per batch")
+	flag.IntVar(&o.trainN, "train-videos", 0, "random train videos kept (0: all)")
+	flag.IntVar(&o.valN, "val-videos", 0, "random validation videos kept (0: all)")
+	flag.Float64Var(&o.dropout, "dropout", -1, "dropout and input dropout (-1: the code's 0.25)")
+	flag.Float64Var(&o.nce, "nce", 1, "multiplier of the Charades NCE weights λ_c, λ_f")
+	flag.Int64Var(&o.seed, "seed", 0, "seed of initialisation, dropout, batches")
+	flag.IntVar(&o.chunk, "chunk", 0, "videos encoded at once by the training step (0: hlformer.DefaultVideoChunk; -1: the single-graph step, more memory)")
+	flag.BoolVar(&o.noTest, "no-test", false, "skip the test evaluation of the best epoch")
+	renderTo := flag.String("render", "", "render the run files given as arguments to <base>.png and <base>.md instead of training")
+	title := flag.String("title", "HLFormer tuning sweep", "table title for -render")
+	flag.BoolVar(&o.floorsOnly, "floors-only", false, "write only the validation and test floors (no training)")
+	flag.BoolVar(&o.onTrain, "val-on-train", false, "diagnostic: the curve's 'validation' is -val-videos random TRAINING videos (can the model fit its training data?)")
 	flag.Parse()
-	if *renderTo != "" {
-		if err := render(*renderTo, *title, flag.Args()); err != nil {
-			fmt.Fprintln(os.Stderr, "hlftune:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if *out == "" {
+	var err error
+	switch {
+	case *renderTo != "":
+		err = render(*renderTo, *title, flag.Args())
+	case o.out == "":
 		fmt.Fprintln(os.Stderr, "hlftune: -out is required")
 		os.Exit(2)
+	default:
+		err = run(o)
 	}
-	if err := run(*cache, *shared, *out, *variant, *sched, *lr, *warmup, *nce, *dropout, *epochs, *hard, *patience, *dim, *lorentz,
-		*frames, *batch, *trainN, *valN, *chunk, *seed, !*noTest, *onTrain, *floorsOnly); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "hlftune:", err)
 		os.Exit(1)
 	}
 }
 
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
+// variants are the -variant names.
+var variants = map[string]hlformerstudy.Variant{"hybrid": hlformerstudy.HybridVariant,
+	"euclidean": hlformerstudy.EuclideanOnlyVariant, "mssl": hlformerstudy.MSSLVariant}
+
+// schedules are the -schedule names.
+var schedules = map[string]func(warmup float64) train.Schedule{
+	"linear":   func(w float64) train.Schedule { return train.WarmupLinear{Warmup: w} },
+	"constant": func(w float64) train.Schedule { return train.WarmupConstant{Warmup: w} },
 }
 
-func run(cache, shared, out, variant, sched string, lr, warmup, nce, dropout float64, epochs, hard, patience, dim, lorentz,
-	frames, batch, trainN, valN, chunk int, seed int64, test, onTrain, floorsOnly bool) error {
+func run(o options) error {
 	start := time.Now()
-	setup, err := hlformerstudy.LoadCharadesSTA(cache, shared)
+	setup, err := hlformerstudy.LoadCharadesSTAText(o.cache, o.shared, encoders.GloVe)
 	if err != nil {
 		return err
 	}
-	pick := func(sp *prvr.Split, n int, stream uint64) *prvr.Split {
-		if n <= 0 || n >= sp.NumVideos() {
-			return sp
-		}
-		idx := rand.New(rand.NewPCG(tuneSubsetSeed, stream)).Perm(sp.NumVideos())[:n]
-		sort.Ints(idx)
-		return sp.SubsetVideos(idx, sp.Name)
+	trainSp := hlformerstudy.SubsetVideos(setup.Train, o.trainN, tuneSubsetSeed, 1)
+	valSp := hlformerstudy.SubsetVideos(setup.Val, o.valN, tuneSubsetSeed, 3)
+	if o.onTrain {
+		valSp = hlformerstudy.SubsetVideos(trainSp, o.valN, tuneSubsetSeed, 4)
 	}
-	trainSp, valSp := pick(setup.Train, trainN, 1), pick(setup.Val, valN, 3)
-	if onTrain {
-		valSp = pick(trainSp, valN, 4)
-	}
-	r := &Run{Commit: reproduce.GitCommit(), Machine: reproduce.Machine(), Args: os.Args[1:], Variant: variant, Data: setup.Data, TrainVideos: trainSp.NumVideos(), TrainQuery: trainSp.NumQueries(),
-		ValVideos: valSp.NumVideos(), ValQueries: valSp.NumQueries(), ValOnTrain: onTrain}
+	test := !o.noTest
+	r := &Run{Commit: reproduce.GitCommit(), Machine: reproduce.Machine(), Args: os.Args[1:], Variant: o.variant, Data: setup.Data, TrainVideos: trainSp.NumVideos(), TrainQuery: trainSp.NumQueries(),
+		ValVideos: valSp.NumVideos(), ValQueries: valSp.NumQueries(), ValOnTrain: o.onTrain}
 	if r.ValFloors, r.ValFloorsOptimistic, r.ValFloorsExpected, err = floors(setup, valSp); err != nil {
 		return err
 	}
@@ -175,44 +158,34 @@ func run(cache, shared, out, variant, sched string, lr, warmup, nce, dropout flo
 		}
 	}
 	fmt.Fprintf(os.Stderr, "train %d videos / %d queries, val %d / %d; val floor (content words) SumR %.2f\n", r.TrainVideos, r.TrainQuery,
-		r.ValVideos, r.ValQueries, r.ValFloors[hlformerstudy.FloorContentWords]["SumR"])
-	if floorsOnly {
-		return writeJSON(out, r)
+		r.ValVideos, r.ValQueries, r.ValFloors[hlformerstudy.FloorContentWords].SumR)
+	if o.floorsOnly {
+		return writeJSON(o.out, r)
 	}
 
-	sc := hlformerstudy.Scale{Name: "tune", Dim: dim, LorentzDim: lorentz, FrameLen: frames, QueryLen: 12, Epochs: epochs, BatchVideos: batch, LearningRate: lr}
+	sc := hlformerstudy.Scale{Name: "tune", Dim: o.dim, LorentzDim: o.lorentz, FrameLen: o.frames, QueryLen: 12, Epochs: o.epochs, BatchVideos: o.batch, LearningRate: o.lr}
 	c := sc.Config(trainSp.Dim, trainSp.QueryDim)
-	if dropout >= 0 {
-		c.Dropout, c.InputDropout = dropout, dropout
+	if o.dropout >= 0 {
+		c.Dropout, c.InputDropout = o.dropout, o.dropout
 	}
 	lc := hlformer.CharadesLoss()
-	lc.ClipNCE, lc.FrameNCE = lc.ClipNCE*nce, lc.FrameNCE*nce
-	var v hlformerstudy.Variant
-	switch variant {
-	case "hybrid":
-		v = hlformerstudy.HybridVariant
-	case "euclidean":
-		v = hlformerstudy.EuclideanOnlyVariant
-	case "mssl":
-		v = hlformerstudy.MSSLVariant
-	default:
-		return fmt.Errorf("unknown -variant %q", variant)
+	lc.ClipNCE, lc.FrameNCE = lc.ClipNCE*o.nce, lc.FrameNCE*o.nce
+	v, ok := variants[o.variant]
+	if !ok {
+		return fmt.Errorf("unknown -variant %q", o.variant)
 	}
 	c, lc = v.Apply(c, lc)
 	tc := sc.Training()
-	tc.Seed, tc.Patience, tc.VideoChunk = seed, patience, chunk
-	if hard >= 0 {
-		tc.HardNegativeStart = hard
+	tc.Seed, tc.Patience, tc.VideoChunk = o.seed, o.patience, o.chunk
+	if o.hard >= 0 {
+		tc.HardNegativeStart = o.hard
 	}
-	switch sched {
-	case "linear":
-		tc.Schedule = train.WarmupLinear{Warmup: warmup}
-	case "constant":
-		tc.Schedule = train.WarmupConstant{Warmup: warmup}
-	default:
-		return fmt.Errorf("unknown -schedule %q", sched)
+	schedule, ok := schedules[o.sched]
+	if !ok {
+		return fmt.Errorf("unknown -schedule %q", o.sched)
 	}
-	r.Config, r.Loss, r.Train, r.Schedule = c, lc, tc, fmt.Sprintf("%s, warm-up %g", sched, warmup)
+	tc.Schedule = schedule(o.warmup)
+	r.Config, r.Loss, r.Train, r.Schedule = c, lc, tc, fmt.Sprintf("%s, warm-up %g", o.sched, o.warmup)
 	tc.Log = os.Stderr
 	m, err := hlformer.New(c)
 	if err != nil {
@@ -227,13 +200,13 @@ func run(cache, shared, out, variant, sched string, lr, warmup, nce, dropout flo
 		return err
 	}
 	for _, h := range res.History {
-		e := Epoch{Epoch: h.Epoch, Val: metricsOf(h.Val), Hard: h.Hard, Seconds: h.Duration.Seconds(), Loss: map[string]float64{}}
+		e := Epoch{Epoch: h.Epoch, Val: h.Val, Hard: h.Hard, Seconds: h.Duration.Seconds(), Loss: map[string]float64{}}
 		for i, n := range hlformer.LossTermNames {
 			e.Loss[n] = h.Loss[i]
 		}
 		r.History = append(r.History, e)
 	}
-	r.BestEpoch, r.BestVal, r.Stopped, r.StepSeconds = res.BestEpoch, metricsOf(res.Best), res.Stopped, res.StepTime.Seconds()
+	r.BestEpoch, r.BestVal, r.Stopped, r.StepSeconds = res.BestEpoch, &res.Best, res.Stopped, res.StepTime.Seconds()
 	if test {
 		ev, err := hlformer.NewEvaluator(be, m, res.Store, tc.DType)
 		if err != nil {
@@ -243,11 +216,11 @@ func run(cache, shared, out, variant, sched string, lr, warmup, nce, dropout flo
 		if err != nil {
 			return err
 		}
-		r.Test = metricsOf(te.T2V)
-		fmt.Fprintf(os.Stderr, "test (best val epoch %d): %s; floor SumR %.2f\n", r.BestEpoch, te.T2V, r.TestFloors[hlformerstudy.FloorContentWords]["SumR"])
+		r.Test = &te.T2V
+		fmt.Fprintf(os.Stderr, "test (best val epoch %d): %s; floor SumR %.2f\n", r.BestEpoch, te.T2V, r.TestFloors[hlformerstudy.FloorContentWords].SumR)
 	}
 	r.Seconds = time.Since(start).Seconds()
-	return writeJSON(out, r)
+	return writeJSON(o.out, r)
 }
 
 // writeJSON writes r to out (atomicfile.WriteJSON), creating out's directory.
@@ -260,32 +233,27 @@ func writeJSON(out string, r *Run) error {
 
 // floors are the zero-training floors of sp with ties pessimistic, optimistic and broken at random
 // (expected metrics).
-func floors(setup *hlformerstudy.Setup, sp *prvr.Split) (pess, opt, exp map[string]Metrics, err error) {
+func floors(setup *hlformerstudy.Setup, sp *prvr.Split) (pess, opt, exp map[string]retrieval.Metrics, err error) {
 	scores, err := setup.FloorScores(sp)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	pess, opt, exp = map[string]Metrics{}, map[string]Metrics{}, map[string]Metrics{}
+	pess, opt, exp = map[string]retrieval.Metrics{}, map[string]retrieval.Metrics{}, map[string]retrieval.Metrics{}
 	for name, sc := range scores {
-		for _, o := range []struct {
-			ties retrieval.TieRule
-			dst  map[string]Metrics
-		}{{retrieval.TiePessimistic, pess}, {retrieval.TieOptimistic, opt}} {
-			mat, err := retrieval.NewMatrix(sp.NumQueries(), sp.NumVideos(), sc)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			res, err := retrieval.Evaluate[float32](mat, sp.QueryVideo, retrieval.Options{Ks: retrieval.PRVRKs, Ties: o.ties})
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			o.dst[name] = metricsOf(res.T2V)
-		}
-		m, err := retrieval.RandomTies(sc, sp.QueryVideo, sp.NumVideos(), retrieval.PRVRKs, retrieval.MedianNumPy)
+		mat, err := retrieval.NewMatrix(sp.NumQueries(), sp.NumVideos(), sc)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		exp[name] = metricsOf(m)
+		for ties, dst := range map[retrieval.TieRule]map[string]retrieval.Metrics{retrieval.TiePessimistic: pess, retrieval.TieOptimistic: opt} {
+			res, err := retrieval.Evaluate[float32](mat, sp.QueryVideo, retrieval.Options{Ks: retrieval.PRVRKs, Ties: ties})
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			dst[name] = res.T2V
+		}
+		if exp[name], err = retrieval.RandomTies(sc, sp.QueryVideo, sp.NumVideos(), retrieval.PRVRKs, retrieval.MedianNumPy); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	return pess, opt, exp, nil
 }

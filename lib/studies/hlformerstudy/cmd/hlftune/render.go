@@ -10,6 +10,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
 	"gonum.org/v1/plot/vg"
 )
@@ -51,25 +52,21 @@ func render(base, title string, files []string) error {
 	var val, loss []report.Curve
 	epochs := 1
 	for i, r := range runs {
-		v, l := report.Curve{Label: names[i]}, report.Curve{Label: names[i]}
 		var vs, ls []float64
 		for _, h := range r.History {
-			vs, ls = append(vs, h.Val["SumR"]), append(ls, h.Loss["total"])
+			vs, ls = append(vs, h.Val.SumR), append(ls, h.Loss["total"])
 		}
-		v.PerRun, l.PerRun = [][]float64{vs}, [][]float64{ls}
-		val, loss, epochs = append(val, v), append(loss, l), max(epochs, len(vs))
+		val = append(val, report.Curve{Label: names[i], PerRun: [][]float64{vs}})
+		loss, epochs = append(loss, report.Curve{Label: names[i], PerRun: [][]float64{ls}}), max(epochs, len(vs))
 	}
 	labels := slices.Clone(names)
 	for i, f := range []struct {
 		name   string
-		floors map[string]Metrics
+		floors map[string]retrieval.Metrics
 	}{{"floor, ties pessimistic", runs[0].ValFloors}, {"floor, ties random (expected)", runs[0].ValFloorsExpected}, {"floor, ties optimistic", runs[0].ValFloorsOptimistic}} {
 		if m, ok := f.floors[hlformerstudy.FloorContentWords]; ok {
 			label := f.name + " (content words)"
-			flat := make([]float64, epochs)
-			for e := range flat {
-				flat[e] = m["SumR"]
-			}
+			flat := slices.Repeat([]float64{m.SumR}, epochs)
 			val = append(val, report.Curve{Label: label, PerRun: [][]float64{flat}, Dashes: []vg.Length{vg.Points(6), vg.Points(float64(2 + 2*i))}})
 			labels = append(labels, label)
 		}
@@ -86,17 +83,12 @@ func render(base, title string, files []string) error {
 
 	r0 := runs[0]
 	var commits, machines []string
-	seen := map[string]bool{}
-	for _, r := range runs {
-		for _, s := range []string{"commit " + r.Commit, r.Machine} {
-			if !seen[s] {
-				seen[s] = true
-				if strings.HasPrefix(s, "commit ") {
-					commits = append(commits, strings.TrimPrefix(s, "commit "))
-				} else {
-					machines = append(machines, s)
-				}
-			}
+	for _, r := range runs { // each once, in order of first appearance
+		if !slices.Contains(commits, r.Commit) {
+			commits = append(commits, r.Commit)
+		}
+		if !slices.Contains(machines, r.Machine) {
+			machines = append(machines, r.Machine)
 		}
 	}
 	split := "validation"
@@ -119,21 +111,25 @@ func render(base, title string, files []string) error {
 			secs += h.Seconds
 		}
 		cw := hlformerstudy.FloorContentWords
-		three := func(col string, p, e, o map[string]Metrics) string {
-			return fmt.Sprintf("%.2f / %.2f / %.2f", p[cw][col], e[cw][col], o[cw][col])
+		three := func(f func(retrieval.Metrics) float64, p, e, o map[string]retrieval.Metrics) string {
+			return fmt.Sprintf("%.2f / %.2f / %.2f", f(p[cw]), f(e[cw]), f(o[cw]))
 		}
 		test, testR1, tfs, tfr1 := "—", "—", "—", "—"
-		if len(r.Test) > 0 {
-			test, testR1 = fmt.Sprintf("%.2f", r.Test["SumR"]), fmt.Sprintf("%.2f", r.Test["R@1"])
-			tfs, tfr1 = three("SumR", r.TestFloors, r.TestFloorsExpected, r.TestFloorsOptimistic), three("R@1", r.TestFloors, r.TestFloorsExpected, r.TestFloorsOptimistic)
+		if r.Test != nil {
+			test, testR1 = fmt.Sprintf("%.2f", r.Test.SumR), fmt.Sprintf("%.2f", r.Test.R(1))
+			tfs, tfr1 = three(sumR, r.TestFloors, r.TestFloorsExpected, r.TestFloorsOptimistic), three(r1, r.TestFloors, r.TestFloorsExpected, r.TestFloorsOptimistic)
 		}
 		nce := r.Loss.ClipNCE / 0.02
 		t.AddRow(names[i], r.Variant, r.Config.Dim, r.Train.LearningRate, r.Schedule, len(r.History), r.Train.HardNegativeStart+1,
-			fmt.Sprintf("%.3g", nce), r.BestEpoch+1, fmt.Sprintf("%.2f", r.BestVal["SumR"]), three("SumR", r.ValFloors, r.ValFloorsExpected, r.ValFloorsOptimistic),
+			fmt.Sprintf("%.3g", nce), r.BestEpoch+1, fmt.Sprintf("%.2f", r.BestVal.SumR), three(sumR, r.ValFloors, r.ValFloorsExpected, r.ValFloorsOptimistic),
 			test, testR1, tfs, tfr1, stepName(r.Train.VideoChunk), fmt.Sprintf("%.0f", secs/float64(max(len(r.History), 1))))
 	}
 	return t.Save(base)
 }
+
+// sumR and r1 are the columns of the floors.
+func sumR(m retrieval.Metrics) float64 { return m.SumR }
+func r1(m retrieval.Metrics) float64   { return m.R(1) }
 
 // stepName names the training step of TrainConfig.VideoChunk.
 func stepName(chunk int) string {
