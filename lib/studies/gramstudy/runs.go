@@ -42,6 +42,8 @@ type Options struct {
 	// Text is the encoder of the Tux Paint captions (zero value: GloVe; TuxPaintText): it
 	// enters the dataset's name, hence the run keys and every result's data description.
 	Text encoders.Text
+	// FixedEpochs, when > 0, replaces Epochs' per-dataset budget (the cross-paper grid's tiny size).
+	FixedEpochs int
 }
 
 func (o Options) seeds() []int64 {
@@ -153,6 +155,9 @@ func (o Options) Sets(syntheticOnly bool) ([]*gram.Dataset, error) {
 //     cosine, the slowest to peak: best epoch 7 of 12, and over 24 epochs the best is epoch 6 and
 //     the validation falls from epoch 10 while the training loss still falls (overfitting).
 func (o Options) Epochs(d *gram.Dataset) int {
+	if o.FixedEpochs > 0 {
+		return o.FixedEpochs
+	}
 	var ci, full int
 	switch {
 	case d.Train.N < 1000: // Tux Paint stamps, monolingual or multilingual

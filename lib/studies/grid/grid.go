@@ -204,7 +204,7 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 		}
 	}
 	var notes []string
-	o := gramstudy.Options{Full: size.GramFull, Seeds: size.Seeds, Backend: b}
+	o := gramstudy.Options{Full: size.GramFull, Seeds: size.Seeds, Backend: b, FixedEpochs: size.GramEpochs}
 	gramVariants := []struct {
 		row     string
 		variant gramstudy.Variant
@@ -216,37 +216,20 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	}
 	var gramRows []gramstudy.CurveRow // the GRAM-family runs per task, for their learning curves
 	trainGram := func(task string, d *gram.Dataset) (string, error) {
-		epochs := size.GramEpochs
-		if epochs == 0 {
-			epochs = o.Epochs(d)
-		}
 		row := gramstudy.CurveRow{Data: d, Groups: map[string][]*gramstudy.Run{}}
 		gramRows = append(gramRows, row)
 		for _, gv := range gramVariants {
-			for _, seed := range size.Seeds {
-				cfg := gv.variant.Config
-				cfg.Epochs, cfg.Seed, cfg.Quiet = epochs, seed, true
-				t, err := gram.NewTrainer(b, d, cfg)
-				if err != nil {
-					return "", fmt.Errorf("%s, %s: %w", task, gv.variant.Label, err)
-				}
-				if err := t.Train(); err != nil {
-					return "", fmt.Errorf("%s, %s, seed %d: %w", task, gv.variant.Label, seed, err)
-				}
-				emb, err := t.Embed(d.Test)
-				if err != nil {
-					return "", err
-				}
-				ev, err := gram.Evaluate(b, emb, t.ModelScore())
-				if err != nil {
-					return "", err
-				}
-				cell(gv.row, task).add(ev.T2V)
-				row.Groups[gv.row] = append(row.Groups[gv.row], &gramstudy.Run{Variant: gv.variant, Data: d, Seed: seed, Trainer: t, History: t.History})
-				logf("%s, %s, seed %d: %s", task, gv.variant.Label, seed, ev.T2V)
+			runs, err := o.TrainSeeds(d, gv.variant, 0)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", task, err)
+			}
+			row.Groups[gv.row] = runs
+			for _, r := range runs {
+				cell(gv.row, task).add(r.Eval.T2V)
+				logf("%s, %s, seed %d: %s", task, gv.variant.Label, r.Seed, r.Eval.T2V)
 			}
 		}
-		return fmt.Sprintf("%d epochs; %s", epochs, gram.DefaultConfig().Behavior()), nil
+		return fmt.Sprintf("%d epochs; %s", o.Epochs(d), gram.DefaultConfig().Behavior()), nil
 	}
 
 	// Tri-modal retrieval: GRAM-family models on the tri-modal set, each ranked by the similarity it
