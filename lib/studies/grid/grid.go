@@ -174,14 +174,6 @@ const (
 	GridCurvesHLFormer = "grid-hlformer"
 )
 
-// gridCell holds one (similarity, task) cell's per-seed R@1 and SumR.
-type gridCell struct{ r1, sumR []float64 }
-
-func (c *gridCell) add(m retrieval.Metrics) {
-	c.r1 = append(c.r1, m.R(1))
-	c.sumR = append(c.sumR, m.SumR)
-}
-
 // RunGrid trains and evaluates every admissible (similarity, task) cell at size and returns the grid:
 // one row per similarity (GridRows), R@1 and SumR per task (GridTasks), mean ± std over the seeds,
 // "—" where the task does not admit the similarity, with the reasons and the per-task data, models
@@ -191,17 +183,9 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	if len(size.Seeds) < 1 {
 		return nil, fmt.Errorf("grid: no seeds")
 	}
-	cells := map[[2]string]*gridCell{} // by (row, task)
-	cell := func(row, task string) *gridCell {
-		if cells[[2]string{row, task}] == nil {
-			cells[[2]string{row, task}] = &gridCell{}
-		}
-		return cells[[2]string{row, task}]
-	}
-	logf := func(format string, a ...any) {
-		if size.Log != nil {
-			fmt.Fprintf(size.Log, "grid: "+format+"\n", a...)
-		}
+	cells := map[[2]string][]retrieval.Metrics{} // by (row, task): one per seed
+	add := func(row, task string, m retrieval.Metrics) {
+		cells[[2]string{row, task}] = append(cells[[2]string{row, task}], m)
 	}
 	var notes []string
 	o := gramstudy.Options{Full: size.GramFull, Seeds: size.Seeds, Backend: b, FixedEpochs: size.GramEpochs}
@@ -225,8 +209,10 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 			}
 			row.Groups[gv.row] = runs
 			for _, r := range runs {
-				cell(gv.row, task).add(r.Eval.T2V)
-				logf("%s, %s, seed %d: %s", task, gv.variant.Label, r.Seed, r.Eval.T2V)
+				add(gv.row, task, r.Eval.T2V)
+				if size.Log != nil {
+					fmt.Fprintf(size.Log, "grid: %s, %s, seed %d: %s\n", task, gv.variant.Label, r.Seed, r.Eval.T2V)
+				}
 			}
 		}
 		return fmt.Sprintf("%d epochs; %s", o.Epochs(d), gram.DefaultConfig().Behavior()), nil
@@ -273,7 +259,7 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 			return nil, fmt.Errorf("grid: GARE variant %q not found", v)
 		}
 		for _, r := range gruns.Results[i] {
-			cell(row, GridTasks[1]).add(r.Report.T2V)
+			add(row, GridTasks[1], r.Report.T2V)
 		}
 	}
 	notes = append(notes, fmt.Sprintf("[text–video] data: %s / %s (%s; %d train / %d test pairs; text: one %d-d vector per text (masked mean of its word features), video: %d frames × %d-d). Rows 1–4: lib/models/gram on (text, frame-mean video), k = 2, %s. Rows 5–6: lib/models/gare at its %q scale (D = %d, two-stage protocol: %d pretraining + %d epochs), text-conditioned pooling over the frames; row 5 is the same model without Δ. Rows 1–4 and rows 5–6 are different encoders: compare within each group.",
@@ -294,20 +280,20 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	}
 	var maxCosineGap float64
 	for i, test := range hruns.Test {
-		cell(GridCosine, GridTasks[2]).add(test)
+		add(GridCosine, GridTasks[2], test)
 		for _, sw := range []struct {
 			row string
 			sim prvrSimilarity
 		}{{"", prvrCosine}, {GridVolume, prvrVolume}, {GridHyperbolic, prvrHyperbolic}, {GridHybrid, prvrHybrid}} {
 			m, err := prvrSwap(b, hruns.TestEmbeddings[i], hruns.Config, setup.Test, sw.sim)
 			if err != nil {
-				return nil, fmt.Errorf("PRVR test-time %s: %w", sw.sim, err)
+				return nil, fmt.Errorf("PRVR test-time %s: %w", sw.sim.name, err)
 			}
 			if sw.row == "" { // the recomputed cosine must reproduce the model's own evaluation
 				maxCosineGap = math.Max(maxCosineGap, math.Abs(m.SumR-test.SumR))
 				continue
 			}
-			cell(sw.row, GridTasks[2]).add(m)
+			add(sw.row, GridTasks[2], m)
 		}
 	}
 	notes = append(notes, fmt.Sprintf("[PRVR] data: %s (%s; %d train / %d test videos, %d / %d queries). Model: lib/models/hlformer %q at the %q scale (%s), trained once per seed with its own similarity: S = %.1f·max_clips cos + %.1f·max_frames cos, the cosine row; metrics on the test split of the epoch with the best validation SumR (validation carved from train). The test-time cosine recomputed from the stored embeddings reproduces the model's SumR to within %.2g.",
@@ -347,12 +333,16 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	for _, row := range GridRows {
 		cs := []any{row}
 		for _, task := range GridTasks {
-			c := cells[[2]string{row, task}]
-			if c == nil {
+			ms := cells[[2]string{row, task}]
+			if ms == nil {
 				cs = append(cs, gridNotAdmitted, gridNotAdmitted)
 				continue
 			}
-			cs = append(cs, report.Summarize(c.r1).Format(1), report.Summarize(c.sumR).Format(1))
+			var r1, sumR []float64
+			for _, m := range ms {
+				r1, sumR = append(r1, m.R(1)), append(sumR, m.SumR)
+			}
+			cs = append(cs, report.Summarize(r1).Format(1), report.Summarize(sumR).Format(1))
 		}
 		t.AddRow(cs...)
 	}
@@ -437,35 +427,29 @@ func gramPairs(train, test *gare.Dataset) (*gram.Dataset, error) {
 	return d, nil
 }
 
-// prvrSimilarity is a similarity swapped into PRVR scoring at test time.
-type prvrSimilarity int
-
-const (
-	prvrCosine prvrSimilarity = iota
-	prvrVolume
-	prvrHyperbolic
-	prvrHybrid
-)
-
-func (s prvrSimilarity) String() string {
-	return [...]string{"cosine", "GRAM volume", "hyperbolic volume", "hybrid volume"}[s]
+// prvrSimilarity is a similarity swapped into PRVR scoring at test time: the [Q, V·T] matrix of unit
+// queries against unit items, the cosine or −V (k = 2) of lib/geom.
+type prvrSimilarity struct {
+	name string
+	sim  func(alpha, queries, items *graph.Node) *graph.Node
 }
+
+var (
+	prvrCosine     = prvrSimilarity{"cosine", func(_, q, items *graph.Node) *graph.Node { return graph.MatMul(q, graph.Transpose(items, 0, 1)) }}
+	prvrVolume     = prvrSimilarity{"GRAM volume", func(_, q, items *graph.Node) *graph.Node { return graph.Neg(geom.VolumeMatrix(q, items)) }}
+	prvrHyperbolic = prvrSimilarity{"hyperbolic volume", func(_, q, items *graph.Node) *graph.Node {
+		return graph.Neg(geom.HyperbolicVolumeMatrix(q, items))
+	}}
+	prvrHybrid = prvrSimilarity{"hybrid volume", func(alpha, q, items *graph.Node) *graph.Node {
+		return graph.Neg(geom.HybridVolumeMatrix(alpha, q, items))
+	}}
+)
 
 // prvrTimeScores returns the [Q, V] matrix max_t sim(query q, item (v, t)) of unit queries [Q, d]
 // against unit items [V·T, d] (clips or frames), with the items whose penalty is set (padded frames)
-// left out of the max. sim is the cosine or −V (k = 2) of lib/geom.
+// left out of the max.
 func prvrTimeScores(sim prvrSimilarity, alpha, queries, items, penalty *graph.Node) *graph.Node {
-	var s *graph.Node
-	switch sim {
-	case prvrCosine:
-		s = graph.MatMul(queries, graph.Transpose(items, 0, 1))
-	case prvrVolume:
-		s = graph.Neg(geom.VolumeMatrix(queries, items))
-	case prvrHyperbolic:
-		s = graph.Neg(geom.HyperbolicVolumeMatrix(queries, items))
-	case prvrHybrid:
-		s = graph.Neg(geom.HybridVolumeMatrix(alpha, queries, items))
-	}
+	s := sim.sim(alpha, queries, items)
 	q := queries.Shape().Dimensions[0]
 	v, t := penalty.Shape().Dimensions[0], penalty.Shape().Dimensions[1]
 	s = graph.Add(graph.Reshape(s, q, v, t), graph.ExpandAxes(penalty, 0))
