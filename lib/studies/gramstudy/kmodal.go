@@ -144,7 +144,7 @@ func (km *KModalities) Plot() (*plot.Plot, error) {
 		p.Add(rl)
 		p.Legend.Add("random ranking", rl)
 	}
-	p.X.Tick.Marker = report.WholeTicks // k = 2, 3, …
+	p.X.Tick.Marker = report.WholeTicks                                     // k = 2, 3, …
 	p.X.Min, p.X.Max = float64(km.K[0])-0.2, float64(km.K[len(km.K)-1])+0.2 // room for the end points' error bars
 	p.Legend.Top, p.Legend.Left = false, false
 	return p, nil

@@ -212,16 +212,13 @@ func execWithGrad(o Options, f func(x, y *graph.Node) (val, grad *graph.Node), d
 	return outs[0].Value().([]float64), outs[1].Value().([]float64)
 }
 
-// measureCell summarises the values of run against its reference (summarizeCell), or records the
-// backend's error when the dtype cannot run.
-func measureCell(run func() (got, ref, grad []float64)) (cell PrecisionCell) {
-	if err := exceptions.TryCatch[error](func() { cell = summarizeCell(run()) }); err != nil {
+// measureCell summarises the values of run against its reference, or records the backend's error
+// when the dtype cannot run.
+func measureCell(run func() (got, ref, grad []float64)) PrecisionCell {
+	var got, ref, grad []float64
+	if err := exceptions.TryCatch[error](func() { got, ref, grad = run() }); err != nil {
 		return PrecisionCell{Unsupported: err.Error()}
 	}
-	return cell
-}
-
-func summarizeCell(got, ref, grad []float64) PrecisionCell {
 	var errs []float64
 	bad, badGrad := 0, 0
 	for i := range got {

@@ -63,16 +63,6 @@ func (o Options) backend() compute.Backend {
 	return backend.MustNew()
 }
 
-// cache returns the data cache directory: DataCache, or datasets/cache of the checkout
-// (runcache.ModuleRoot: notebooks run in notebooks/).
-func (o Options) cache() (string, error) {
-	if o.DataCache != "" {
-		return o.DataCache, nil
-	}
-	root, err := runcache.ModuleRoot()
-	return filepath.Join(root, "datasets", "cache"), err
-}
-
 // Digits loads the FSDD digits set (class-level).
 func (o Options) Digits() (*gram.Dataset, error) {
 	return o.load(func(c string) (*gram.Dataset, error) { return gram.LoadDigits(c, 1) })
@@ -83,13 +73,17 @@ func (o Options) TuxPaint() (*gram.Dataset, error) {
 	return o.load(func(c string) (*gram.Dataset, error) { return TuxPaintText(c, o.Text) })
 }
 
-// load runs a loader on the data cache.
+// load runs a loader on the data cache: DataCache, or datasets/cache of the checkout
+// (runcache.ModuleRoot: notebooks run in notebooks/).
 func (o Options) load(loader func(cache string) (*gram.Dataset, error)) (*gram.Dataset, error) {
-	c, err := o.cache()
+	if o.DataCache != "" {
+		return loader(o.DataCache)
+	}
+	root, err := runcache.ModuleRoot()
 	if err != nil {
 		return nil, err
 	}
-	return loader(c)
+	return loader(filepath.Join(root, "datasets", "cache"))
 }
 
 // SyntheticConfig is the synthetic tri-modal benchmark of the studies: a concept tree of depth 3 and
@@ -236,7 +230,7 @@ func (o Options) Train(d *gram.Dataset, v Variant, seed int64, evalEvery int) (*
 		}
 		run.WarmHistory = warm.History
 	} else if v.WarmStart != nil && dir != "" {
-		run.WarmHistory = o.cachedHistory(filepath.Join(dir, "warm"))
+		run.WarmHistory = cachedHistory(filepath.Join(dir, "warm"))
 	}
 	if err := t.Train(); err != nil {
 		return nil, err
@@ -316,13 +310,10 @@ func fingerprint(d *gram.Dataset) string {
 }
 
 // cachedHistory reads the epoch statistics of a cached run (nil if absent).
-func (o Options) cachedHistory(dir string) []gram.EpochStats {
+func cachedHistory(dir string) []gram.EpochStats {
 	b, err := os.ReadFile(filepath.Join(dir, "history.json"))
-	if err != nil {
-		return nil
-	}
 	var h []gram.EpochStats
-	if json.Unmarshal(b, &h) != nil {
+	if err != nil || json.Unmarshal(b, &h) != nil {
 		return nil
 	}
 	return h
