@@ -124,11 +124,6 @@ func (o Options) ensemble(euc, hyp []*Run) ([]*Run, error) {
 	return out, nil
 }
 
-// volumeStats are the per-sample matched volumes of a run's test split.
-func volumeStats(o Options, r *Run) (euc, hyp []float64, err error) {
-	return gram.MatchedVolumes(o.backend(), r.Test, r.Variant.Config.RawLift)
-}
-
 // RandomUnitVolumes returns the Euclidean and hyperbolic volumes of n random triplets of unit
 // vectors in R^dim (seeded): the "volume collapse" of near-orthogonal unit vectors (docs/official-code.md §2: in
 // 512-d, V_euc ≈ 0.997 ± 0.002 and V_hyp ≈ 2.239 ± 0.064, √5 = 2.236 for exact orthogonality).
@@ -168,7 +163,7 @@ func (o Options) VolumeCollapse(runs Runs, sets []*gram.Dataset) (*report.Table,
 			}
 			var em, es, hm, hs, ratio []float64
 			for _, r := range rs {
-				euc, hyp, err := volumeStats(o, r)
+				euc, hyp, err := gram.MatchedVolumes(o.backend(), r.Test, r.Variant.Config.RawLift)
 				if err != nil {
 					return nil, nil, reproduce.Claim{}, err
 				}
@@ -367,7 +362,7 @@ func (o Options) SemanticRole(runs []*Run) (*report.Table, reproduce.Claim, erro
 	var rHyp, rEuc []float64
 	monotone := true
 	for _, r := range runs {
-		euc, hyp, err := volumeStats(o, r)
+		euc, hyp, err := gram.MatchedVolumes(o.backend(), r.Test, r.Variant.Config.RawLift)
 		if err != nil {
 			return nil, reproduce.Claim{}, err
 		}
@@ -431,7 +426,7 @@ func (o Options) TextLengthCorrelation(runs []*Run) (*report.Table, reproduce.Cl
 		if length == nil {
 			return nil, reproduce.Claim{}, fmt.Errorf("study.TextLengthCorrelation: %s has no text_length attribute", r.Data.Name)
 		}
-		euc, hyp, err := volumeStats(o, r)
+		euc, hyp, err := gram.MatchedVolumes(o.backend(), r.Test, r.Variant.Config.RawLift)
 		if err != nil {
 			return nil, reproduce.Claim{}, err
 		}
@@ -501,7 +496,7 @@ func (o Options) RawLift(d *gram.Dataset, defaultRuns []*Run) (*report.Table, ma
 	for _, rs := range [][]*Run{defaultRuns, rawRuns} {
 		var hypMeans, alphas []float64
 		for _, r := range rs {
-			_, hyp, err := volumeStats(o, r)
+			_, hyp, err := gram.MatchedVolumes(o.backend(), r.Test, r.Variant.Config.RawLift)
 			if err != nil {
 				return nil, nil, err
 			}

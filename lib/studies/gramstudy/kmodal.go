@@ -1,6 +1,7 @@
 package gramstudy
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -96,11 +97,7 @@ func (km *KModalities) Table(o Options) *report.Table {
 		if len(rs) > 0 && rs[0].Test != nil {
 			random = fmt.Sprintf("%.1f", T2DataR1.Random(rs[0].Test))
 		}
-		paper, ok := paperTable4[k]
-		if !ok {
-			paper = "—"
-		}
-		t.AddRow(k, strings.Join(d.Modalities[:k], " + "), Cell(rs, T2DataR1), Cell(rs, T2VR10), Cell(rs, V2TR1), random, paper)
+		t.AddRow(k, strings.Join(d.Modalities[:k], " + "), Cell(rs, T2DataR1), Cell(rs, T2VR10), Cell(rs, V2TR1), random, cmp.Or(paperTable4[k], "—"))
 	}
 	return t
 }
