@@ -16,9 +16,9 @@ import (
 // class-level), Tux Paint stamps (real, instance-level) and the synthetic concept hierarchy with 30 %
 // uninformative audio (lib/studies/gramstudy). Notebook: notebooks/10-gram.ipynb.
 func init() {
-	reproduce.Register(reproduce.Experiment{Paper: "gram", Figures: gramFigures,
-		Table1: table1(func(o Options, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
-			return o.Table1(Runs{}, sets, 0)
+	reproduce.Register(reproduce.Experiment{Paper: "gram", Figures: figures("gram", Untestable(), gramSections),
+		Table1: table1(func(o Options, runs Runs, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
+			return o.Table1(runs, sets, 0)
 		})})
 }
 
@@ -41,14 +41,14 @@ func studyOptions(opts reproduce.Options) Options {
 // (Options.Table1): text → image+audio retrieval, GRAM vs pairwise cosine (and GRAM's cosine →
 // volume recipe); HyperGRAM's (Options.Geometries): GRAM vs pure hyperbolic vs HyperGRAM (T→V+A
 // and V+A→T R@1, final α).
-func table1(study func(o Options, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error)) func(reproduce.Options) ([]*report.Table, error) {
+func table1(study func(o Options, runs Runs, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error)) func(reproduce.Options) ([]*report.Table, error) {
 	return func(opts reproduce.Options) ([]*report.Table, error) {
 		o := studyOptions(opts)
 		sets, err := o.Sets(opts.Synthetic)
 		if err != nil {
 			return nil, err
 		}
-		t, _, err := study(o, sets)
+		t, _, err := study(o, Runs{}, sets)
 		return []*report.Table{t}, err
 	}
 }
@@ -67,32 +67,31 @@ func tableWithCurves(sec *reproduce.Section, name, title string, t *report.Table
 	return nil
 }
 
-// figures runs the sections of a paper of this package (GRAM, HyperGRAM: figures as a whole, no
-// section can be selected) under <opts.Out>/<paper> with the paper's untestable claims; sections
-// builds them from the study's options, the three sets (Tux Paint second) and an empty Runs they share.
-func figures(opts reproduce.Options, paper string, untestable []reproduce.Claim, sections func(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedSection) error {
-	if err := opts.NeedsRealData(paper); err != nil {
+// figures is the Figures of a paper of this package: its sections (GRAM, HyperGRAM: figures as a
+// whole, no section can be selected) run under <opts.Out>/<paper> with the paper's untestable
+// claims; sections builds them from the study's options, the three sets (Tux Paint second) and an
+// empty Runs they share.
+func figures(paper string, untestable []reproduce.Claim, sections func(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedSection) func(reproduce.Options) error {
+	return func(opts reproduce.Options) error {
+		if err := opts.NeedsRealData(paper); err != nil {
+			return err
+		}
+		o := studyOptions(opts)
+		sets, err := o.Sets(false)
+		if err != nil {
+			return err
+		}
+		opts.Sections = nil
+		_, err = reproduce.RunSections(opts, paper, filepath.Join(opts.Out, paper), "", sections(o, sets, Runs{}), untestable...)
 		return err
 	}
-	o := studyOptions(opts)
-	sets, err := o.Sets(false)
-	if err != nil {
-		return err
-	}
-	opts.Sections = nil
-	_, err = reproduce.RunSections(opts, paper, filepath.Join(opts.Out, paper), "", sections(o, sets, Runs{}), untestable...)
-	return err
 }
 
-// gramFigures regenerates figures/gram/: the volume intuition (Fig. 1), Table 1 on the three sets
+// gramSections regenerate figures/gram/: the volume intuition (Fig. 1), Table 1 on the three sets
 // with learning curves and the alignment-score/R@1 correlation (Fig. 3) on Tux Paint, the modality
 // and loss ablations (Tables 4 and 6) and the modality gap (Table 7) on Tux Paint, Table 4 with
 // k = 2 … 5 modalities (text, image, speech fr, es, ru) on the multilingual Tux Paint stamps, and
 // claims.json. Every table of trained models has its <table>-learning-curves figure beside it.
-func gramFigures(opts reproduce.Options) error {
-	return figures(opts, "gram", Untestable(), gramSections)
-}
-
 func gramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedSection {
 	tux := sets[1]
 	groups := map[string][]*Run{} // Table 1's runs on Tux Paint, by variant

@@ -5,29 +5,21 @@ import (
 
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/reproduce"
-
-	"github.com/geoalign/geoalign/lib/report"
 )
 
 // HyperGRAM (CVPR 2026; no public code, summary only) on the tri-modal sets of the GRAM
 // reproduction. Notebook: notebooks/11-hypergram.ipynb.
 func init() {
-	reproduce.Register(reproduce.Experiment{Paper: "hypergram", Figures: hypergramFigures,
-		Table1: table1(func(o Options, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
-			return o.Geometries(Runs{}, sets)
-		})})
+	reproduce.Register(reproduce.Experiment{Paper: "hypergram", Figures: figures("hypergram", UntestableHyperGRAM(), hypergramSections),
+		Table1: table1(Options.Geometries)})
 }
 
-// hypergramFigures regenerates figures/hypergram/: the main comparison, the volume statistics, the α
+// hypergramSections regenerate figures/hypergram/: the main comparison, the volume statistics, the α
 // trajectories (from α₀ = 0.5 on every set, and from 0.2, 0.5 and 0.8 on Tux Paint at the shared
 // learning rate and at α's AlphaMobileLR, with the identifiability note), the semantic-role
 // test on the synthetic hierarchy with varying text richness, the volume–text-length correlation on
 // Tux Paint, the Lorentz vs Poincaré low-precision check, and claims.json. Every table of trained
 // models has its <table>-learning-curves figure beside it (or names the figure of its models).
-func hypergramFigures(opts reproduce.Options) error {
-	return figures(opts, "hypergram", UntestableHyperGRAM(), hypergramSections)
-}
-
 func hypergramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedSection {
 	tux := sets[1]
 	return []reproduce.NamedSection{
