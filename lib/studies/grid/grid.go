@@ -1,6 +1,7 @@
 package grid
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -108,10 +109,7 @@ func DefaultGridSize(opts reproduce.Options) GridSize {
 	if opts.Full {
 		gs, hs = garestudy.FullScale(), hlformerstudy.AblationScale
 	}
-	cache := opts.DataCache
-	if cache == "" {
-		cache = garestudy.DefaultCache()
-	}
+	cache := cmp.Or(opts.DataCache, garestudy.DefaultCache())
 	return GridSize{
 		Name:  map[bool]string{false: "default", true: "full"}[opts.Full],
 		Seeds: seeds,
@@ -416,9 +414,8 @@ func gramPairs(train, test *gare.Dataset) (*gram.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind := report.DataKind(test.Kind)
 	// Named after the pairs, not their test split: the curves and notes of this set are validation ones.
-	d := &gram.Dataset{Name: strings.TrimSuffix(test.Name, ", test") + " (frame-mean video)", Kind: kind, Modalities: []string{"text", "video"}, Train: tr, Test: te,
+	d := &gram.Dataset{Name: strings.TrimSuffix(test.Name, ", test") + " (frame-mean video)", Kind: report.DataKind(test.Kind), Modalities: []string{"text", "video"}, Train: tr, Test: te,
 		Notes: []string{"video = mean of the frame features"}}
 	if err := d.Validate(); err != nil {
 		return nil, err
@@ -480,11 +477,9 @@ func prvrSwap(b compute.Backend, em *hlformer.Embeddings, c hlformer.Config, tes
 			return nil
 		}
 		penalty := make([]float32, em.Videos*steps)
-		if mask != nil {
-			for i, m := range mask {
-				if m == 0 {
-					penalty[i] = gridMaskedScore
-				}
+		for i, m := range mask { // nil for clips
+			if m == 0 {
+				penalty[i] = gridMaskedScore
 			}
 		}
 		outs, err := exec.Exec(float32(gridPRVRHybridAlpha), queries,
@@ -502,11 +497,7 @@ func prvrSwap(b compute.Backend, em *hlformer.Embeddings, c hlformer.Config, tes
 	if err := branch(c.ClipScoreWeight, em.Clips, em.ClipSteps, nil); err != nil {
 		return retrieval.Metrics{}, err
 	}
-	frameLen := 0
-	if em.Frames != nil {
-		frameLen = len(em.Frames) / (em.Videos * em.Dim)
-	}
-	if err := branch(c.FrameScoreWeight, em.Frames, frameLen, em.FrameMask); err != nil {
+	if err := branch(c.FrameScoreWeight, em.Frames, len(em.Frames)/(em.Videos*em.Dim), em.FrameMask); err != nil {
 		return retrieval.Metrics{}, err
 	}
 	res, err := hlformer.EvaluateScores(scores, test)
