@@ -279,13 +279,10 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	var maxCosineGap float64
 	for i, test := range hruns.Test {
 		add(GridCosine, GridTasks[2], test)
-		for _, sw := range []struct {
-			row string
-			sim prvrSimilarity
-		}{{"", prvrCosine}, {GridVolume, prvrVolume}, {GridHyperbolic, prvrHyperbolic}, {GridHybrid, prvrHybrid}} {
-			m, err := prvrSwap(b, hruns.TestEmbeddings[i], hruns.Config, setup.Test, sw.sim)
+		for _, sw := range prvrSimilarities {
+			m, err := prvrSwap(b, hruns.TestEmbeddings[i], hruns.Config, setup.Test, sw)
 			if err != nil {
-				return nil, fmt.Errorf("PRVR test-time %s: %w", sw.sim.name, err)
+				return nil, fmt.Errorf("PRVR test-time %s: %w", sw.name, err)
 			}
 			if sw.row == "" { // the recomputed cosine must reproduce the model's own evaluation
 				maxCosineGap = math.Max(maxCosineGap, math.Abs(m.SumR-test.SumR))
@@ -424,23 +421,24 @@ func gramPairs(train, test *gare.Dataset) (*gram.Dataset, error) {
 	return d, nil
 }
 
-// prvrSimilarity is a similarity swapped into PRVR scoring at test time: the [Q, V·T] matrix of unit
-// queries against unit items, the cosine or −V (k = 2) of lib/geom.
+// prvrSimilarity is a similarity swapped into PRVR scoring at test time, for the grid's row: the
+// [Q, V·T] matrix of unit queries against unit items, the cosine or −V (k = 2) of lib/geom.
 type prvrSimilarity struct {
-	name string
-	sim  func(alpha, queries, items *graph.Node) *graph.Node
+	row, name string // row "": the model's own cosine, recomputed as a check
+	sim       func(alpha, queries, items *graph.Node) *graph.Node
 }
 
-var (
-	prvrCosine     = prvrSimilarity{"cosine", func(_, q, items *graph.Node) *graph.Node { return graph.MatMul(q, graph.Transpose(items, 0, 1)) }}
-	prvrVolume     = prvrSimilarity{"GRAM volume", func(_, q, items *graph.Node) *graph.Node { return graph.Neg(geom.VolumeMatrix(q, items)) }}
-	prvrHyperbolic = prvrSimilarity{"hyperbolic volume", func(_, q, items *graph.Node) *graph.Node {
+// prvrSimilarities are the PRVR test-time similarities, the recomputed cosine first.
+var prvrSimilarities = []prvrSimilarity{
+	{"", "cosine", func(_, q, items *graph.Node) *graph.Node { return graph.MatMul(q, graph.Transpose(items, 0, 1)) }},
+	{GridVolume, "GRAM volume", func(_, q, items *graph.Node) *graph.Node { return graph.Neg(geom.VolumeMatrix(q, items)) }},
+	{GridHyperbolic, "hyperbolic volume", func(_, q, items *graph.Node) *graph.Node {
 		return graph.Neg(geom.HyperbolicVolumeMatrix(q, items))
-	}}
-	prvrHybrid = prvrSimilarity{"hybrid volume", func(alpha, q, items *graph.Node) *graph.Node {
+	}},
+	{GridHybrid, "hybrid volume", func(alpha, q, items *graph.Node) *graph.Node {
 		return graph.Neg(geom.HybridVolumeMatrix(alpha, q, items))
-	}}
-)
+	}},
+}
 
 // prvrTimeScores returns the [Q, V] matrix max_t sim(query q, item (v, t)) of unit queries [Q, d]
 // against unit items [V·T, d] (clips or frames), with the items whose penalty is set (padded frames)
