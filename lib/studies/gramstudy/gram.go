@@ -87,8 +87,7 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 			p := paperOr(paper, v.Label)
 			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, T2VR10), Cell(rs, V2TR1), Cell(rs, V2TR10), p[0], p[1])
 		}
-		why := NoClaimReason(d, allRuns(runs, d, variants))
-		if why != "" {
+		if why := NoClaimReason(d, allRuns(runs, d, variants)); why != "" {
 			t.Provenance.Notes = append(t.Provenance.Notes, why)
 		}
 		for _, v := range variants[1:] {
@@ -282,9 +281,14 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 	p.X.Label.Text = "GRAM alignment score 1 − mean matched volume"
 	p.Y.Label.Text = "T→V+A R@1 (%)"
 	var xs, ys []float64
-	var rows [][]any
 	labels := sortedKeys(groups)
 	colors := report.Colors(labels...)
+	data := groups[labels[0]][0].Data
+	t := report.NewTable("GRAM Fig. 3 analogue: alignment score vs R@1",
+		provenance(o, []*gram.Dataset{data}, "GRAM alignment score = 1 − mean Euclidean volume of the test split's own (text, image, audio) triplets",
+			"points: every evaluated epoch of every run (checkpoints of several models), not seven pretrained models"),
+		"points", "n", "Pearson ρ (ours)")
+	t.AddPaperColumn("Pearson ρ (paper)", "GRAM Fig. 3 (7 models on MSR-VTT)")
 	for i, label := range labels {
 		var pts plotter.XYs
 		var x, y []float64
@@ -308,18 +312,9 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 		p.Add(s)
 		p.Legend.Add(label, s)
 		xs, ys = append(xs, x...), append(ys, y...)
-		rows = append(rows, []any{"checkpoints of " + label, len(pts), fmt.Sprintf("%.3f", Pearson(x, y)), "—"})
+		t.AddRow("checkpoints of "+label, len(pts), fmt.Sprintf("%.3f", Pearson(x, y)), "—")
 	}
 	rho := Pearson(xs, ys)
-	data := groups[labels[0]][0].Data
-	t := report.NewTable("GRAM Fig. 3 analogue: alignment score vs R@1",
-		provenance(o, []*gram.Dataset{data}, "GRAM alignment score = 1 − mean Euclidean volume of the test split's own (text, image, audio) triplets",
-			"points: every evaluated epoch of every run (checkpoints of several models), not seven pretrained models"),
-		"points", "n", "Pearson ρ (ours)")
-	t.AddPaperColumn("Pearson ρ (paper)", "GRAM Fig. 3 (7 models on MSR-VTT)")
-	for _, r := range rows {
-		t.AddRow(r...)
-	}
 	t.AddRow("all models together", len(xs), fmt.Sprintf("%.3f", rho), "0.923")
 	v := reproduce.Describe(PaperGRAM, "GRAM's alignment score (1 − mean matched volume) is strongly correlated with R@1",
 		"ρ = 0.923 over 7 models on MSR-VTT (GRAM Fig. 3)", dataLabel(data),
