@@ -104,30 +104,6 @@ func fingerprint(d *gare.Dataset) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// loadModel creates a model of cfg and reads its cached weights, if the cache has them (base ""
-// holds none).
-func loadModel(b compute.Backend, cfg gare.Config, seed int64, base string) (*gare.Model, bool) {
-	if base == "" {
-		return nil, false
-	}
-	if _, err := os.Stat(base + ".weights"); err != nil {
-		return nil, false
-	}
-	m, err := gare.New(b, cfg, seed)
-	if err != nil || m.LoadWeights(base+".weights") != nil {
-		return nil, false
-	}
-	return m, true
-}
-
-// saveModel writes m's weights at base (nothing when base is "": no cache).
-func saveModel(m *gare.Model, base string) error {
-	if base == "" {
-		return nil
-	}
-	return m.SaveWeights(base + ".weights")
-}
-
 type runKey struct {
 	cfg         gare.Config
 	train, test *gare.Dataset
@@ -145,7 +121,7 @@ type stage1 struct {
 	curve []train.Record
 }
 
-// Pretrained returns the stage-1 model of seed on train (trained once, then cached).
+// Pretrained returns the stage-1 model of seed on d (trained once, then cached).
 func (p *Protocol) Pretrained(b compute.Backend, d *gare.Dataset, seed int64) (*gare.Model, error) {
 	s, err := p.pretrain(b, d, seed)
 	if err != nil {
@@ -229,7 +205,16 @@ func (p *Protocol) Run(b compute.Backend, cfg gare.Config, d, test *gare.Dataset
 	}
 	// a cached result without curves, or without the first seed's model, is trained again
 	o, m, err := cached(b, cfg, seed, base, ".result", first, func(o Outcome) bool { return len(o.Curve) > 0 },
-		func() (Outcome, *gare.Model, error) { return p.evaluate(b, cfg, d, test, seed) })
+		func() (Outcome, *gare.Model, error) {
+			f, err := p.Fit(b, cfg, d, seed)
+			if err != nil {
+				return Outcome{}, nil, err
+			}
+			start := time.Now()
+			rep, err := f.Model.Evaluate(test)
+			return Outcome{Seed: seed, Report: rep, Curve: f.Curve, PretrainCurve: f.PretrainCurve,
+				Seconds: f.Seconds + time.Since(start).Seconds()}, f.Model, err
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -241,21 +226,10 @@ func (p *Protocol) Run(b compute.Backend, cfg gare.Config, d, test *gare.Dataset
 	return res, nil
 }
 
-// evaluate trains cfg (Fit) and evaluates the model on test.
-func (p *Protocol) evaluate(b compute.Backend, cfg gare.Config, d, test *gare.Dataset, seed int64) (Outcome, *gare.Model, error) {
-	fitted, err := p.Fit(b, cfg, d, seed)
-	if err != nil {
-		return Outcome{}, nil, err
-	}
-	start := time.Now()
-	rep, err := fitted.Model.Evaluate(test)
-	return Outcome{Seed: seed, Report: rep, Curve: fitted.Curve, PretrainCurve: fitted.PretrainCurve,
-		Seconds: fitted.Seconds + time.Since(start).Seconds()}, fitted.Model, err
-}
-
-// cached is the value saved at base+ext (loadGob) and, if keep, the model of cfg saved at base
-// (loadModel) when the cache has both and ok accepts the value (base "": no cache); else the value
-// and model train makes, saved there (the model only if keep; nil is returned for it otherwise).
+// cached is the value saved at base+ext (loadGob) and, if keep, the model of cfg (seed) whose weights
+// are saved at base.weights, when the cache has both and ok accepts the value (base "": no cache);
+// else the value and model train makes, saved there (the model only if keep; nil is returned for it
+// otherwise).
 func cached[T any](b compute.Backend, cfg gare.Config, seed int64, base, ext string, keep bool, ok func(T) bool,
 	train func() (T, *gare.Model, error)) (T, *gare.Model, error) {
 	var v T
@@ -263,8 +237,10 @@ func cached[T any](b compute.Backend, cfg gare.Config, seed int64, base, ext str
 		if !keep {
 			return v, nil, nil
 		}
-		if m, loaded := loadModel(b, cfg, seed, base); loaded {
-			return v, m, nil
+		if _, err := os.Stat(base + ".weights"); err == nil {
+			if m, err := gare.New(b, cfg, seed); err == nil && m.LoadWeights(base+".weights") == nil {
+				return v, m, nil
+			}
 		}
 	}
 	v, m, err := train()
@@ -274,7 +250,10 @@ func cached[T any](b compute.Backend, cfg gare.Config, seed int64, base, ext str
 	if err != nil || !keep {
 		return v, nil, err
 	}
-	return v, m, saveModel(m, base)
+	if base != "" {
+		err = m.SaveWeights(base + ".weights")
+	}
+	return v, m, err
 }
 
 // Fitted is a model trained under the protocol, before any test: stage 2's best validation epoch's

@@ -17,13 +17,10 @@ func tableArtifacts(name string, t *report.Table, r *Runs) ([]reproduce.Artifact
 }
 
 // curveArtifacts are the learning-curve figures of runs r (Runs.LearningCurves of title) saved as
-// name-curves-loss and name-curves-val.
+// name-curves-loss and name-curves-val (nil figures with an error).
 func curveArtifacts(name, title string, r *Runs) ([]reproduce.Artifact, error) {
 	loss, val, err := r.LearningCurves(title)
-	if err != nil {
-		return nil, err
-	}
-	return []reproduce.Artifact{{Name: name + "-curves-loss", Figure: loss}, {Name: name + "-curves-val", Figure: val}}, nil
+	return []reproduce.Artifact{{Name: name + "-curves-loss", Figure: loss}, {Name: name + "-curves-val", Figure: val}}, err
 }
 
 // ablation is one table of runs of the paper's variants, saved as name: Runs.Table titled title,

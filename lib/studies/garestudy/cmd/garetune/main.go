@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/backend"
@@ -95,18 +94,11 @@ func run(cache, work, out, variant string, preEpochs, epochs int, preLR, lr floa
 	if info, err := backend.Describe(); err == nil {
 		r.Backend = info.String()
 	}
-	b := backend.MustNew()
-	if _, err := p.Pretrained(b, d, seed); err != nil {
-		return err
-	}
-	r.Stage1Sec = p.PretrainSeconds
-	start := time.Now()
-	f, err := p.Fit(b, cfg, d, seed)
+	f, err := p.Fit(backend.MustNew(), cfg, d, seed)
 	if err != nil {
 		return err
 	}
-	r.Stage2Sec = time.Since(start).Seconds()
-	r.Stage1, r.Stage2 = f.PretrainCurve, f.Curve
+	r.Stage1, r.Stage2, r.Stage1Sec, r.Stage2Sec = f.PretrainCurve, f.Curve, p.PretrainSeconds, f.Seconds
 	keep, held, err := data.CarveValidation(d.NumTexts, base.ValFraction) // the split gare.Model.NewTrainer carves
 	if err != nil {
 		return err
