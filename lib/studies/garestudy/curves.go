@@ -49,14 +49,9 @@ func (r *Runs) LearningCurves(title string) (loss, val report.Grid, err error) {
 // variant's runs: every variant of a seed shares it), then every variant's stage 2; and their names.
 func (r *Runs) stages() (names []string, curves [][][]train.Record) {
 	names = append([]string{Stage1Curve}, mapped(r.Variants, func(v Variant) string { return v.Name })...)
-	curves = make([][][]train.Record, len(names))
-	for _, res := range r.Results[0] {
-		curves[0] = append(curves[0], res.PretrainCurve)
-	}
-	for v, results := range r.Results {
-		for _, res := range results {
-			curves[v+1] = append(curves[v+1], res.Curve)
-		}
+	curves = [][][]train.Record{mapped(r.Results[0], func(res Result) []train.Record { return res.PretrainCurve })}
+	for _, results := range r.Results {
+		curves = append(curves, mapped(results, func(res Result) []train.Record { return res.Curve }))
 	}
 	return names, curves
 }

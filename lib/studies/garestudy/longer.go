@@ -90,11 +90,7 @@ func (s *Suite) LongerTraining() (*reproduce.Section, error) {
 // validation is, per seed of variant v, the validation SumR of stage 2's kept model (its last Best
 // record: the best so far, so the largest).
 func (r *Runs) validation(v int) []float64 {
-	out := make([]float64, len(r.Results[v]))
-	for i, res := range r.Results[v] {
-		out[i] = keptValidation(res.Curve)
-	}
-	return out
+	return mapped(r.Results[v], func(res Result) float64 { return keptValidation(res.Curve) })
 }
 
 // keptValidation is the validation SumR of the kept record (Kept; 0 without one).

@@ -158,11 +158,7 @@ func metricName(m Metric) string { return m.Name }
 
 // Values returns metric m of every seed of variant v.
 func (r *Runs) Values(v int, m Metric) []float64 {
-	out := make([]float64, len(r.Results[v]))
-	for s, res := range r.Results[v] {
-		out[s] = m.Of(res.Report)
-	}
-	return out
+	return mapped(r.Results[v], func(res Result) float64 { return m.Of(res.Report) })
 }
 
 // Summary is mean ± std of metric m over the seeds of variant v.

@@ -245,14 +245,8 @@ func (st *SyntheticStudy) Comparisons() []reproduce.Comparison {
 	return out
 }
 
-// DatasetInfo is a one-line description of a dataset.
-type DatasetInfo struct{ d *gare.Dataset }
-
-// Info describes d.
-func Info(d *gare.Dataset) *DatasetInfo { return &DatasetInfo{d} }
-
-func (i *DatasetInfo) String() string {
-	d := i.d
+// Info is a one-line description of a dataset.
+func Info(d *gare.Dataset) string {
 	s := fmt.Sprintf("%s [%s]: %d texts × %d videos, text %d-d, %d frames × %d-d", d.Name, d.Kind, d.NumTexts, d.NumVideos, d.TextDim, d.Frames, d.VideoDim)
 	if d.WordFeats != nil {
 		s += fmt.Sprintf(", %d words per text", d.Words)
