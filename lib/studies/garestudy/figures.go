@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 
-	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -96,23 +95,6 @@ func HistogramFigure(title, xlabel string, bins int, names []string, samples ...
 func withAlpha(c color.Color, a uint8) color.Color {
 	r, g, b, _ := c.RGBA()
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
-}
-
-// GeometryFigures are GARE Fig. 3 (a)–(d) for a baseline and a GARE model on the same probe:
-// positive cosines; ‖t_i + Δ_ij‖ vs ‖t_i‖ on negatives and on positives; ‖t + Δ − v‖ vs ‖t − v‖.
-func GeometryFigures(base, withDelta *gare.PairGeometry) []*plot.Plot {
-	posCosB, _ := gare.PositiveNegative(base.Cos)
-	posCosG, _ := gare.PositiveNegative(withDelta.Cos)
-	adjPos, adjNeg := gare.PositiveNegative(withDelta.AdjustedNorm)
-	distPos, distNeg := gare.PositiveNegative(withDelta.Dist)
-	basePos, baseNeg := gare.PositiveNegative(withDelta.BaseDist)
-	return []*plot.Plot{
-		HistogramFigure("(a) cosine similarity of positive pairs", "S_ii", 30, []string{"baseline", "GARE"}, posCosB, posCosG),
-		HistogramFigure("(b) norms on negative pairs", "norm", 30, []string{"‖t_i‖", "‖t_i + Δ_ij‖"}, withDelta.TextNorm, adjNeg),
-		HistogramFigure("(c) norms on positive pairs", "norm", 30, []string{"‖t_i‖", "‖t_i + Δ_ii‖"}, withDelta.TextNorm, adjPos),
-		HistogramFigure("(d) distance to the pooled video", "distance", 30,
-			[]string{"‖t − v‖ positives", "‖t + Δ − v‖ positives", "‖t − v‖ negatives", "‖t + Δ − v‖ negatives"}, basePos, distPos, baseNeg, distNeg),
-	}
 }
 
 // DynamicsFigures are GARE Fig. 8 (a)–(d): angles between Δ and the gap / the text, norms and

@@ -7,6 +7,7 @@ import (
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"gonum.org/v1/plot"
 )
 
 // tableArtifacts are a table of runs r saved as name and, beside it, its learning-curve figures
@@ -228,14 +229,14 @@ func (s *Suite) Gradients() (*reproduce.Section, error) {
 
 func f3(x float64) string { return fmt.Sprintf("%.3f", x) }
 
-// Geometry is GARE Fig. 3 on the test set (first ProbePairs pairs).
+// Geometry is GARE Fig. 3 on the test set (first ProbePairs pairs), (a)–(d): positive cosines;
+// ‖t_i + Δ_ij‖ vs ‖t_i‖ on negatives and on positives; ‖t + Δ − v‖ vs ‖t − v‖.
 func (s *Suite) Geometry() (*reproduce.Section, error) {
 	base, withDelta, err := s.trained()
 	if err != nil {
 		return nil, err
 	}
-	n := min(s.Scale.ProbePairs*4, s.Test.NumTexts)
-	test := s.Test
+	n, test := min(s.Scale.ProbePairs*4, s.Test.NumTexts), s.Test
 	if test.VideoOf != nil {
 		return nil, fmt.Errorf("geometry needs a paired test set")
 	}
@@ -247,16 +248,21 @@ func (s *Suite) Geometry() (*reproduce.Section, error) {
 	if err != nil {
 		return nil, err
 	}
-	figs := GeometryFigures(gb, gg)
-	sec := &reproduce.Section{Title: "Fig. 3: geometry of Δ on test pairs"}
-	for i, f := range figs {
-		sec.Artifacts = append(sec.Artifacts, reproduce.Artifact{Name: fmt.Sprintf("fig3%c", 'a'+i), Figure: f})
-	}
 	posB, _ := gare.PositiveNegative(gb.Cos)
 	posG, _ := gare.PositiveNegative(gg.Cos)
 	adjPos, adjNeg := gare.PositiveNegative(gg.AdjustedNorm)
 	distPos, distNeg := gare.PositiveNegative(gg.Dist)
 	basePos, baseNeg := gare.PositiveNegative(gg.BaseDist)
+	sec := &reproduce.Section{Title: "Fig. 3: geometry of Δ on test pairs"}
+	for i, f := range []*plot.Plot{
+		HistogramFigure("(a) cosine similarity of positive pairs", "S_ii", 30, []string{"baseline", "GARE"}, posB, posG),
+		HistogramFigure("(b) norms on negative pairs", "norm", 30, []string{"‖t_i‖", "‖t_i + Δ_ij‖"}, gg.TextNorm, adjNeg),
+		HistogramFigure("(c) norms on positive pairs", "norm", 30, []string{"‖t_i‖", "‖t_i + Δ_ii‖"}, gg.TextNorm, adjPos),
+		HistogramFigure("(d) distance to the pooled video", "distance", 30,
+			[]string{"‖t − v‖ positives", "‖t + Δ − v‖ positives", "‖t − v‖ negatives", "‖t + Δ − v‖ negatives"}, basePos, distPos, baseNeg, distNeg),
+	} {
+		sec.Artifacts = append(sec.Artifacts, reproduce.Artifact{Name: fmt.Sprintf("fig3%c", 'a'+i), Figure: f})
+	}
 	data := fmt.Sprintf("%s: first %d pairs of %s, seed %d's models", test.Kind, n, test.Name, s.Scale.Seeds[0])
 	sec.Findings = []reproduce.Claim{
 		describe("Fig. 3a: GARE's positive pairs have lower cosine similarity than the baseline's", "lower (larger angular separation)", data,
