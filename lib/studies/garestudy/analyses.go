@@ -137,28 +137,22 @@ func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train *gare.Datas
 		if err != nil {
 			return err
 		}
-		pts = append(pts, summarizeGeometry(step, g))
+		pm := func(grid [][]float64) (float64, float64) {
+			p, n := gare.PositiveNegative(grid)
+			return mean(p), mean(n)
+		}
+		d := DynamicsPoint{Step: step, TextNorm: mean(g.TextNorm)}
+		if g.AngleGap != nil {
+			d.AngleGapPos, d.AngleGapNeg = pm(g.AngleGap)
+			d.AngleTextPos, d.AngleTextNeg = pm(g.AngleText)
+		}
+		d.AdjNormPos, d.AdjNormNeg = pm(g.AdjustedNorm)
+		d.DistPos, d.DistNeg = pm(g.Dist)
+		d.BaseDistPos, d.BaseDistNeg = pm(g.BaseDist)
+		pts = append(pts, d)
 		return nil
 	}})
 	return pts, err
-}
-
-func summarizeGeometry(step int, g *gare.PairGeometry) DynamicsPoint {
-	pm := func(grid [][]float64) (float64, float64) {
-		p, n := gare.PositiveNegative(grid)
-		return mean(p), mean(n)
-	}
-	var d DynamicsPoint
-	d.Step = step
-	if g.AngleGap != nil {
-		d.AngleGapPos, d.AngleGapNeg = pm(g.AngleGap)
-		d.AngleTextPos, d.AngleTextNeg = pm(g.AngleText)
-	}
-	d.TextNorm = mean(g.TextNorm)
-	d.AdjNormPos, d.AdjNormNeg = pm(g.AdjustedNorm)
-	d.DistPos, d.DistNeg = pm(g.Dist)
-	d.BaseDistPos, d.BaseDistNeg = pm(g.BaseDist)
-	return d
 }
 
 // CoveragePoint is the two-stage mode at one shortlist size K.

@@ -83,18 +83,12 @@ func HistogramFigure(title, xlabel string, bins int, names []string, samples ...
 			panic(err)
 		}
 		h.Normalize(1)
-		c := colors[i]
-		h.LineStyle.Color = c
-		h.FillColor = withAlpha(c, 70)
+		r, g, b, _ := colors[i].RGBA()
+		h.LineStyle.Color, h.FillColor = colors[i], color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 70}
 		p.Add(h)
 		p.Legend.Add(names[i], h)
 	}
 	return p
-}
-
-func withAlpha(c color.Color, a uint8) color.Color {
-	r, g, b, _ := c.RGBA()
-	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
 }
 
 // DynamicsFigures are GARE Fig. 8 (a)–(d): angles between Δ and the gap / the text, norms and

@@ -172,10 +172,11 @@ func (st *SyntheticStudy) curveName(i int) string {
 // Table tabulates the synthetic study: per false-negative rate, baseline and GARE R@1 (mean ± std),
 // the paired gain and the zero-training floor.
 func (st *SyntheticStudy) Table() *report.Table {
-	r0 := st.Runs[0]
+	r0, c := st.Runs[0], SyntheticConfig(0, 0, 7)
 	prov := report.Provenance{
-		Data: fmt.Sprintf("synthetic false-negative pairs (lib/data/synth GeneratePairs, data seed 7): %d train pairs, test = one pair per concept among the rest; %s",
-			r0.Train.NumTexts, describeSynth()),
+		Data: fmt.Sprintf("synthetic false-negative pairs (lib/data/synth GeneratePairs, data seed 7): %d train pairs, test = one pair per concept among the rest; "+
+			"%d-d latent concepts, %d-d text and %d × %d-d frames through random projections, modality gap %g, noise %g/%g, frame jitter %g",
+			r0.Train.NumTexts, c.LatentDim, c.TextDim, c.Frames, c.FrameDim, c.Gap, c.TextNoise, c.FrameNoise, c.FrameJitter),
 		Kind: report.Synthetic, Seeds: st.Scale.Seeds, Config: r0.Base, Behavior: Behavior,
 		Notes: []string{"Same two-stage protocol as the Charades tables; " + Describe(r0.Base, r0.Train, r0.Test) + ".",
 			TrainingNote, SelectionNote(r0.Base), st.Scale.TuningNote(), floorNote(r0.Floor)},
@@ -210,12 +211,6 @@ func concepts(d *gare.Dataset) map[int]int {
 		c[k]++
 	}
 	return c
-}
-
-func describeSynth() string {
-	c := SyntheticConfig(0, 0, 7)
-	return fmt.Sprintf("%d-d latent concepts, %d-d text and %d × %d-d frames through random projections, modality gap %g, noise %g/%g, frame jitter %g",
-		c.LatentDim, c.TextDim, c.Frames, c.FrameDim, c.Gap, c.TextNoise, c.FrameNoise, c.FrameJitter)
 }
 
 // Comparisons: GARE's claim that Δ absorbs false-negative noise predicts a gain over the baseline
