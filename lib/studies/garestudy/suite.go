@@ -77,9 +77,13 @@ const Behavior = "official code (docs/official-code.md §4): ψ with 1 head, sha
 
 // Provenance describes a table computed on the suite's Charades data.
 func (s *Suite) Provenance(notes ...string) report.Provenance {
+	text := "GloVe 100-d tokens" // the descriptions' features
+	if s.Text != encoders.GloVe {
+		text = s.Text.Describe() + " sentence embeddings (384-d)"
+	}
 	return report.Provenance{
 		Data: fmt.Sprintf("Charades descriptions ↔ videos, official v1 split (%d train pairs, %d test texts × %d videos): real free-text descriptions as %s, label-derived video features (multi-hot actions ⊕ mean GloVe of their names, 12 segments)",
-			s.Train.NumTexts, s.Test.NumTexts, s.Test.NumVideos, s.textFeatures()),
+			s.Train.NumTexts, s.Test.NumTexts, s.Test.NumVideos, text),
 		Kind:     report.LabelDerived,
 		Seeds:    s.Scale.Seeds,
 		Config:   s.Base,
@@ -93,14 +97,6 @@ func (s *Suite) Provenance(notes ...string) report.Provenance {
 			"Text→video R@K / MnR (1-based ranks, ties counted pessimistically) unless the column says v2t.",
 		}, notes...),
 	}
-}
-
-// textFeatures describes the descriptions' features in Provenance's data.
-func (s *Suite) textFeatures() string {
-	if s.Text == encoders.GloVe {
-		return "GloVe 100-d tokens"
-	}
-	return s.Text.Describe() + " sentence embeddings (384-d)"
 }
 
 // TrainingNote states, in every table's notes, which training step produced the numbers.

@@ -58,18 +58,17 @@ func main() {
 		renderTo  = flag.String("render", "", "tabulate the run files given as arguments into <base>.{md,csv,json} instead of training")
 	)
 	flag.Parse()
-	if *renderTo != "" {
-		if err := render(*renderTo, flag.Args()); err != nil {
-			fmt.Fprintln(os.Stderr, "garetune:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if *out == "" || (*variant != "gare" && *variant != "baseline") {
+	var err error
+	switch {
+	case *renderTo != "":
+		err = render(*renderTo, flag.Args())
+	case *out == "" || (*variant != "gare" && *variant != "baseline"):
 		fmt.Fprintln(os.Stderr, "garetune: -out is required and -variant is gare or baseline")
 		os.Exit(2)
+	default:
+		err = run(*cache, *work, *out, *variant, *preEpochs, *epochs, *preLR, *lr, *seed)
 	}
-	if err := run(*cache, *work, *out, *variant, *preEpochs, *epochs, *preLR, *lr, *seed); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "garetune:", err)
 		os.Exit(1)
 	}
