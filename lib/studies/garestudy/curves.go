@@ -62,10 +62,7 @@ func (r *Runs) curveFigure(title string, v curveValue) (report.Grid, error) {
 	stage1 := report.Panel{Title: title + " — stage 1", XLabel: "stage-1 epoch", YLabel: v.label}
 	stage2 := report.Panel{Title: title + " — stage 2", XLabel: "stage-2 epoch", YLabel: v.label}
 	for i, name := range names {
-		c := report.Curve{Label: name}
-		for _, curve := range curves[i] {
-			c.PerRun = append(c.PerRun, perEpoch(curve, v))
-		}
+		c := report.Curve{Label: name, PerRun: mapped(curves[i], func(c []train.Record) []float64 { return perEpoch(c, v) })}
 		switch {
 		case i == 0:
 			c.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}

@@ -26,8 +26,7 @@ func addLine(p *plot.Plot, label string, c color.Color, dashed bool, xs, ys []fl
 	if err != nil {
 		panic(err)
 	}
-	l.Color = c
-	l.Width = vg.Points(1)
+	l.Color, l.Width = c, vg.Points(1)
 	if dashed {
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	}
