@@ -94,36 +94,24 @@ func HistogramFigure(title, xlabel string, bins int, names []string, samples ...
 // distances along training.
 func DynamicsFigures(pts []DynamicsPoint) []*plot.Plot {
 	x := mapped(pts, func(p DynamicsPoint) float64 { return float64(p.Step) })
-	type line struct {
-		label  string
-		c      color.Color
-		dashed bool
-		y      func(DynamicsPoint) float64
-	}
-	panel := func(title, ylabel string, lines ...line) *plot.Plot {
-		p := newPlot(title, "training step (stage 2)", ylabel)
-		for _, l := range lines {
-			addLine(p, l.label, l.c, l.dashed, x, mapped(pts, l.y))
-		}
-		return p
-	}
-	return []*plot.Plot{
-		panel("(a) angle between Δ and v̄_j − t_i", "degrees",
-			line{"positive pairs", blue, false, func(p DynamicsPoint) float64 { return p.AngleGapPos }},
-			line{"negative pairs", red, false, func(p DynamicsPoint) float64 { return p.AngleGapNeg }}),
-		panel("(b) angle between Δ and t_i", "degrees",
-			line{"positive pairs", blue, false, func(p DynamicsPoint) float64 { return p.AngleTextPos }},
-			line{"negative pairs", red, false, func(p DynamicsPoint) float64 { return p.AngleTextNeg }}),
-		panel("(c) norms of t_i and t_i + Δ_ij", "norm",
-			line{"‖t_i‖", black, false, func(p DynamicsPoint) float64 { return p.TextNorm }},
-			line{"‖t_i + Δ_ii‖", blue, false, func(p DynamicsPoint) float64 { return p.AdjNormPos }},
-			line{"‖t_i + Δ_ij‖, j ≠ i", red, false, func(p DynamicsPoint) float64 { return p.AdjNormNeg }}),
-		panel("(d) pair distances to the pooled video", "distance",
-			line{"‖t − v‖ positives", blue, true, func(p DynamicsPoint) float64 { return p.BaseDistPos }},
-			line{"‖t + Δ − v‖ positives", blue, false, func(p DynamicsPoint) float64 { return p.DistPos }},
-			line{"‖t − v‖ negatives", red, true, func(p DynamicsPoint) float64 { return p.BaseDistNeg }},
-			line{"‖t + Δ − v‖ negatives", red, false, func(p DynamicsPoint) float64 { return p.DistNeg }}),
-	}
+	y := func(f func(DynamicsPoint) float64) []float64 { return mapped(pts, f) }
+	const steps = "training step (stage 2)"
+	a := newPlot("(a) angle between Δ and v̄_j − t_i", steps, "degrees")
+	addLine(a, "positive pairs", blue, false, x, y(func(p DynamicsPoint) float64 { return p.AngleGapPos }))
+	addLine(a, "negative pairs", red, false, x, y(func(p DynamicsPoint) float64 { return p.AngleGapNeg }))
+	b := newPlot("(b) angle between Δ and t_i", steps, "degrees")
+	addLine(b, "positive pairs", blue, false, x, y(func(p DynamicsPoint) float64 { return p.AngleTextPos }))
+	addLine(b, "negative pairs", red, false, x, y(func(p DynamicsPoint) float64 { return p.AngleTextNeg }))
+	c := newPlot("(c) norms of t_i and t_i + Δ_ij", steps, "norm")
+	addLine(c, "‖t_i‖", black, false, x, y(func(p DynamicsPoint) float64 { return p.TextNorm }))
+	addLine(c, "‖t_i + Δ_ii‖", blue, false, x, y(func(p DynamicsPoint) float64 { return p.AdjNormPos }))
+	addLine(c, "‖t_i + Δ_ij‖, j ≠ i", red, false, x, y(func(p DynamicsPoint) float64 { return p.AdjNormNeg }))
+	d := newPlot("(d) pair distances to the pooled video", steps, "distance")
+	addLine(d, "‖t − v‖ positives", blue, true, x, y(func(p DynamicsPoint) float64 { return p.BaseDistPos }))
+	addLine(d, "‖t + Δ − v‖ positives", blue, false, x, y(func(p DynamicsPoint) float64 { return p.DistPos }))
+	addLine(d, "‖t − v‖ negatives", red, true, x, y(func(p DynamicsPoint) float64 { return p.BaseDistNeg }))
+	addLine(d, "‖t + Δ − v‖ negatives", red, false, x, y(func(p DynamicsPoint) float64 { return p.DistNeg }))
+	return []*plot.Plot{a, b, c, d}
 }
 
 // CoverageFigure is the two-stage curve: coverage of GARE's top-10 by the cosine shortlist, and the
