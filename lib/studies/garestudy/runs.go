@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/progress"
@@ -233,10 +232,8 @@ func (r *Runs) addRows(t *report.Table, metrics []Metric, paper func(v int) []st
 func Describe(cfg gare.Config, d, test *gare.Dataset) string {
 	val := valPairs(cfg, d.NumTexts) // the split gare.Model.NewTrainer carves
 	fit := d.NumTexts - val
-	var b strings.Builder
-	fmt.Fprintf(&b, "D = %d, %d frames, temporal transformer %d layer(s), batch %d, %d epochs (%d steps), BertAdam lr %g (wd %g, β₂ %g, warmup_cosine %g, clip 1.0 global + per-tensor), logit scale %g, ψ dropout %g",
+	return fmt.Sprintf("D = %d, %d frames, temporal transformer %d layer(s), batch %d, %d epochs (%d steps), BertAdam lr %g (wd %g, β₂ %g, warmup_cosine %g, clip 1.0 global + per-tensor), logit scale %g, ψ dropout %g"+
+		"; %d training pairs: %d trained on, %d validation; test %d texts × %d videos",
 		cfg.Dim, cfg.Frames, cfg.TemporalLayers, cfg.Batch, cfg.Epochs, gare.StepsFor(cfg, fit), cfg.LearningRate,
-		cfg.WeightDecay, cfg.Beta2, cfg.Warmup, cfg.LogitScale, cfg.PsiDropout)
-	fmt.Fprintf(&b, "; %d training pairs: %d trained on, %d validation; test %d texts × %d videos", d.NumTexts, fit, val, test.NumTexts, test.NumVideos)
-	return b.String()
+		cfg.WeightDecay, cfg.Beta2, cfg.Warmup, cfg.LogitScale, cfg.PsiDropout, d.NumTexts, fit, val, test.NumTexts, test.NumVideos)
 }
