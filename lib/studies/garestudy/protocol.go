@@ -111,12 +111,12 @@ type runKey struct {
 	seed        int64
 }
 
-// memo is (*m)[k] or, the first time, make's value, kept there when make succeeds.
-func memo[K comparable, V any](m *map[K]V, k K, make func() (V, error)) (V, error) {
+// memo is (*m)[k] or, the first time, build's value, kept there when build succeeds.
+func memo[K comparable, V any](m *map[K]V, k K, build func() (V, error)) (V, error) {
 	if v, ok := (*m)[k]; ok {
 		return v, nil
 	}
-	v, err := make()
+	v, err := build()
 	if err == nil {
 		if *m == nil {
 			*m = map[K]V{}

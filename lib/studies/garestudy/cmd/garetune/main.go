@@ -212,13 +212,11 @@ const legacyValMetric = "sumr"
 // upgradeKeys renames legacyValMetric to retrieval.ValMetric in the records of a run file written
 // before the rename, so that -render reads old and new run files alike.
 func upgradeKeys(curve []train.Record) {
-	for i := range curve {
-		val := curve[i].Val
-		if v, ok := val[legacyValMetric]; ok {
-			if _, ok := val[retrieval.ValMetric]; !ok {
-				val[retrieval.ValMetric] = v
-				delete(val, legacyValMetric)
-			}
+	for _, rec := range curve {
+		v, legacy := rec.Val[legacyValMetric]
+		if _, current := rec.Val[retrieval.ValMetric]; legacy && !current {
+			rec.Val[retrieval.ValMetric] = v
+			delete(rec.Val, legacyValMetric)
 		}
 	}
 }
