@@ -29,30 +29,29 @@ type GradientStats struct {
 // Gradients probes `batches` random batches of `batch` training pairs (seeded).
 func Gradients(name string, m *gare.Model, d *gare.Dataset, batches, batch int, seed int64) (*GradientStats, error) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x67726164))
-	dim := m.Config.Dim
-	var pos, neg, sum, tot [][]float64
-	var cos, cancel, posN, negN, totN, negPair, negMax []float64 // per anchor
+	var pos, neg, sum, tot [][]float64 // per anchor
+	var negPair, negMax []float64
 	for range batches {
-		idx := rng.Perm(d.NumTexts)[:batch]
-		g, err := m.Gradients(d, idx)
+		g, err := m.Gradients(d, rng.Perm(d.NumTexts)[:batch])
 		if err != nil {
 			return nil, err
 		}
-		for i := range g.Positive {
-			s := make([]float64, dim)
+		for i, p := range g.Positive {
+			s := make([]float64, m.Config.Dim)
 			for k := range s {
-				s[k] = g.Positive[i][k] + g.NegativeSum[i][k]
+				s[k] = p[k] + g.NegativeSum[i][k]
 			}
-			pos, neg, sum, tot = append(pos, g.Positive[i]), append(neg, g.NegativeSum[i]), append(sum, s), append(tot, g.Total[i])
-			np, nn := vnorm(g.Positive[i]), vnorm(g.NegativeSum[i])
-			cos, cancel = append(cos, dotv(g.Positive[i], g.NegativeSum[i])/(np*nn)), append(cancel, vnorm(s)/(np+nn))
-			posN, negN, totN = append(posN, np), append(negN, nn), append(totN, vnorm(g.Total[i]))
+			pos, neg, sum, tot = append(pos, p), append(neg, g.NegativeSum[i]), append(sum, s), append(tot, g.Total[i])
 		}
-		negPair = append(negPair, g.NegativeMeanNorm...)
-		negMax = append(negMax, g.NegativeMaxNorm...)
+		negPair, negMax = append(negPair, g.NegativeMeanNorm...), append(negMax, g.NegativeMaxNorm...)
 	}
-	st := &GradientStats{Name: name, Anchors: len(pos), CosPosNeg: mean(cos), Cancellation: mean(cancel),
-		PosNorm: mean(posN), NegNorm: mean(negN), TotNorm: mean(totN), NegPairNorm: mean(negPair), NegPairMaxNorm: mean(negMax)}
+	perAnchor := func(f func(i int) float64) float64 { return mean(mapped(seq(len(pos)), f)) }
+	norm := func(x [][]float64) func(int) float64 { return func(i int) float64 { return vnorm(x[i]) } }
+	st := &GradientStats{Name: name, Anchors: len(pos),
+		CosPosNeg:    perAnchor(func(i int) float64 { return dotv(pos[i], neg[i]) / (vnorm(pos[i]) * vnorm(neg[i])) }),
+		Cancellation: perAnchor(func(i int) float64 { return vnorm(sum[i]) / (vnorm(pos[i]) + vnorm(neg[i])) }),
+		PosNorm:      perAnchor(norm(pos)), NegNorm: perAnchor(norm(neg)), TotNorm: perAnchor(norm(tot)),
+		NegPairNorm: mean(negPair), NegPairMaxNorm: mean(negMax)}
 	st.PosMean, st.PosVar = perDim(pos)
 	st.NegMean, st.NegVar = perDim(neg)
 	st.SumMean, st.SumVar = perDim(sum)
@@ -138,28 +137,22 @@ func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train *gare.Datas
 		if err != nil {
 			return err
 		}
-		pts = append(pts, summarizeGeometry(step, g))
+		pm := func(grid [][]float64) (float64, float64) {
+			p, n := gare.PositiveNegative(grid)
+			return mean(p), mean(n)
+		}
+		d := DynamicsPoint{Step: step, TextNorm: mean(g.TextNorm)}
+		if g.AngleGap != nil {
+			d.AngleGapPos, d.AngleGapNeg = pm(g.AngleGap)
+			d.AngleTextPos, d.AngleTextNeg = pm(g.AngleText)
+		}
+		d.AdjNormPos, d.AdjNormNeg = pm(g.AdjustedNorm)
+		d.DistPos, d.DistNeg = pm(g.Dist)
+		d.BaseDistPos, d.BaseDistNeg = pm(g.BaseDist)
+		pts = append(pts, d)
 		return nil
 	}})
 	return pts, err
-}
-
-func summarizeGeometry(step int, g *gare.PairGeometry) DynamicsPoint {
-	pm := func(grid [][]float64) (float64, float64) {
-		p, n := gare.PositiveNegative(grid)
-		return mean(p), mean(n)
-	}
-	var d DynamicsPoint
-	d.Step = step
-	if g.AngleGap != nil {
-		d.AngleGapPos, d.AngleGapNeg = pm(g.AngleGap)
-		d.AngleTextPos, d.AngleTextNeg = pm(g.AngleText)
-	}
-	d.TextNorm = mean(g.TextNorm)
-	d.AdjNormPos, d.AdjNormNeg = pm(g.AdjustedNorm)
-	d.DistPos, d.DistNeg = pm(g.Dist)
-	d.BaseDistPos, d.BaseDistNeg = pm(g.BaseDist)
-	return d
 }
 
 // CoveragePoint is the two-stage mode at one shortlist size K.

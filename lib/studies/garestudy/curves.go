@@ -39,27 +39,19 @@ var (
 // Each point is the mean over the seeds with an error bar of ± one standard error (std/√n); the
 // legend below the panels names every curve. title names the table.
 func (r *Runs) LearningCurves(title string) (loss, val report.Grid, err error) {
-	if loss, err = r.curveFigure(title+": train loss per epoch", trainLoss); err != nil {
-		return nil, nil, err
+	if loss, err = r.curveFigure(title+": train loss per epoch", trainLoss); err == nil {
+		val, err = r.curveFigure(title+": validation SumR per epoch", valSumR)
 	}
-	if val, err = r.curveFigure(title+": validation SumR per epoch", valSumR); err != nil {
-		return nil, nil, err
-	}
-	return loss, val, nil
+	return loss, val, err
 }
 
 // stages are the lines of the learning-curve figures, per seed: stage 1 (Stage1Curve, the first
 // variant's runs: every variant of a seed shares it), then every variant's stage 2; and their names.
 func (r *Runs) stages() (names []string, curves [][][]train.Record) {
 	names = append([]string{Stage1Curve}, mapped(r.Variants, func(v Variant) string { return v.Name })...)
-	curves = make([][][]train.Record, len(names))
-	for _, res := range r.Results[0] {
-		curves[0] = append(curves[0], res.PretrainCurve)
-	}
-	for v, results := range r.Results {
-		for _, res := range results {
-			curves[v+1] = append(curves[v+1], res.Curve)
-		}
+	curves = [][][]train.Record{mapped(r.Results[0], func(res Result) []train.Record { return res.PretrainCurve })}
+	for _, results := range r.Results {
+		curves = append(curves, mapped(results, func(res Result) []train.Record { return res.Curve }))
 	}
 	return names, curves
 }
@@ -70,10 +62,7 @@ func (r *Runs) curveFigure(title string, v curveValue) (report.Grid, error) {
 	stage1 := report.Panel{Title: title + " — stage 1", XLabel: "stage-1 epoch", YLabel: v.label}
 	stage2 := report.Panel{Title: title + " — stage 2", XLabel: "stage-2 epoch", YLabel: v.label}
 	for i, name := range names {
-		c := report.Curve{Label: name}
-		for _, curve := range curves[i] {
-			c.PerRun = append(c.PerRun, perEpoch(curve, v))
-		}
+		c := report.Curve{Label: name, PerRun: mapped(curves[i], func(c []train.Record) []float64 { return perEpoch(c, v) })}
 		switch {
 		case i == 0:
 			c.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 
-	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -27,8 +26,7 @@ func addLine(p *plot.Plot, label string, c color.Color, dashed bool, xs, ys []fl
 	if err != nil {
 		panic(err)
 	}
-	l.Color = c
-	l.Width = vg.Points(1)
+	l.Color, l.Width = c, vg.Points(1)
 	if dashed {
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	}
@@ -84,71 +82,36 @@ func HistogramFigure(title, xlabel string, bins int, names []string, samples ...
 			panic(err)
 		}
 		h.Normalize(1)
-		c := colors[i]
-		h.LineStyle.Color = c
-		h.FillColor = withAlpha(c, 70)
+		r, g, b, _ := colors[i].RGBA()
+		h.LineStyle.Color, h.FillColor = colors[i], color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 70}
 		p.Add(h)
 		p.Legend.Add(names[i], h)
 	}
 	return p
 }
 
-func withAlpha(c color.Color, a uint8) color.Color {
-	r, g, b, _ := c.RGBA()
-	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
-}
-
-// GeometryFigures are GARE Fig. 3 (a)–(d) for a baseline and a GARE model on the same probe:
-// positive cosines; ‖t_i + Δ_ij‖ vs ‖t_i‖ on negatives and on positives; ‖t + Δ − v‖ vs ‖t − v‖.
-func GeometryFigures(base, withDelta *gare.PairGeometry) []*plot.Plot {
-	posCosB, _ := gare.PositiveNegative(base.Cos)
-	posCosG, _ := gare.PositiveNegative(withDelta.Cos)
-	adjPos, adjNeg := gare.PositiveNegative(withDelta.AdjustedNorm)
-	distPos, distNeg := gare.PositiveNegative(withDelta.Dist)
-	basePos, baseNeg := gare.PositiveNegative(withDelta.BaseDist)
-	return []*plot.Plot{
-		HistogramFigure("(a) cosine similarity of positive pairs", "S_ii", 30, []string{"baseline", "GARE"}, posCosB, posCosG),
-		HistogramFigure("(b) norms on negative pairs", "norm", 30, []string{"‖t_i‖", "‖t_i + Δ_ij‖"}, withDelta.TextNorm, adjNeg),
-		HistogramFigure("(c) norms on positive pairs", "norm", 30, []string{"‖t_i‖", "‖t_i + Δ_ii‖"}, withDelta.TextNorm, adjPos),
-		HistogramFigure("(d) distance to the pooled video", "distance", 30,
-			[]string{"‖t − v‖ positives", "‖t + Δ − v‖ positives", "‖t − v‖ negatives", "‖t + Δ − v‖ negatives"}, basePos, distPos, baseNeg, distNeg),
-	}
-}
-
 // DynamicsFigures are GARE Fig. 8 (a)–(d): angles between Δ and the gap / the text, norms and
 // distances along training.
 func DynamicsFigures(pts []DynamicsPoint) []*plot.Plot {
 	x := mapped(pts, func(p DynamicsPoint) float64 { return float64(p.Step) })
-	type line struct {
-		label  string
-		c      color.Color
-		dashed bool
-		y      func(DynamicsPoint) float64
-	}
-	panel := func(title, ylabel string, lines ...line) *plot.Plot {
-		p := newPlot(title, "training step (stage 2)", ylabel)
-		for _, l := range lines {
-			addLine(p, l.label, l.c, l.dashed, x, mapped(pts, l.y))
-		}
-		return p
-	}
-	return []*plot.Plot{
-		panel("(a) angle between Δ and v̄_j − t_i", "degrees",
-			line{"positive pairs", blue, false, func(p DynamicsPoint) float64 { return p.AngleGapPos }},
-			line{"negative pairs", red, false, func(p DynamicsPoint) float64 { return p.AngleGapNeg }}),
-		panel("(b) angle between Δ and t_i", "degrees",
-			line{"positive pairs", blue, false, func(p DynamicsPoint) float64 { return p.AngleTextPos }},
-			line{"negative pairs", red, false, func(p DynamicsPoint) float64 { return p.AngleTextNeg }}),
-		panel("(c) norms of t_i and t_i + Δ_ij", "norm",
-			line{"‖t_i‖", black, false, func(p DynamicsPoint) float64 { return p.TextNorm }},
-			line{"‖t_i + Δ_ii‖", blue, false, func(p DynamicsPoint) float64 { return p.AdjNormPos }},
-			line{"‖t_i + Δ_ij‖, j ≠ i", red, false, func(p DynamicsPoint) float64 { return p.AdjNormNeg }}),
-		panel("(d) pair distances to the pooled video", "distance",
-			line{"‖t − v‖ positives", blue, true, func(p DynamicsPoint) float64 { return p.BaseDistPos }},
-			line{"‖t + Δ − v‖ positives", blue, false, func(p DynamicsPoint) float64 { return p.DistPos }},
-			line{"‖t − v‖ negatives", red, true, func(p DynamicsPoint) float64 { return p.BaseDistNeg }},
-			line{"‖t + Δ − v‖ negatives", red, false, func(p DynamicsPoint) float64 { return p.DistNeg }}),
-	}
+	y := func(f func(DynamicsPoint) float64) []float64 { return mapped(pts, f) }
+	const steps = "training step (stage 2)"
+	a := newPlot("(a) angle between Δ and v̄_j − t_i", steps, "degrees")
+	addLine(a, "positive pairs", blue, false, x, y(func(p DynamicsPoint) float64 { return p.AngleGapPos }))
+	addLine(a, "negative pairs", red, false, x, y(func(p DynamicsPoint) float64 { return p.AngleGapNeg }))
+	b := newPlot("(b) angle between Δ and t_i", steps, "degrees")
+	addLine(b, "positive pairs", blue, false, x, y(func(p DynamicsPoint) float64 { return p.AngleTextPos }))
+	addLine(b, "negative pairs", red, false, x, y(func(p DynamicsPoint) float64 { return p.AngleTextNeg }))
+	c := newPlot("(c) norms of t_i and t_i + Δ_ij", steps, "norm")
+	addLine(c, "‖t_i‖", black, false, x, y(func(p DynamicsPoint) float64 { return p.TextNorm }))
+	addLine(c, "‖t_i + Δ_ii‖", blue, false, x, y(func(p DynamicsPoint) float64 { return p.AdjNormPos }))
+	addLine(c, "‖t_i + Δ_ij‖, j ≠ i", red, false, x, y(func(p DynamicsPoint) float64 { return p.AdjNormNeg }))
+	d := newPlot("(d) pair distances to the pooled video", steps, "distance")
+	addLine(d, "‖t − v‖ positives", blue, true, x, y(func(p DynamicsPoint) float64 { return p.BaseDistPos }))
+	addLine(d, "‖t + Δ − v‖ positives", blue, false, x, y(func(p DynamicsPoint) float64 { return p.DistPos }))
+	addLine(d, "‖t − v‖ negatives", red, true, x, y(func(p DynamicsPoint) float64 { return p.BaseDistNeg }))
+	addLine(d, "‖t + Δ − v‖ negatives", red, false, x, y(func(p DynamicsPoint) float64 { return p.DistNeg }))
+	return []*plot.Plot{a, b, c, d}
 }
 
 // CoverageFigure is the two-stage curve: coverage of GARE's top-10 by the cosine shortlist, and the

@@ -56,10 +56,7 @@ func (s *Suite) LongerTraining() (*reproduce.Section, error) {
 			both.CurveNote(LongerName)),
 		"variant", "stage-2 epochs", "kept epoch per seed", "validation SumR", "Δ validation SumR", "test t2v R@1")
 	for v := range both.Variants {
-		var kept []string
-		for _, res := range both.Results[v] {
-			kept = append(kept, fmt.Sprint(res.BestEpoch()))
-		}
+		kept := mapped(both.Results[v], func(res Result) string { return fmt.Sprint(res.BestEpoch()) })
 		delta := "—"
 		if v%2 == 1 { // the longer run of a variant, after its recipe run
 			delta = report.Summarize(paired(both.validation(v-1), both.validation(v))).Format(2)
@@ -76,13 +73,12 @@ func (s *Suite) LongerTraining() (*reproduce.Section, error) {
 	sec := &reproduce.Section{Title: fmt.Sprintf("Longer training: stage 2 for %d vs %d epochs", n, m), Artifacts: arts}
 	nVal := valPairs(s.Base, s.Train.NumTexts)
 	for v, variant := range short.Variants {
-		c := reproduce.Comparison{Paper: Paper, Claim: fmt.Sprintf("training %s's stage 2 for %d epochs instead of %d raises its validation SumR", variant.Name, m, n),
+		sec.Comparisons = append(sec.Comparisons, reproduce.Comparison{Paper: Paper, Claim: fmt.Sprintf("training %s's stage 2 for %d epochs instead of %d raises its validation SumR", variant.Name, m, n),
 			PaperFigure: "— (not a claim of the paper: issue 19's check that stage 2 has converged)",
 			Data:        fmt.Sprintf("%s: validation split of %s (%d pairs, %g %% of the %d training pairs, carved by data.CarveValidation)", s.Train.Kind, s.Train.Name, nVal, 100*s.Base.ValFraction, s.Train.NumTexts),
 			Metric:      "validation t2v SumR", Higher: true, Best: 300,
 			A: both.validationSample(2 * v), B: both.validationSample(2*v + 1),
-			Random: RandomSumR(nVal)}
-		sec.Comparisons = append(sec.Comparisons, c)
+			Random: RandomSumR(nVal)})
 	}
 	return sec, nil
 }
@@ -90,11 +86,7 @@ func (s *Suite) LongerTraining() (*reproduce.Section, error) {
 // validation is, per seed of variant v, the validation SumR of stage 2's kept model (its last Best
 // record: the best so far, so the largest).
 func (r *Runs) validation(v int) []float64 {
-	out := make([]float64, len(r.Results[v]))
-	for i, res := range r.Results[v] {
-		out[i] = keptValidation(res.Curve)
-	}
-	return out
+	return mapped(r.Results[v], func(res Result) float64 { return keptValidation(res.Curve) })
 }
 
 // keptValidation is the validation SumR of the kept record (Kept; 0 without one).

@@ -51,7 +51,7 @@ type Protocol struct {
 	// reuse them instead of training again. Keys hash the configuration, the data and the seed.
 	CacheDir string
 
-	pretrained map[pretrainKey]*stage1
+	pretrained map[runKey]*Fitted
 	results    map[runKey]*Result
 	// PretrainSeconds accumulates the time spent in stage 1 (in this process).
 	PretrainSeconds float64
@@ -104,54 +104,35 @@ func fingerprint(d *gare.Dataset) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// loadModel creates a model of cfg and reads its cached weights, if the cache has them (base ""
-// holds none).
-func loadModel(b compute.Backend, cfg gare.Config, seed int64, base string) (*gare.Model, bool) {
-	if base == "" {
-		return nil, false
-	}
-	if _, err := os.Stat(base + ".weights"); err != nil {
-		return nil, false
-	}
-	m, err := gare.New(b, cfg, seed)
-	if err != nil || m.LoadWeights(base+".weights") != nil {
-		return nil, false
-	}
-	return m, true
-}
-
-// saveModel writes m's weights at base (nothing when base is "": no cache).
-func saveModel(m *gare.Model, base string) error {
-	if base == "" {
-		return nil
-	}
-	return m.SaveWeights(base + ".weights")
-}
-
+// runKey identifies a run in memory (a stage-1 run: no configuration and no test split).
 type runKey struct {
 	cfg         gare.Config
 	train, test *gare.Dataset
 	seed        int64
 }
 
-type pretrainKey struct {
-	train *gare.Dataset
-	seed  int64
+// memo is (*m)[k] or, the first time, build's value, kept there when build succeeds.
+func memo[K comparable, V any](m *map[K]V, k K, build func() (V, error)) (V, error) {
+	if v, ok := (*m)[k]; ok {
+		return v, nil
+	}
+	v, err := build()
+	if err == nil {
+		if *m == nil {
+			*m = map[K]V{}
+		}
+		(*m)[k] = v
+	}
+	return v, err
 }
 
-// stage1 is a trained stage-1 model and its learning curve.
-type stage1 struct {
-	model *gare.Model
-	curve []train.Record
-}
-
-// Pretrained returns the stage-1 model of seed on train (trained once, then cached).
+// Pretrained returns the stage-1 model of seed on d (trained once, then cached).
 func (p *Protocol) Pretrained(b compute.Backend, d *gare.Dataset, seed int64) (*gare.Model, error) {
 	s, err := p.pretrain(b, d, seed)
 	if err != nil {
 		return nil, err
 	}
-	return s.model, nil
+	return s.Model, nil
 }
 
 // PretrainConfig is the stage-1 configuration: the baseline of Base (no Δ, no ψ dropout) trained
@@ -163,52 +144,45 @@ func (p *Protocol) PretrainConfig() gare.Config {
 	return cfg
 }
 
-func (p *Protocol) pretrain(b compute.Backend, d *gare.Dataset, seed int64) (*stage1, error) {
-	if s, ok := p.pretrained[pretrainKey{d, seed}]; ok {
-		return s, nil
-	}
-	cfg := p.PretrainConfig()
-	base, err := p.cacheKey("pretrained", cfg, d, nil, seed)
-	if err != nil {
-		return nil, err
-	}
-	s := &stage1{}
-	s.curve, s.model, err = cached(b, cfg, seed+pretrainSeedOffset, base, ".curve", true, func(c []train.Record) bool { return len(c) > 0 },
-		func() ([]train.Record, *gare.Model, error) {
-			m, err := gare.New(b, cfg, seed+pretrainSeedOffset)
-			if err != nil {
-				return nil, nil, err
-			}
-			start := time.Now()
-			curve, err := fit(m, d, gare.TrainOptions{Seed: seed + pretrainSeedOffset, Quiet: true})
-			if err != nil {
-				return nil, nil, fmt.Errorf("pretraining (seed %d): %w", seed, err)
-			}
-			p.PretrainSeconds += time.Since(start).Seconds()
-			return curve, m, nil
-		})
-	if err != nil {
-		return nil, err
-	}
-	if p.pretrained == nil {
-		p.pretrained = map[pretrainKey]*stage1{}
-	}
-	p.pretrained[pretrainKey{d, seed}] = s
-	return s, nil
+// pretrain is stage 1 of seed on d (its model and Curve; no PretrainCurve), trained once, then cached.
+func (p *Protocol) pretrain(b compute.Backend, d *gare.Dataset, seed int64) (*Fitted, error) {
+	return memo(&p.pretrained, runKey{train: d, seed: seed}, func() (*Fitted, error) {
+		cfg, seed1 := p.PretrainConfig(), seed+pretrainSeedOffset
+		base, err := p.cacheKey("pretrained", cfg, d, nil, seed)
+		if err != nil {
+			return nil, err
+		}
+		s := &Fitted{}
+		s.Curve, s.Model, err = cached(b, cfg, seed1, base, ".curve", true, func(c []train.Record) bool { return len(c) > 0 },
+			func() ([]train.Record, *gare.Model, error) {
+				m, err := gare.New(b, cfg, seed1)
+				if err != nil {
+					return nil, nil, err
+				}
+				curve, seconds, err := fit(m, d, gare.TrainOptions{Seed: seed1, Quiet: true})
+				if err != nil {
+					return nil, nil, fmt.Errorf("pretraining (seed %d): %w", seed, err)
+				}
+				p.PretrainSeconds += seconds
+				return curve, m, nil
+			})
+		return s, err
+	})
 }
 
 // fit trains m on d (gare.Model.NewTrainer: the validation split carved from d) and returns the
-// loop's records, one per epoch.
-func fit(m *gare.Model, d *gare.Dataset, opts gare.TrainOptions) ([]train.Record, error) {
+// loop's records, one per epoch, and its wall time in seconds.
+func fit(m *gare.Model, d *gare.Dataset, opts gare.TrainOptions) ([]train.Record, float64, error) {
+	start := time.Now()
 	t, err := m.NewTrainer(d, opts)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	res, err := t.Train()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return res.Records, nil
+	return res.Records, time.Since(start).Seconds(), nil
 }
 
 // pretrainSeedOffset separates stage 1's random streams from stage 2's.
@@ -218,44 +192,32 @@ const pretrainSeedOffset = 1000
 // by (configuration, data, seed), so a row shared by several tables (the code's configuration) is
 // trained once; the trained model is kept for the first seed of the protocol.
 func (p *Protocol) Run(b compute.Backend, cfg gare.Config, d, test *gare.Dataset, seed int64) (*Result, error) {
-	key := runKey{cfg, d, test, seed}
-	if r, ok := p.results[key]; ok {
-		return r, nil
-	}
-	first := len(p.Seeds) > 0 && seed == p.Seeds[0]
-	base, err := p.cacheKey("run", cfg, d, test, seed)
-	if err != nil {
-		return nil, err
-	}
-	// a cached result without curves, or without the first seed's model, is trained again
-	o, m, err := cached(b, cfg, seed, base, ".result", first, func(o Outcome) bool { return len(o.Curve) > 0 },
-		func() (Outcome, *gare.Model, error) { return p.evaluate(b, cfg, d, test, seed) })
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{Outcome: o, Model: m}
-	if p.results == nil {
-		p.results = map[runKey]*Result{}
-	}
-	p.results[key] = res
-	return res, nil
+	return memo(&p.results, runKey{cfg, d, test, seed}, func() (*Result, error) {
+		first := len(p.Seeds) > 0 && seed == p.Seeds[0]
+		base, err := p.cacheKey("run", cfg, d, test, seed)
+		if err != nil {
+			return nil, err
+		}
+		// a cached result without curves, or without the first seed's model, is trained again
+		o, m, err := cached(b, cfg, seed, base, ".result", first, func(o Outcome) bool { return len(o.Curve) > 0 },
+			func() (Outcome, *gare.Model, error) {
+				f, err := p.Fit(b, cfg, d, seed)
+				if err != nil {
+					return Outcome{}, nil, err
+				}
+				start := time.Now()
+				rep, err := f.Model.Evaluate(test)
+				return Outcome{Seed: seed, Report: rep, Curve: f.Curve, PretrainCurve: f.PretrainCurve,
+					Seconds: f.Seconds + time.Since(start).Seconds()}, f.Model, err
+			})
+		return &Result{Outcome: o, Model: m}, err
+	})
 }
 
-// evaluate trains cfg (Fit) and evaluates the model on test.
-func (p *Protocol) evaluate(b compute.Backend, cfg gare.Config, d, test *gare.Dataset, seed int64) (Outcome, *gare.Model, error) {
-	fitted, err := p.Fit(b, cfg, d, seed)
-	if err != nil {
-		return Outcome{}, nil, err
-	}
-	start := time.Now()
-	rep, err := fitted.Model.Evaluate(test)
-	return Outcome{Seed: seed, Report: rep, Curve: fitted.Curve, PretrainCurve: fitted.PretrainCurve,
-		Seconds: fitted.Seconds + time.Since(start).Seconds()}, fitted.Model, err
-}
-
-// cached is the value saved at base+ext (loadGob) and, if keep, the model of cfg saved at base
-// (loadModel) when the cache has both and ok accepts the value (base "": no cache); else the value
-// and model train makes, saved there (the model only if keep; nil is returned for it otherwise).
+// cached is the value saved at base+ext (loadGob) and, if keep, the model of cfg (seed) whose weights
+// are saved at base.weights, when the cache has both and ok accepts the value (base "": no cache);
+// else the value and model train makes, saved there (the model only if keep; nil is returned for it
+// otherwise).
 func cached[T any](b compute.Backend, cfg gare.Config, seed int64, base, ext string, keep bool, ok func(T) bool,
 	train func() (T, *gare.Model, error)) (T, *gare.Model, error) {
 	var v T
@@ -263,8 +225,10 @@ func cached[T any](b compute.Backend, cfg gare.Config, seed int64, base, ext str
 		if !keep {
 			return v, nil, nil
 		}
-		if m, loaded := loadModel(b, cfg, seed, base); loaded {
-			return v, m, nil
+		if _, err := os.Stat(base + ".weights"); err == nil {
+			if m, err := gare.New(b, cfg, seed); err == nil && m.LoadWeights(base+".weights") == nil {
+				return v, m, nil
+			}
 		}
 	}
 	v, m, err := train()
@@ -274,7 +238,10 @@ func cached[T any](b compute.Backend, cfg gare.Config, seed int64, base, ext str
 	if err != nil || !keep {
 		return v, nil, err
 	}
-	return v, m, saveModel(m, base)
+	if base != "" {
+		err = m.SaveWeights(base + ".weights")
+	}
+	return v, m, err
 }
 
 // Fitted is a model trained under the protocol, before any test: stage 2's best validation epoch's
@@ -293,17 +260,13 @@ func (p *Protocol) Fit(b compute.Backend, cfg gare.Config, d *gare.Dataset, seed
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	curve, err := fit(m, d, gare.TrainOptions{Seed: seed, Quiet: true, TextChunk: StudyStep})
-	if err != nil {
-		return nil, err
-	}
-	return &Fitted{Model: m, Curve: curve, PretrainCurve: pre.curve, Seconds: time.Since(start).Seconds()}, nil
+	curve, seconds, err := fit(m, d, gare.TrainOptions{Seed: seed, Quiet: true, TextChunk: StudyStep})
+	return &Fitted{Model: m, Curve: curve, PretrainCurve: pre.Curve, Seconds: seconds}, err
 }
 
 // stage2 is a new model of cfg (seed's initialisation) with the stage-1 encoders of seed on d, and
 // that stage 1.
-func (p *Protocol) stage2(b compute.Backend, cfg gare.Config, d *gare.Dataset, seed int64) (*gare.Model, *stage1, error) {
+func (p *Protocol) stage2(b compute.Backend, cfg gare.Config, d *gare.Dataset, seed int64) (*gare.Model, *Fitted, error) {
 	pre, err := p.pretrain(b, d, seed)
 	if err != nil {
 		return nil, nil, err
@@ -312,5 +275,5 @@ func (p *Protocol) stage2(b compute.Backend, cfg gare.Config, d *gare.Dataset, s
 	if err != nil {
 		return nil, nil, err
 	}
-	return m, pre, m.CopyEncodersFrom(pre.model)
+	return m, pre, m.CopyEncodersFrom(pre.Model)
 }

@@ -45,23 +45,19 @@ func gareSuite(opts reproduce.Options, scale Scale) (*Suite, error) {
 // opts.Synthetic: baseline vs GARE on the synthetic false-negative benchmark at the scale's rates.
 func gareTable1(opts reproduce.Options) ([]*report.Table, error) {
 	scale := gareScale(opts, CIScale(), FullScale())
-	if opts.Synthetic {
-		suite := &Suite{Scale: scale, Backend: backend.MustNew(), WorkDir: DefaultWorkDir(scale.Name)}
-		st, err := suite.Synthetic()
+	suite, section := &Suite{Scale: scale, Backend: backend.MustNew(), WorkDir: DefaultWorkDir(scale.Name)}, (*Suite).SyntheticSection
+	if !opts.Synthetic {
+		s, err := gareSuite(opts, scale)
 		if err != nil {
 			return nil, err
 		}
-		return []*report.Table{st.Table()}, nil
+		suite, section = s, (*Suite).Table1
 	}
-	suite, err := gareSuite(opts, scale)
+	sec, err := section(suite)
 	if err != nil {
 		return nil, err
 	}
-	sec, err := suite.Table1()
-	if err != nil {
-		return nil, err
-	}
-	return []*report.Table{sec.Tables()[0]}, nil
+	return []*report.Table{sec.Tables()[0]}, nil // the section's first artifact
 }
 
 // gareFigures regenerates figures/gare/: every table and figure of the notebook at the full scale

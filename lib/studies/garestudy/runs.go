@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/progress"
@@ -147,10 +146,7 @@ func recall(name string, k int, v2t bool) Metric {
 	dir := direction(v2t)
 	return Metric{Name: name, Of: func(r retrieval.Report) float64 { return dir(r).R(k) }, Decimals: 1, Higher: true, Best: 100,
 		Random: func(texts, videos int) float64 {
-			if v2t {
-				return retrieval.RandomRecall(k, texts, 1)
-			}
-			return retrieval.RandomRecall(k, videos, 1)
+			return retrieval.RandomRecall(k, map[bool]int{false: videos, true: texts}[v2t], 1)
 		}}
 }
 
@@ -158,11 +154,7 @@ func metricName(m Metric) string { return m.Name }
 
 // Values returns metric m of every seed of variant v.
 func (r *Runs) Values(v int, m Metric) []float64 {
-	out := make([]float64, len(r.Results[v]))
-	for s, res := range r.Results[v] {
-		out[s] = m.Of(res.Report)
-	}
-	return out
+	return mapped(r.Results[v], func(res Result) float64 { return m.Of(res.Report) })
 }
 
 // Summary is mean ± std of metric m over the seeds of variant v.
@@ -240,10 +232,8 @@ func (r *Runs) addRows(t *report.Table, metrics []Metric, paper func(v int) []st
 func Describe(cfg gare.Config, d, test *gare.Dataset) string {
 	val := valPairs(cfg, d.NumTexts) // the split gare.Model.NewTrainer carves
 	fit := d.NumTexts - val
-	var b strings.Builder
-	fmt.Fprintf(&b, "D = %d, %d frames, temporal transformer %d layer(s), batch %d, %d epochs (%d steps), BertAdam lr %g (wd %g, β₂ %g, warmup_cosine %g, clip 1.0 global + per-tensor), logit scale %g, ψ dropout %g",
+	return fmt.Sprintf("D = %d, %d frames, temporal transformer %d layer(s), batch %d, %d epochs (%d steps), BertAdam lr %g (wd %g, β₂ %g, warmup_cosine %g, clip 1.0 global + per-tensor), logit scale %g, ψ dropout %g"+
+		"; %d training pairs: %d trained on, %d validation; test %d texts × %d videos",
 		cfg.Dim, cfg.Frames, cfg.TemporalLayers, cfg.Batch, cfg.Epochs, gare.StepsFor(cfg, fit), cfg.LearningRate,
-		cfg.WeightDecay, cfg.Beta2, cfg.Warmup, cfg.LogitScale, cfg.PsiDropout)
-	fmt.Fprintf(&b, "; %d training pairs: %d trained on, %d validation; test %d texts × %d videos", d.NumTexts, fit, val, test.NumTexts, test.NumVideos)
-	return b.String()
+		cfg.WeightDecay, cfg.Beta2, cfg.Warmup, cfg.LogitScale, cfg.PsiDropout, d.NumTexts, fit, val, test.NumTexts, test.NumVideos)
 }

@@ -2,11 +2,13 @@ package garestudy
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"gonum.org/v1/plot"
 )
 
 // tableArtifacts are a table of runs r saved as name and, beside it, its learning-curve figures
@@ -17,13 +19,10 @@ func tableArtifacts(name string, t *report.Table, r *Runs) ([]reproduce.Artifact
 }
 
 // curveArtifacts are the learning-curve figures of runs r (Runs.LearningCurves of title) saved as
-// name-curves-loss and name-curves-val.
+// name-curves-loss and name-curves-val (nil figures with an error).
 func curveArtifacts(name, title string, r *Runs) ([]reproduce.Artifact, error) {
 	loss, val, err := r.LearningCurves(title)
-	if err != nil {
-		return nil, err
-	}
-	return []reproduce.Artifact{{Name: name + "-curves-loss", Figure: loss}, {Name: name + "-curves-val", Figure: val}}, nil
+	return []reproduce.Artifact{{Name: name + "-curves-loss", Figure: loss}, {Name: name + "-curves-val", Figure: val}}, err
 }
 
 // ablation is one table of runs of the paper's variants, saved as name: Runs.Table titled title,
@@ -135,12 +134,8 @@ func (s *Suite) Ablations() (*reproduce.Section, error) {
 			{"α = 2 beats α = 1, the paper's runner-up", "48.5 → 49.1 R@1 (α = 2 best of the sweep)", "α = 1", t8},
 			{"log-mean-exp L_dir beats strict orthogonality", "47.7 → 49.1 R@1", "strict orthogonality L_orth", t8},
 		}, func(r *Runs) []reproduce.Claim {
-			best, bestV := 0, -1.0
-			for v := range r.Variants {
-				if m := r.Summary(v, R1).Mean; m > bestV {
-					best, bestV = v, m
-				}
-			}
+			means := mapped(seq(len(r.Variants)), func(v int) float64 { return r.Summary(v, R1).Mean })
+			best := slices.Index(means, slices.Max(means)) // the first of the highest
 			return []reproduce.Claim{describe("the best α of the sweep", "α = 2 (49.1 R@1; next α = 1: 48.5)", dataOf(r),
 				fmt.Sprintf("highest mean R@1: %s, %s; α = 2: %s", r.Variants[best].Name, r.Summary(best, R1).Format(1), r.Summary(r.Find(t8), R1).Format(1)))}
 		}},
@@ -231,14 +226,14 @@ func (s *Suite) Gradients() (*reproduce.Section, error) {
 
 func f3(x float64) string { return fmt.Sprintf("%.3f", x) }
 
-// Geometry is GARE Fig. 3 on the test set (first ProbePairs pairs).
+// Geometry is GARE Fig. 3 on the test set (first ProbePairs pairs), (a)–(d): positive cosines;
+// ‖t_i + Δ_ij‖ vs ‖t_i‖ on negatives and on positives; ‖t + Δ − v‖ vs ‖t − v‖.
 func (s *Suite) Geometry() (*reproduce.Section, error) {
 	base, withDelta, err := s.trained()
 	if err != nil {
 		return nil, err
 	}
-	n := min(s.Scale.ProbePairs*4, s.Test.NumTexts)
-	test := s.Test
+	n, test := min(s.Scale.ProbePairs*4, s.Test.NumTexts), s.Test
 	if test.VideoOf != nil {
 		return nil, fmt.Errorf("geometry needs a paired test set")
 	}
@@ -250,16 +245,21 @@ func (s *Suite) Geometry() (*reproduce.Section, error) {
 	if err != nil {
 		return nil, err
 	}
-	figs := GeometryFigures(gb, gg)
-	sec := &reproduce.Section{Title: "Fig. 3: geometry of Δ on test pairs"}
-	for i, f := range figs {
-		sec.Artifacts = append(sec.Artifacts, reproduce.Artifact{Name: fmt.Sprintf("fig3%c", 'a'+i), Figure: f})
-	}
 	posB, _ := gare.PositiveNegative(gb.Cos)
 	posG, _ := gare.PositiveNegative(gg.Cos)
 	adjPos, adjNeg := gare.PositiveNegative(gg.AdjustedNorm)
 	distPos, distNeg := gare.PositiveNegative(gg.Dist)
 	basePos, baseNeg := gare.PositiveNegative(gg.BaseDist)
+	sec := &reproduce.Section{Title: "Fig. 3: geometry of Δ on test pairs"}
+	for i, f := range []*plot.Plot{
+		HistogramFigure("(a) cosine similarity of positive pairs", "S_ii", 30, []string{"baseline", "GARE"}, posB, posG),
+		HistogramFigure("(b) norms on negative pairs", "norm", 30, []string{"‖t_i‖", "‖t_i + Δ_ij‖"}, gg.TextNorm, adjNeg),
+		HistogramFigure("(c) norms on positive pairs", "norm", 30, []string{"‖t_i‖", "‖t_i + Δ_ii‖"}, gg.TextNorm, adjPos),
+		HistogramFigure("(d) distance to the pooled video", "distance", 30,
+			[]string{"‖t − v‖ positives", "‖t + Δ − v‖ positives", "‖t − v‖ negatives", "‖t + Δ − v‖ negatives"}, basePos, distPos, baseNeg, distNeg),
+	} {
+		sec.Artifacts = append(sec.Artifacts, reproduce.Artifact{Name: fmt.Sprintf("fig3%c", 'a'+i), Figure: f})
+	}
 	data := fmt.Sprintf("%s: first %d pairs of %s, seed %d's models", test.Kind, n, test.Name, s.Scale.Seeds[0])
 	sec.Findings = []reproduce.Claim{
 		describe("Fig. 3a: GARE's positive pairs have lower cosine similarity than the baseline's", "lower (larger angular separation)", data,

@@ -23,18 +23,9 @@ func only(delta, ib, eps, dir bool) func(c *gare.Config) {
 			*c = gare.BaselineConfig(*c)
 			return
 		}
-		def := loss.DefaultGAREConfig()
+		def, w := loss.DefaultGAREConfig(), func(on bool, x float64) float64 { return map[bool]float64{true: x}[on] }
 		c.UseDelta = true
-		c.Loss.Beta, c.Loss.LambdaNorm, c.Loss.LambdaDir = 0, 0, 0
-		if ib {
-			c.Loss.Beta = def.Beta
-		}
-		if eps {
-			c.Loss.LambdaNorm = def.LambdaNorm
-		}
-		if dir {
-			c.Loss.LambdaDir = def.LambdaDir
-		}
+		c.Loss.Beta, c.Loss.LambdaNorm, c.Loss.LambdaDir = w(ib, def.Beta), w(eps, def.LambdaNorm), w(dir, def.LambdaDir)
 	}
 }
 

@@ -50,22 +50,16 @@ func NewSuiteText(b compute.Backend, s Scale, cache, workDir string, t encoders.
 		return NewSuiteOn(b, s, train, test, CharadesFloor, tracks.CharadesGloVeOffset, workDir)
 	}
 	floor, err := RandomFloor(test)
-	if err != nil {
-		return nil, err
-	}
 	suite := newSuite(b, s, train, test, &ZeroFloor{Name: CharadesRandomFloor, Report: floor}, workDir)
 	suite.Text = t
-	return suite, nil
+	return suite, err
 }
 
 // NewSuiteOn is a suite on given paired train and test sets; the zero-training floor (named
 // floorName) reads the frames' block that starts at floorOffset (see ZeroTraining).
 func NewSuiteOn(b compute.Backend, s Scale, train, test *gare.Dataset, floorName string, floorOffset int, workDir string) (*Suite, error) {
 	floor, err := ZeroTraining(b, test, floorOffset)
-	if err != nil {
-		return nil, err
-	}
-	return newSuite(b, s, train, test, &ZeroFloor{Name: floorName, Report: floor}, workDir), nil
+	return newSuite(b, s, train, test, &ZeroFloor{Name: floorName, Report: floor}, workDir), err
 }
 
 func newSuite(b compute.Backend, s Scale, train, test *gare.Dataset, floor *ZeroFloor, workDir string) *Suite {
@@ -83,9 +77,13 @@ const Behavior = "official code (docs/official-code.md §4): ψ with 1 head, sha
 
 // Provenance describes a table computed on the suite's Charades data.
 func (s *Suite) Provenance(notes ...string) report.Provenance {
+	text := "GloVe 100-d tokens" // the descriptions' features
+	if s.Text != encoders.GloVe {
+		text = s.Text.Describe() + " sentence embeddings (384-d)"
+	}
 	return report.Provenance{
 		Data: fmt.Sprintf("Charades descriptions ↔ videos, official v1 split (%d train pairs, %d test texts × %d videos): real free-text descriptions as %s, label-derived video features (multi-hot actions ⊕ mean GloVe of their names, 12 segments)",
-			s.Train.NumTexts, s.Test.NumTexts, s.Test.NumVideos, s.textFeatures()),
+			s.Train.NumTexts, s.Test.NumTexts, s.Test.NumVideos, text),
 		Kind:     report.LabelDerived,
 		Seeds:    s.Scale.Seeds,
 		Config:   s.Base,
@@ -99,14 +97,6 @@ func (s *Suite) Provenance(notes ...string) report.Provenance {
 			"Text→video R@K / MnR (1-based ranks, ties counted pessimistically) unless the column says v2t.",
 		}, notes...),
 	}
-}
-
-// textFeatures describes the descriptions' features in Provenance's data.
-func (s *Suite) textFeatures() string {
-	if s.Text == encoders.GloVe {
-		return "GloVe 100-d tokens"
-	}
-	return s.Text.Describe() + " sentence embeddings (384-d)"
 }
 
 // TrainingNote states, in every table's notes, which training step produced the numbers.
@@ -178,10 +168,11 @@ func (st *SyntheticStudy) curveName(i int) string {
 // Table tabulates the synthetic study: per false-negative rate, baseline and GARE R@1 (mean ± std),
 // the paired gain and the zero-training floor.
 func (st *SyntheticStudy) Table() *report.Table {
-	r0 := st.Runs[0]
+	r0, c := st.Runs[0], SyntheticConfig(0, 0, 7)
 	prov := report.Provenance{
-		Data: fmt.Sprintf("synthetic false-negative pairs (lib/data/synth GeneratePairs, data seed 7): %d train pairs, test = one pair per concept among the rest; %s",
-			r0.Train.NumTexts, describeSynth()),
+		Data: fmt.Sprintf("synthetic false-negative pairs (lib/data/synth GeneratePairs, data seed 7): %d train pairs, test = one pair per concept among the rest; "+
+			"%d-d latent concepts, %d-d text and %d × %d-d frames through random projections, modality gap %g, noise %g/%g, frame jitter %g",
+			r0.Train.NumTexts, c.LatentDim, c.TextDim, c.Frames, c.FrameDim, c.Gap, c.TextNoise, c.FrameNoise, c.FrameJitter),
 		Kind: report.Synthetic, Seeds: st.Scale.Seeds, Config: r0.Base, Behavior: Behavior,
 		Notes: []string{"Same two-stage protocol as the Charades tables; " + Describe(r0.Base, r0.Train, r0.Test) + ".",
 			TrainingNote, SelectionNote(r0.Base), st.Scale.TuningNote(), floorNote(r0.Floor)},
@@ -218,12 +209,6 @@ func concepts(d *gare.Dataset) map[int]int {
 	return c
 }
 
-func describeSynth() string {
-	c := SyntheticConfig(0, 0, 7)
-	return fmt.Sprintf("%d-d latent concepts, %d-d text and %d × %d-d frames through random projections, modality gap %g, noise %g/%g, frame jitter %g",
-		c.LatentDim, c.TextDim, c.Frames, c.FrameDim, c.Gap, c.TextNoise, c.FrameNoise, c.FrameJitter)
-}
-
 // Comparisons: GARE's claim that Δ absorbs false-negative noise predicts a gain over the baseline
 // at every false-negative rate, and a gain that grows with the rate: the seed-paired gain at the
 // highest rate against the gain at the lowest (same model seeds, different data).
@@ -245,14 +230,8 @@ func (st *SyntheticStudy) Comparisons() []reproduce.Comparison {
 	return out
 }
 
-// DatasetInfo is a one-line description of a dataset.
-type DatasetInfo struct{ d *gare.Dataset }
-
-// Info describes d.
-func Info(d *gare.Dataset) *DatasetInfo { return &DatasetInfo{d} }
-
-func (i *DatasetInfo) String() string {
-	d := i.d
+// Info is a one-line description of a dataset.
+func Info(d *gare.Dataset) string {
 	s := fmt.Sprintf("%s [%s]: %d texts × %d videos, text %d-d, %d frames × %d-d", d.Name, d.Kind, d.NumTexts, d.NumVideos, d.TextDim, d.Frames, d.VideoDim)
 	if d.WordFeats != nil {
 		s += fmt.Sprintf(", %d words per text", d.Words)

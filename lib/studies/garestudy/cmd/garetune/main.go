@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/backend"
@@ -59,18 +58,17 @@ func main() {
 		renderTo  = flag.String("render", "", "tabulate the run files given as arguments into <base>.{md,csv,json} instead of training")
 	)
 	flag.Parse()
-	if *renderTo != "" {
-		if err := render(*renderTo, flag.Args()); err != nil {
-			fmt.Fprintln(os.Stderr, "garetune:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if *out == "" || (*variant != "gare" && *variant != "baseline") {
+	var err error
+	switch {
+	case *renderTo != "":
+		err = render(*renderTo, flag.Args())
+	case *out == "" || (*variant != "gare" && *variant != "baseline"):
 		fmt.Fprintln(os.Stderr, "garetune: -out is required and -variant is gare or baseline")
 		os.Exit(2)
+	default:
+		err = run(*cache, *work, *out, *variant, *preEpochs, *epochs, *preLR, *lr, *seed)
 	}
-	if err := run(*cache, *work, *out, *variant, *preEpochs, *epochs, *preLR, *lr, *seed); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "garetune:", err)
 		os.Exit(1)
 	}
@@ -95,18 +93,11 @@ func run(cache, work, out, variant string, preEpochs, epochs int, preLR, lr floa
 	if info, err := backend.Describe(); err == nil {
 		r.Backend = info.String()
 	}
-	b := backend.MustNew()
-	if _, err := p.Pretrained(b, d, seed); err != nil {
-		return err
-	}
-	r.Stage1Sec = p.PretrainSeconds
-	start := time.Now()
-	f, err := p.Fit(b, cfg, d, seed)
+	f, err := p.Fit(backend.MustNew(), cfg, d, seed)
 	if err != nil {
 		return err
 	}
-	r.Stage2Sec = time.Since(start).Seconds()
-	r.Stage1, r.Stage2 = f.PretrainCurve, f.Curve
+	r.Stage1, r.Stage2, r.Stage1Sec, r.Stage2Sec = f.PretrainCurve, f.Curve, p.PretrainSeconds, f.Seconds
 	keep, held, err := data.CarveValidation(d.NumTexts, base.ValFraction) // the split gare.Model.NewTrainer carves
 	if err != nil {
 		return err
@@ -221,13 +212,11 @@ const legacyValMetric = "sumr"
 // upgradeKeys renames legacyValMetric to retrieval.ValMetric in the records of a run file written
 // before the rename, so that -render reads old and new run files alike.
 func upgradeKeys(curve []train.Record) {
-	for i := range curve {
-		val := curve[i].Val
-		if v, ok := val[legacyValMetric]; ok {
-			if _, ok := val[retrieval.ValMetric]; !ok {
-				val[retrieval.ValMetric] = v
-				delete(val, legacyValMetric)
-			}
+	for _, rec := range curve {
+		v, legacy := rec.Val[legacyValMetric]
+		if _, current := rec.Val[retrieval.ValMetric]; legacy && !current {
+			rec.Val[retrieval.ValMetric] = v
+			delete(rec.Val, legacyValMetric)
 		}
 	}
 }
