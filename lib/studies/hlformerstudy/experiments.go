@@ -41,7 +41,7 @@ type Setup struct {
 	// Floors and ValFloors are the zero-training baselines on Test and on Val (Charades only), by name.
 	Floors, ValFloors map[string]retrieval.Metrics
 	// Text is the encoder of the query tokens (zero value: GloVe). It enters the run keys (runDir),
-	// Name and Data; with MiniLM the floor is random ranking (ComputeFloors).
+	// Name and Data; with MiniLM the floor is random ranking (FloorsOn).
 	Text encoders.Text
 	// cache and shared locate the Charades files (for floors and moment annotations).
 	cache, shared string
@@ -141,20 +141,6 @@ func SubsetVideos(sp *prvr.Split, n int, seed, stream uint64) *prvr.Split {
 	idx := rand.New(rand.NewPCG(seed, stream)).Perm(sp.NumVideos())[:n]
 	slices.Sort(idx)
 	return sp.SubsetVideos(idx, sp.Name)
-}
-
-// ComputeFloors computes the zero-training baselines of the datasets engineer (lib/data/tracks) on the
-// Charades test and validation splits (Floors, ValFloors). No-op for synthetic data.
-func (s *Setup) ComputeFloors() error {
-	if s.Kind != report.LabelDerived {
-		return nil
-	}
-	var err error
-	if s.Floors, err = s.FloorsOn(s.Test); err != nil {
-		return err
-	}
-	s.ValFloors, err = s.FloorsOn(s.Val)
-	return err
 }
 
 // FloorsOn computes the zero-training baselines on split sp of the Charades setup (FloorScores), with

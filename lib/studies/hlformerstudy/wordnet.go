@@ -1,6 +1,7 @@
 package hlformerstudy
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,10 +49,7 @@ const coneSplitSeed = 1
 
 // sharedDataDir is the staged shared inputs: $GEOALIGN_SHARED, else the default of `geoalign data --shared` (datasets/README.md).
 func sharedDataDir() string {
-	if d := os.Getenv("GEOALIGN_SHARED"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "shared", "data")
+	return cmp.Or(os.Getenv("GEOALIGN_SHARED"), filepath.Join("..", "shared", "data"))
 }
 
 // ConeComparisons declares the experiment's two claims for the rule: with L_pop, held-out pairs lie
