@@ -270,7 +270,7 @@ type Runs struct {
 
 // RunVariant trains variant v (from base and lc) once per seed on setup.Train with hlformer.Trainer
 // (lib/train's loop), selects each seed's epoch on setup.Val (best SumR, early stopping) and evaluates
-// the selected model on setup.Test. With tc.CheckpointDir set, each seed's run directory is
+// the selected model on setup.Test (nil: not evaluated, as cmd/hlftune -no-test). With tc.CheckpointDir set, each seed's run directory is
 // runDir's (lib/runcache), so that an interrupted study resumes exactly and a finished run is only
 // re-evaluated (its best model restored from train.BestDir).
 func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlformer.LossConfig, tc hlformer.TrainConfig, v Variant, seeds []int64, log io.Writer) (*Runs, error) {
@@ -298,6 +298,10 @@ func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlfor
 		if err != nil {
 			return nil, fmt.Errorf("%s, seed %d: %w", v.Name, seed, err)
 		}
+		runs.Results = append(runs.Results, res)
+		if setup.Test == nil {
+			continue
+		}
 		ev, err := hlformer.NewEvaluator(be, m, res.Store, tc.DType)
 		if err != nil {
 			return nil, err
@@ -310,7 +314,6 @@ func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlfor
 			fmt.Fprintf(log, "%s, seed %d: best epoch %d: val %s, test %s (%s, %s)\n", v.Name, seed, res.BestEpoch, res.Best, te.T2V,
 				time.Since(start).Round(time.Second), res.Stopped)
 		}
-		runs.Results = append(runs.Results, res)
 		runs.Test = append(runs.Test, te.T2V)
 		runs.TestEmbeddings = append(runs.TestEmbeddings, em)
 	}
