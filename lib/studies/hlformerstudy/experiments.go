@@ -377,11 +377,6 @@ func (r *Runs) ValSumR() float64 {
 	return report.Summarize(collect(r.Results, func(res *hlformer.Result) float64 { return res.Best.SumR })).Mean
 }
 
-// SumRs are the per-seed test SumR values of the selected models.
-func (r *Runs) SumRs() []float64 {
-	return collect(r.Test, func(m retrieval.Metrics) float64 { return m.SumR })
-}
-
 // MetricsTable builds a PRVR table: one row per variant (mean ± std over its seeds) and one per floor
 // (a deterministic number). paper, if not nil, maps a row name to the paper's SumR for the *paper*
 // column (cite names the source). Wall-clock training times are logged per run, not tabulated, so that

@@ -89,19 +89,6 @@ func (s *Study) Figure5(sec *reproduce.Section, maxVideos, maxQueries int) (*rep
 	return t, nil
 }
 
-// loadMoments reads the Charades-STA test moments per video (for Fig. 4).
-func (s *Setup) loadMoments() (map[string][]charades.Moment, error) {
-	ms, err := charades.ReadSTA(filepath.Join(s.shared, "charades", "charades_sta_test.txt"))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]charades.Moment{}
-	for _, m := range ms {
-		out[m.VideoID] = append(out[m.VideoID], m)
-	}
-	return out, nil
-}
-
 // frameMoments labels each of the m model frames of a video whose split has n frames at
 // charades.FrameRate with the index of the first annotated moment whose interval contains the frame's
 // centre time, or −1. When m < n the model's frames are segment averages (prvr.UniformSample), and
@@ -193,9 +180,13 @@ func (s *Study) Figure4(sec *reproduce.Section) error {
 	if s.Setup.Kind != report.LabelDerived {
 		return fmt.Errorf("hlformer: Fig. 4 needs Charades-STA moment annotations (setup %q)", s.Setup.Name)
 	}
-	moments, err := s.Setup.loadMoments()
+	ms, err := charades.ReadSTA(filepath.Join(s.Setup.shared, "charades", "charades_sta_test.txt"))
 	if err != nil {
 		return err
+	}
+	moments := map[string][]charades.Moment{} // the Charades-STA test moments per video
+	for _, m := range ms {
+		moments[m.VideoID] = append(moments[m.VideoID], m)
 	}
 	te, frameLen := s.Setup.Test, s.Scale.FrameLen
 	// labels are the moments of the m model frames of test video v (frameMoments).

@@ -65,9 +65,7 @@ func (s *Study) Run(v Variant) (*Runs, error) {
 	}
 	base := s.Scale.Config(s.Setup.Train.Dim, s.Setup.Train.QueryDim)
 	tc := s.Scale.Training()
-	if s.CacheDir != "" {
-		tc.CheckpointDir = s.CacheDir
-	}
+	tc.CheckpointDir = s.CacheDir
 	seeds := s.Seeds
 	if !s.Claimed(v) {
 		seeds = s.SweepSeeds()
@@ -153,7 +151,7 @@ const sumRBest = 400
 
 // sample is a variant's per-seed best (validation-selected) SumR with its best epochs.
 func (r *Runs) sample() reproduce.Sample {
-	return reproduce.Sample{Name: shortName(r.Variant.Name), Seeds: r.Seeds, Values: r.SumRs(), Learned: true,
+	return reproduce.Sample{Name: shortName(r.Variant.Name), Seeds: r.Seeds, Values: collect(r.Test, func(m retrieval.Metrics) float64 { return m.SumR }), Learned: true,
 		BestEpoch: collect(r.Results, func(res *hlformer.Result) int { return res.BestEpoch })}
 }
 

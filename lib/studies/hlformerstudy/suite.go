@@ -73,9 +73,6 @@ func (s *Suite) Named() []reproduce.NamedSection {
 // and Fig. 6 at the ablation scale, and the partial-order loss on WordNet.
 var Sections = reproduce.Names((&Suite{}).Named())
 
-// suffix ends the saved name of every artifact (Suffix).
-func (s *Suite) suffix() string { return Suffix(s.Full) }
-
 // withCurves adds table t as name to sec, then the learning curves of the runs of variants (each
 // once, in order: the runs the table reports) beside it (name-curves-loss, name-curves-val), and
 // names them in t's notes.
@@ -88,7 +85,7 @@ func (s *Suite) withCurves(sec *reproduce.Section, st *Study, t *report.Table, n
 	if err != nil {
 		return err
 	}
-	t.Provenance.Notes = append(t.Provenance.Notes, CurvesNote(name+"-curves-loss"+s.suffix(), name+"-curves-val"+s.suffix(), runs))
+	t.Provenance.Notes = append(t.Provenance.Notes, CurvesNote(name+"-curves-loss"+Suffix(s.Full), name+"-curves-val"+Suffix(s.Full), runs))
 	sec.Table(name, t)
 	sec.Plot(name+"-curves-loss", loss)
 	sec.Plot(name+"-curves-val", val)
@@ -203,5 +200,5 @@ func (s *Suite) WordNetCone() (*reproduce.Section, error) {
 			dir = filepath.Join(d, "wordnet")
 		}
 	}
-	return wordnetCone(s.Main.Backend, sc, s.Seeds, dir, s.suffix())
+	return wordnetCone(s.Main.Backend, sc, s.Seeds, dir, Suffix(s.Full))
 }
