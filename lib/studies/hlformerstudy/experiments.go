@@ -11,23 +11,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/geoalign/geoalign/lib/models/hlformer"
-	"github.com/geoalign/geoalign/lib/runcache"
-
 	"github.com/geoalign/geoalign/lib/data/charades"
 	"github.com/geoalign/geoalign/lib/data/glove"
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/encoders"
+	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/runcache"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 )
-
-// Experiments shared by lib/reproduce and notebooks/13-hlformer.ipynb: benchmarks (Setup), model
-// variants (Variant), multi-seed runs and the tables built from them.
 
 // Setup is a PRVR benchmark: train, validation and test splits with their provenance.
 type Setup struct {

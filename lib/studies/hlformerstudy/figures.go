@@ -8,9 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/geoalign/geoalign/lib/models/hlformer"
-
 	"github.com/geoalign/geoalign/lib/data/charades"
+	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	gmat "gonum.org/v1/gonum/mat"

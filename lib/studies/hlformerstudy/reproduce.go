@@ -6,19 +6,14 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/geoalign/geoalign/lib/reproduce"
-	"github.com/geoalign/geoalign/lib/runcache"
-	"github.com/gomlx/compute"
-
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/runcache"
+	"github.com/gomlx/compute"
 )
-
-// HLFormer (ICCV 2025) on the Charades-STA PRVR track (label-derived video features, GloVe query tokens)
-// — or, with Options.Synthetic, on the synthetic PRVR benchmark. The experiments are the sections of
-// Suite (suite.go); notebooks/13-hlformer.ipynb shows the same sections.
 
 func init() {
 	reproduce.Register(reproduce.Experiment{Paper: "hlformer", Table1: hlformerTable1, Figures: hlformerFigures, Sections: Sections})

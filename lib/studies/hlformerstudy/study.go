@@ -10,10 +10,9 @@ import (
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/models/hlformer"
-	"github.com/geoalign/geoalign/lib/retrieval"
-
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/gomlx/compute"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"

@@ -61,11 +61,17 @@ func newSuite(full bool, seeds []int64, log io.Writer, open func(sc Scale) (*Stu
 	return s, nil
 }
 
-// Named lists the sections in the order `geoalign figures` runs them (Sections are their names).
+// Named lists the sections in the order `geoalign figures` runs them (Sections are their names):
+// Table 2 (ablations), Fig. 3 (branch count and split sweeps) and Fig. 6 (uniform Gaussian widths) are
+// sections of the ablation scale (Suite.ablation).
 func (s *Suite) Named() []reproduce.NamedSection {
+	a := s.Ablation
 	return []reproduce.NamedSection{{Name: "table1", Run: s.Table1}, {Name: "synthetic", Run: s.SyntheticTable1},
-		{Name: "fig5", Run: s.Figure5}, {Name: "fig4", Run: s.Figure4}, {Name: "table2", Run: s.Table2},
-		{Name: "fig3", Run: s.Figure3}, {Name: "fig6", Run: s.Figure6}, {Name: "wordnet-cone", Run: s.WordNetCone}}
+		{Name: "fig5", Run: s.Figure5}, {Name: "fig4", Run: s.Figure4},
+		{Name: "table2", Run: func() (*reproduce.Section, error) { return s.ablation("table2", a.Table2, a.Table2Rows()) }},
+		{Name: "fig3", Run: func() (*reproduce.Section, error) { return s.ablation("fig3", a.Figure3, a.Figure3Variants()) }},
+		{Name: "fig6", Run: func() (*reproduce.Section, error) { return s.ablation("fig6", a.Figure6, a.Figure6Variants()) }},
+		{Name: "wordnet-cone", Run: s.WordNetCone}}
 }
 
 // Sections are the names of Suite.Named, in order (derived from it: one list): Table 1 at the main
@@ -149,19 +155,18 @@ func (s *Suite) SyntheticTable1() (*reproduce.Section, error) {
 // ablation is the section name of a figure or table of the ablation scale: fig adds its plots and
 // comparisons to the section and returns its table, which the section gets with the learning curves
 // of the runs of variants.
-func (s *Suite) ablation(name string, fig func(sec *reproduce.Section) (*report.Table, error), variants func() []Variant) (*reproduce.Section, error) {
+func (s *Suite) ablation(name string, fig func(sec *reproduce.Section) (*report.Table, error), variants []Variant) (*reproduce.Section, error) {
 	sec := &reproduce.Section{Title: name}
 	t, err := fig(sec)
 	if err != nil {
 		return nil, err
 	}
-	return sec, s.withCurves(sec, s.Ablation, t, name, variants())
+	return sec, s.withCurves(sec, s.Ablation, t, name, variants)
 }
 
 // Figure5 is Fig. 5 at the ablation scale, where Table 2 trains the "w/o L_pop" model it needs.
 func (s *Suite) Figure5() (*reproduce.Section, error) {
-	return s.ablation("fig5", func(sec *reproduce.Section) (*report.Table, error) { return s.Ablation.Figure5(sec, 200, 1000) },
-		func() []Variant { return Figure5Variants })
+	return s.ablation("fig5", func(sec *reproduce.Section) (*report.Table, error) { return s.Ablation.Figure5(sec, 200, 1000) }, Figure5Variants)
 }
 
 // Figure4 is Fig. 4 at the main scale (Charades-STA only: it needs the moments; empty on synthetic
@@ -172,21 +177,6 @@ func (s *Suite) Figure4() (*reproduce.Section, error) {
 		return sec, nil
 	}
 	return sec, s.Main.Figure4(sec)
-}
-
-// Table2 is Table 2 (ablations) at the ablation scale.
-func (s *Suite) Table2() (*reproduce.Section, error) {
-	return s.ablation("table2", s.Ablation.Table2, s.Ablation.Table2Rows)
-}
-
-// Figure3 is Fig. 3 (branch count and split sweeps) at the ablation scale.
-func (s *Suite) Figure3() (*reproduce.Section, error) {
-	return s.ablation("fig3", s.Ablation.Figure3, s.Ablation.Figure3Variants)
-}
-
-// Figure6 is Fig. 6 (uniform Gaussian widths) at the ablation scale.
-func (s *Suite) Figure6() (*reproduce.Section, error) {
-	return s.ablation("fig6", s.Ablation.Figure6, s.Ablation.Figure6Variants)
 }
 
 // WordNetCone is HLFormer's partial-order loss where the partial order is known, WordNet's mammal

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/hierarchy"
 	"github.com/geoalign/geoalign/lib/hierarchy/wordnetbench"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -58,18 +59,11 @@ func sharedDataDir() string {
 func ConeComparisons(r *wordnetbench.ConeResults, sc ConeScale) []reproduce.Comparison {
 	seeds := r.Options.Seeds
 	sample := func(name string, runs []wordnetbench.ConeRun, f func(wordnetbench.ConeRun) float64) reproduce.Sample {
-		s := reproduce.Sample{Name: name, Seeds: seeds, Learned: true}
-		for _, run := range runs {
-			s.Values = append(s.Values, f(run))
-		}
-		return s
+		return reproduce.Sample{Name: name, Seeds: seeds, Learned: true, Values: collect(runs, f)}
 	}
 	inside := func(c wordnetbench.ConeRun) float64 { return c.HeldOut.Inside }
 	mapOf := func(c wordnetbench.ConeRun) float64 { return c.Full.MAP }
-	floor := reproduce.Sample{Name: "untrained", Seeds: seeds}
-	for _, e := range r.Initial {
-		floor.Values = append(floor.Values, e.Inside)
-	}
+	floor := reproduce.Sample{Name: "untrained", Seeds: seeds, Values: collect(r.Initial, func(e hierarchy.Entailment) float64 { return e.Inside })}
 	const without, with = "w/o L_pop", "with L_pop"
 	data := fmt.Sprintf("WordNet 3.0 mammal closure (real), Lorentz d = %d, %s scale: %d training pairs (every direct is-a link), %d implied pairs held out",
 		sc.Dim, sc.Name, r.TrainPairs, r.HeldOutPairs)
