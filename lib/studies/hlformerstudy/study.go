@@ -36,10 +36,7 @@ type Study struct {
 
 // NewStudy prepares a study; seeds nil means the scale's.
 func NewStudy(be compute.Backend, setup *Setup, scale Scale, seeds []int64, log io.Writer) *Study {
-	if seeds == nil {
-		seeds = scale.Seeds
-	}
-	return &Study{Backend: be, Setup: setup, Scale: scale, Seeds: seeds, Log: log, runs: map[string]*Runs{}}
+	return &Study{Backend: be, Setup: setup, Scale: scale, Seeds: orDefault(seeds, scale.Seeds), Log: log, runs: map[string]*Runs{}}
 }
 
 // Claimed reports whether variant v is compared by the claim rule at the study's scale (Scale.Claims;

@@ -93,13 +93,10 @@ func wordnetCone(be compute.Backend, sc ConeScale, seeds []int64, dir, suffix st
 	if err != nil {
 		return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment: %w", err))
 	}
-	if seeds == nil {
-		seeds = sc.Seeds
-	}
 	base := wordnetbench.ConeBase(sc.Dim)
 	base.Epochs, base.BurnInEpochs = sc.Epochs, sc.BurnIn
 	r, err := wordnetbench.RunCone(be, wordnetbench.Mammal, c, desc, wordnetbench.ConeOptions{
-		Seeds: seeds, HeldOut: sc.HeldOut, SplitSeed: coneSplitSeed, ConeWeight: sc.ConeWeight,
+		Seeds: orDefault(seeds, sc.Seeds), HeldOut: sc.HeldOut, SplitSeed: coneSplitSeed, ConeWeight: sc.ConeWeight,
 		Base: base, CheckpointDir: dir, Quiet: true})
 	if err != nil {
 		return nil, err
