@@ -329,13 +329,8 @@ var figure3Claims = []struct {
 // sweep, then the Claimed points its comparisons need and the full model.
 func (s *Study) Figure3Variants() []Variant {
 	counts, ratios := s.figure3Axes()
-	var vs []Variant
-	for _, x := range counts {
-		vs = append(vs, branchVariant(countSplit(x)))
-	}
-	for _, x := range ratios {
-		vs = append(vs, branchVariant(ratioSplit(x)))
-	}
+	vs := slices.Concat(collect(counts, func(x int) Variant { return branchVariant(countSplit(x)) }),
+		collect(ratios, func(x int) Variant { return branchVariant(ratioSplit(x)) }))
 	for _, c := range figure3Claims {
 		if s.Claimed(c.worse) {
 			vs = append(vs, c.worse, HybridVariant)
@@ -423,11 +418,7 @@ func uniformWidth(w float64) Variant {
 // Figure6Variants are the variants Fig. 6 trains, in its order: the uniform widths, then the full
 // model (the reference line).
 func (s *Study) Figure6Variants() []Variant {
-	var vs []Variant
-	for _, w := range s.widths() {
-		vs = append(vs, uniformWidth(w))
-	}
-	return append(vs, HybridVariant)
+	return append(collect(s.widths(), uniformWidth), HybridVariant)
 }
 
 // Figure6 is HLFormer Fig. 6: SumR when all 8 branches use the same Gaussian width σ (Scale.Widths,
