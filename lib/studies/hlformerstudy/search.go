@@ -242,8 +242,7 @@ const minCosineSpan = 0.05
 func (se *Search) Plot(h Hit) (report.Grid, error) {
 	curves := plot.New()
 	curves.Title.Text = fmt.Sprintf("#%d %s (S = %.3f): where the query matched", h.Rank, h.ID, h.Score)
-	xLabel := "time (s)"
-	length := h.Length
+	xLabel, length := "time (s)", h.Length
 	if length <= 0 {
 		length = float64(len(h.ClipScores)) // unknown length: clip units
 		xLabel = "clip"
