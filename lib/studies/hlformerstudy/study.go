@@ -256,13 +256,9 @@ func (s *Study) Table2(sec *reproduce.Section) (*report.Table, error) {
 // Table2Rows are the variants of Table 2 at the study's scale: the full model, then Scale.Ablations
 // (every ablation of Table2Variants when nil), in Table2Variants' order.
 func (s *Study) Table2Rows() []Variant {
-	var rows []Variant
-	for _, v := range Table2Variants {
-		if v.Name == HybridVariant.Name || s.Scale.Ablations == nil || slices.Contains(s.Scale.Ablations, v.Name) {
-			rows = append(rows, v)
-		}
-	}
-	return rows
+	return slices.DeleteFunc(slices.Clone(Table2Variants), func(v Variant) bool {
+		return v.Name != HybridVariant.Name && s.Scale.Ablations != nil && !slices.Contains(s.Scale.Ablations, v.Name)
+	})
 }
 
 // floorNote is the note of a SumR-only table (Fig. 3, Fig. 6): the strongest zero-training floor of
