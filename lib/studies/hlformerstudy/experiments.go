@@ -11,23 +11,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/geoalign/geoalign/lib/models/hlformer"
-	"github.com/geoalign/geoalign/lib/runcache"
-
 	"github.com/geoalign/geoalign/lib/data/charades"
 	"github.com/geoalign/geoalign/lib/data/glove"
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/encoders"
+	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/runcache"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 )
-
-// Experiments shared by lib/reproduce and notebooks/13-hlformer.ipynb: benchmarks (Setup), model
-// variants (Variant), multi-seed runs and the tables built from them.
 
 // Setup is a PRVR benchmark: train, validation and test splits with their provenance.
 type Setup struct {
@@ -41,7 +37,7 @@ type Setup struct {
 	// Floors and ValFloors are the zero-training baselines on Test and on Val (Charades only), by name.
 	Floors, ValFloors map[string]retrieval.Metrics
 	// Text is the encoder of the query tokens (zero value: GloVe). It enters the run keys (runDir),
-	// Name and Data; with MiniLM the floor is random ranking (ComputeFloors).
+	// Name and Data; with MiniLM the floor is random ranking (FloorsOn).
 	Text encoders.Text
 	// cache and shared locate the Charades files (for floors and moment annotations).
 	cache, shared string
@@ -141,20 +137,6 @@ func SubsetVideos(sp *prvr.Split, n int, seed, stream uint64) *prvr.Split {
 	idx := rand.New(rand.NewPCG(seed, stream)).Perm(sp.NumVideos())[:n]
 	slices.Sort(idx)
 	return sp.SubsetVideos(idx, sp.Name)
-}
-
-// ComputeFloors computes the zero-training baselines of the datasets engineer (lib/data/tracks) on the
-// Charades test and validation splits (Floors, ValFloors). No-op for synthetic data.
-func (s *Setup) ComputeFloors() error {
-	if s.Kind != report.LabelDerived {
-		return nil
-	}
-	var err error
-	if s.Floors, err = s.FloorsOn(s.Test); err != nil {
-		return err
-	}
-	s.ValFloors, err = s.FloorsOn(s.Val)
-	return err
 }
 
 // FloorsOn computes the zero-training baselines on split sp of the Charades setup (FloorScores), with
@@ -284,7 +266,7 @@ type Runs struct {
 
 // RunVariant trains variant v (from base and lc) once per seed on setup.Train with hlformer.Trainer
 // (lib/train's loop), selects each seed's epoch on setup.Val (best SumR, early stopping) and evaluates
-// the selected model on setup.Test. With tc.CheckpointDir set, each seed's run directory is
+// the selected model on setup.Test (nil: not evaluated, as cmd/hlftune -no-test). With tc.CheckpointDir set, each seed's run directory is
 // runDir's (lib/runcache), so that an interrupted study resumes exactly and a finished run is only
 // re-evaluated (its best model restored from train.BestDir).
 func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlformer.LossConfig, tc hlformer.TrainConfig, v Variant, seeds []int64, log io.Writer) (*Runs, error) {
@@ -312,6 +294,10 @@ func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlfor
 		if err != nil {
 			return nil, fmt.Errorf("%s, seed %d: %w", v.Name, seed, err)
 		}
+		runs.Results = append(runs.Results, res)
+		if setup.Test == nil {
+			continue
+		}
 		ev, err := hlformer.NewEvaluator(be, m, res.Store, tc.DType)
 		if err != nil {
 			return nil, err
@@ -324,7 +310,6 @@ func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlfor
 			fmt.Fprintf(log, "%s, seed %d: best epoch %d: val %s, test %s (%s, %s)\n", v.Name, seed, res.BestEpoch, res.Best, te.T2V,
 				time.Since(start).Round(time.Second), res.Stopped)
 		}
-		runs.Results = append(runs.Results, res)
 		runs.Test = append(runs.Test, te.T2V)
 		runs.TestEmbeddings = append(runs.TestEmbeddings, em)
 	}
@@ -386,11 +371,6 @@ func (r *Runs) Summary(col string) report.MeanStd {
 // e.g. the best uniform width of Fig. 6: never the test split).
 func (r *Runs) ValSumR() float64 {
 	return report.Summarize(collect(r.Results, func(res *hlformer.Result) float64 { return res.Best.SumR })).Mean
-}
-
-// SumRs are the per-seed test SumR values of the selected models.
-func (r *Runs) SumRs() []float64 {
-	return collect(r.Test, func(m retrieval.Metrics) float64 { return m.SumR })
 }
 
 // MetricsTable builds a PRVR table: one row per variant (mean ± std over its seeds) and one per floor

@@ -8,9 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/geoalign/geoalign/lib/models/hlformer"
-
 	"github.com/geoalign/geoalign/lib/data/charades"
+	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	gmat "gonum.org/v1/gonum/mat"
@@ -89,19 +88,6 @@ func (s *Study) Figure5(sec *reproduce.Section, maxVideos, maxQueries int) (*rep
 	return t, nil
 }
 
-// loadMoments reads the Charades-STA test moments per video (for Fig. 4).
-func (s *Setup) loadMoments() (map[string][]charades.Moment, error) {
-	ms, err := charades.ReadSTA(filepath.Join(s.shared, "charades", "charades_sta_test.txt"))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]charades.Moment{}
-	for _, m := range ms {
-		out[m.VideoID] = append(out[m.VideoID], m)
-	}
-	return out, nil
-}
-
 // frameMoments labels each of the m model frames of a video whose split has n frames at
 // charades.FrameRate with the index of the first annotated moment whose interval contains the frame's
 // centre time, or −1. When m < n the model's frames are segment averages (prvr.UniformSample), and
@@ -154,19 +140,14 @@ func momentSeparation(emb []float32, d int, labels []int) float64 {
 // pca2 projects rows (n × d) on their first two principal components.
 func pca2(rows []float32, n, d int) [][2]float64 {
 	x := gmat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			x.Set(i, j, float64(rows[i*d+j]))
-		}
-	}
-	for j := 0; j < d; j++ {
+	for j := range d { // centred columns
 		var m float64
-		for i := 0; i < n; i++ {
-			m += x.At(i, j)
+		for i := range n {
+			m += float64(rows[i*d+j])
 		}
 		m /= float64(n)
-		for i := 0; i < n; i++ {
-			x.Set(i, j, x.At(i, j)-m)
+		for i := range n {
+			x.Set(i, j, float64(rows[i*d+j])-m)
 		}
 	}
 	var svd gmat.SVD
@@ -176,10 +157,10 @@ func pca2(rows []float32, n, d int) [][2]float64 {
 	}
 	var v gmat.Dense
 	svd.VTo(&v)
-	for i := 0; i < n; i++ {
+	for i := range n {
 		for c := 0; c < 2 && c < v.RawMatrix().Cols; c++ {
 			var s float64
-			for j := 0; j < d; j++ {
+			for j := range d {
 				s += x.At(i, j) * v.At(j, c)
 			}
 			out[i][c] = s
@@ -198,17 +179,24 @@ func (s *Study) Figure4(sec *reproduce.Section) error {
 	if s.Setup.Kind != report.LabelDerived {
 		return fmt.Errorf("hlformer: Fig. 4 needs Charades-STA moment annotations (setup %q)", s.Setup.Name)
 	}
-	moments, err := s.Setup.loadMoments()
+	ms, err := charades.ReadSTA(filepath.Join(s.Setup.shared, "charades", "charades_sta_test.txt"))
 	if err != nil {
 		return err
 	}
-	te := s.Setup.Test
-	frameLen := s.Scale.FrameLen
-	best, bestCount := -1, 0
-	for v, id := range te.VideoIDs {
+	moments := map[string][]charades.Moment{} // the Charades-STA test moments per video
+	for _, m := range ms {
+		moments[m.VideoID] = append(moments[m.VideoID], m)
+	}
+	te, frameLen := s.Setup.Test, s.Scale.FrameLen
+	// labels are the moments of the m model frames of test video v (frameMoments).
+	labels := func(v int) (m int, labels []int) {
 		_, n := te.VideoFrames(v)
-		labels := slices.Sorted(slices.Values(frameMoments(min(n, frameLen), n, moments[id])))
-		if k := len(slices.Compact(slices.DeleteFunc(labels, func(l int) bool { return l < 0 }))); k > bestCount {
+		return min(n, frameLen), frameMoments(min(n, frameLen), n, moments[te.VideoIDs[v]])
+	}
+	best, bestCount := -1, 0
+	for v := range te.VideoIDs {
+		_, l := labels(v)
+		if k := len(slices.Compact(slices.DeleteFunc(slices.Sorted(slices.Values(l)), func(l int) bool { return l < 0 }))); k > bestCount {
 			best, bestCount = v, k
 		}
 	}
@@ -234,24 +222,19 @@ func (s *Study) Figure4(sec *reproduce.Section) error {
 			var sum float64
 			count = 0
 			for vi, id := range te.VideoIDs {
-				_, n := te.VideoFrames(vi)
 				if len(moments[id]) < 2 {
 					continue
 				}
-				m := min(n, frameLen)
-				sep := momentSeparation(em.Frames[vi*frameLen*d:(vi*frameLen+m)*d], d, frameMoments(m, n, moments[id]))
-				if !math.IsNaN(sep) {
+				m, l := labels(vi)
+				if sep := momentSeparation(em.Frames[vi*frameLen*d:(vi*frameLen+m)*d], d, l); !math.IsNaN(sep) {
 					sum += sep
 					count++
 				}
 			}
 			seps = append(seps, sum/float64(max(count, 1)))
 			if si == 0 {
-				_, n := te.VideoFrames(best)
-				m := min(n, frameLen)
-				pts := pca2(em.Frames[best*frameLen*d:(best*frameLen+m)*d], m, d)
-				p, err := scatterByLabel(fmt.Sprintf("%s — video %s (PCA)", shortName(v.Name), te.VideoIDs[best]), pts,
-					frameMoments(m, n, moments[te.VideoIDs[best]]))
+				m, l := labels(best)
+				p, err := scatterByLabel(fmt.Sprintf("%s — video %s (PCA)", shortName(v.Name), te.VideoIDs[best]), pca2(em.Frames[best*frameLen*d:(best*frameLen+m)*d], m, d), l)
 				if err != nil {
 					return err
 				}

@@ -1,23 +1,19 @@
 package hlformerstudy
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/geoalign/geoalign/lib/reproduce"
-	"github.com/geoalign/geoalign/lib/runcache"
-	"github.com/gomlx/compute"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/runcache"
+	"github.com/gomlx/compute"
 )
-
-// HLFormer (ICCV 2025) on the Charades-STA PRVR track (label-derived video features, GloVe query tokens)
-// — or, with Options.Synthetic, on the synthetic PRVR benchmark. The experiments are the sections of
-// Suite (suite.go); notebooks/13-hlformer.ipynb shows the same sections.
 
 func init() {
 	reproduce.Register(reproduce.Experiment{Paper: "hlformer", Table1: hlformerTable1, Figures: hlformerFigures, Sections: Sections})
@@ -50,10 +46,7 @@ func LoadSetup(opts reproduce.Options, sc Scale) (*Setup, error) {
 	if opts.Synthetic {
 		setup, err = SyntheticSetup(7, 1024)
 	} else {
-		cache := opts.DataCache
-		if cache == "" {
-			cache = filepath.Join("datasets", "cache")
-		}
+		cache := cmp.Or(opts.DataCache, filepath.Join("datasets", "cache"))
 		if setup, err = LoadCharadesSTAText(cache, sharedDataDir(), opts.Text); err != nil {
 			err = data.BadInput(fmt.Errorf("%w (or run on synthetic data: --data synthetic)", err))
 		}
@@ -67,12 +60,19 @@ func LoadSetup(opts reproduce.Options, sc Scale) (*Setup, error) {
 	return setup, nil
 }
 
-// prepare cuts a setup to the scale's subset and computes its zero-training floors.
+// prepare cuts a setup to the scale's subset and computes the zero-training baselines of the datasets
+// engineer (lib/data/tracks) on its test and validation splits (Floors, ValFloors; none for synthetic data).
 func prepare(setup *Setup, sc Scale) (*Setup, error) {
 	if sc.TrainVideos > 0 || sc.TestVideos > 0 {
 		setup = setup.Subset(sc.TrainVideos, sc.TestVideos, 0)
 	}
-	if err := setup.ComputeFloors(); err != nil {
+	var err error
+	if setup.Kind == report.LabelDerived {
+		if setup.Floors, err = setup.FloorsOn(setup.Test); err == nil {
+			setup.ValFloors, err = setup.FloorsOn(setup.Val)
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("hlformer: zero-training floors: %w", err)
 	}
 	return setup, nil

@@ -39,9 +39,9 @@ type Search struct {
 }
 
 // NewSearch trains (or restores from the run cache) variant v of the study on its seeds and opens a
-// search with the model of the first seed; modelDir is MiniLM's folder (minilm.DefaultDir() after
-// `make setup`). The study's setup must have MiniLM query tokens (OpenText with encoders.MiniLM):
-// the sentence is encoded by the encoder the model was trained on.
+// search with the model of the first seed, which embeds the test videos; modelDir is MiniLM's folder
+// (minilm.DefaultDir() after `make setup`). The study's setup must have MiniLM query tokens (OpenText
+// with encoders.MiniLM): the sentence is encoded by the encoder the model was trained on.
 func (s *Study) NewSearch(v Variant, modelDir string) (*Search, error) {
 	if s.Setup.Text != encoders.MiniLM {
 		return nil, fmt.Errorf("hlformer: search encodes sentences with MiniLM, but setup %q has %s query tokens (open the study with encoders.MiniLM)",
@@ -69,11 +69,6 @@ func (s *Study) NewSearch(v Variant, modelDir string) (*Search, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hlformer: search: %w", err)
 	}
-	return newSearch(s, r, enc, videos, classes)
-}
-
-// newSearch embeds the test videos with the first seed's model of r.
-func newSearch(s *Study, r *Runs, enc *minilm.Model, videos map[string]charades.Video, classes []string) (*Search, error) {
 	if len(r.Results) == 0 {
 		return nil, fmt.Errorf("hlformer: search: %s has no trained run", r.Variant.Name)
 	}
@@ -139,8 +134,7 @@ func (se *Search) Find(sentence string, k int) ([]Hit, error) {
 	}
 	for i := range hits {
 		h := &hits[i]
-		cv := se.charades[h.ID]
-		h.Length, h.Actions = cv.Length, cv.Actions
+		h.Length, h.Actions = se.charades[h.ID].Length, se.charades[h.ID].Actions
 		step := h.Length / float64(len(h.ClipScores))
 		h.From, h.To = float64(h.Best)*step, float64(h.Best+1)*step
 	}
@@ -248,8 +242,7 @@ const minCosineSpan = 0.05
 func (se *Search) Plot(h Hit) (report.Grid, error) {
 	curves := plot.New()
 	curves.Title.Text = fmt.Sprintf("#%d %s (S = %.3f): where the query matched", h.Rank, h.ID, h.Score)
-	xLabel := "time (s)"
-	length := h.Length
+	xLabel, length := "time (s)", h.Length
 	if length <= 0 {
 		length = float64(len(h.ClipScores)) // unknown length: clip units
 		xLabel = "clip"

@@ -10,10 +10,9 @@ import (
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/models/hlformer"
-	"github.com/geoalign/geoalign/lib/retrieval"
-
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/gomlx/compute"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -37,10 +36,7 @@ type Study struct {
 
 // NewStudy prepares a study; seeds nil means the scale's.
 func NewStudy(be compute.Backend, setup *Setup, scale Scale, seeds []int64, log io.Writer) *Study {
-	if seeds == nil {
-		seeds = scale.Seeds
-	}
-	return &Study{Backend: be, Setup: setup, Scale: scale, Seeds: seeds, Log: log, runs: map[string]*Runs{}}
+	return &Study{Backend: be, Setup: setup, Scale: scale, Seeds: orDefault(seeds, scale.Seeds), Log: log, runs: map[string]*Runs{}}
 }
 
 // Claimed reports whether variant v is compared by the claim rule at the study's scale (Scale.Claims;
@@ -65,9 +61,7 @@ func (s *Study) Run(v Variant) (*Runs, error) {
 	}
 	base := s.Scale.Config(s.Setup.Train.Dim, s.Setup.Train.QueryDim)
 	tc := s.Scale.Training()
-	if s.CacheDir != "" {
-		tc.CheckpointDir = s.CacheDir
-	}
+	tc.CheckpointDir = s.CacheDir
 	seeds := s.Seeds
 	if !s.Claimed(v) {
 		seeds = s.SweepSeeds()
@@ -126,9 +120,6 @@ func (s *Study) Table1() (*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.ensureFloors(); err != nil {
-		return nil, err
-	}
 	paper := PaperTable1SumR // the paper's Charades numbers, shown only next to our Charades results
 	if s.Setup.Kind != report.LabelDerived {
 		paper = nil
@@ -156,7 +147,7 @@ const sumRBest = 400
 
 // sample is a variant's per-seed best (validation-selected) SumR with its best epochs.
 func (r *Runs) sample() reproduce.Sample {
-	return reproduce.Sample{Name: shortName(r.Variant.Name), Seeds: r.Seeds, Values: r.SumRs(), Learned: true,
+	return reproduce.Sample{Name: shortName(r.Variant.Name), Seeds: r.Seeds, Values: collect(r.Test, func(m retrieval.Metrics) float64 { return m.SumR }), Learned: true,
 		BestEpoch: collect(r.Results, func(res *hlformer.Result) int { return res.BestEpoch })}
 }
 
@@ -171,20 +162,6 @@ func (s *Study) Floor() *reproduce.Sample {
 		}
 	}
 	return best
-}
-
-// ensureFloors computes the setup's zero-training floors on first use (Setup.ComputeFloors; a no-op
-// for synthetic data, which has none).
-func (s *Study) ensureFloors() error {
-	if s.Setup.Floors != nil {
-		return nil
-	}
-	return s.Setup.ComputeFloors()
-}
-
-// Data describes the study's data for its claims.
-func (s *Study) Data() string {
-	return fmt.Sprintf("%s, %s scale (%s)", s.Setup.Name, s.Scale.Name, s.Setup.Kind)
 }
 
 // Compare declares the claim "better beats worse" on SumR over the study's seeds for the claim rule,
@@ -217,7 +194,7 @@ func (s *Study) sumRComparison(claim, paper string, a, b reproduce.Sample) repro
 
 // comparison is the claim "b's metric is higher than a's" for the claim rule, on the study's data.
 func (s *Study) comparison(claim, paper, metric string, a, b reproduce.Sample) reproduce.Comparison {
-	return reproduce.Comparison{Paper: PaperHLFormer, Claim: claim, PaperFigure: paper, Data: s.Data(), Metric: metric, Higher: true, A: a, B: b}
+	return reproduce.Comparison{Paper: PaperHLFormer, Claim: claim, PaperFigure: paper, Data: fmt.Sprintf("%s, %s scale (%s)", s.Setup.Name, s.Scale.Name, s.Setup.Kind), Metric: metric, Higher: true, A: a, B: b}
 }
 
 // BeatsFloor declares the claim "v beats the zero-training floor of the same split" (issue 19): the
@@ -272,9 +249,6 @@ func (s *Study) Table2(sec *reproduce.Section) (*report.Table, error) {
 	if len(descriptive) > 0 {
 		notes = append(notes, "Descriptive rows (fewer seeds, no claim): "+strings.Join(descriptive, ", ")+".")
 	}
-	if err := s.ensureFloors(); err != nil {
-		return nil, err
-	}
 	return MetricsTable(fmt.Sprintf("HLFormer Table 2 analogue (ablations) — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(notes...), runs, s.Setup.Floors,
 		PaperTable2SumR, PaperTable2Cite), nil
 }
@@ -282,26 +256,18 @@ func (s *Study) Table2(sec *reproduce.Section) (*report.Table, error) {
 // Table2Rows are the variants of Table 2 at the study's scale: the full model, then Scale.Ablations
 // (every ablation of Table2Variants when nil), in Table2Variants' order.
 func (s *Study) Table2Rows() []Variant {
-	var rows []Variant
-	for _, v := range Table2Variants {
-		if v.Name == HybridVariant.Name || s.Scale.Ablations == nil || slices.Contains(s.Scale.Ablations, v.Name) {
-			rows = append(rows, v)
-		}
-	}
-	return rows
+	return slices.DeleteFunc(slices.Clone(Table2Variants), func(v Variant) bool {
+		return v.Name != HybridVariant.Name && s.Scale.Ablations != nil && !slices.Contains(s.Scale.Ablations, v.Name)
+	})
 }
 
 // floorNote is the note of a SumR-only table (Fig. 3, Fig. 6): the strongest zero-training floor of
 // the same test split (Floor), which every point must beat to be evidence; "" without floors.
-func (s *Study) floorNote() (string, error) {
-	if err := s.ensureFloors(); err != nil {
-		return "", err
+func (s *Study) floorNote() string {
+	if f := s.Floor(); f != nil {
+		return fmt.Sprintf("Zero-training floor of the same test split: %s, SumR %.2f.", f.Name, f.Values[0])
 	}
-	f := s.Floor()
-	if f == nil {
-		return "", nil
-	}
-	return fmt.Sprintf("Zero-training floor of the same test split: %s, SumR %.2f.", f.Name, f.Values[0]), nil
+	return ""
 }
 
 // lorentzOnlyName names Fig. 3's N_L = 8, N_E = 0 point.
@@ -329,14 +295,15 @@ func branchVariant(nE, nL int) Variant {
 // figure3Axes are the x values of Fig. 3's two sweeps: the branch counts N_O (Scale.BranchCounts, else
 // 2, 4, 8) and the Lorentz branch counts N_L at N_O = 8 (Scale.LorentzBranches, else 0, 2, 4, 6, 8).
 func (s *Study) figure3Axes() (counts, ratios []int) {
-	counts, ratios = s.Scale.BranchCounts, s.Scale.LorentzBranches
-	if counts == nil {
-		counts = []int{2, 4, 8}
+	return orDefault(s.Scale.BranchCounts, []int{2, 4, 8}), orDefault(s.Scale.LorentzBranches, []int{0, 2, 4, 6, 8})
+}
+
+// orDefault is xs, or def when xs is nil.
+func orDefault[T any](xs, def []T) []T {
+	if xs == nil {
+		return def
 	}
-	if ratios == nil {
-		ratios = []int{0, 2, 4, 6, 8}
-	}
-	return counts, ratios
+	return xs
 }
 
 // countSplit and ratioSplit are the (N_E, N_L) of a point of Fig. 3's sweeps: N_O branches split
@@ -358,13 +325,8 @@ var figure3Claims = []struct {
 // sweep, then the Claimed points its comparisons need and the full model.
 func (s *Study) Figure3Variants() []Variant {
 	counts, ratios := s.figure3Axes()
-	var vs []Variant
-	for _, x := range counts {
-		vs = append(vs, branchVariant(countSplit(x)))
-	}
-	for _, x := range ratios {
-		vs = append(vs, branchVariant(ratioSplit(x)))
-	}
+	vs := slices.Concat(collect(counts, func(x int) Variant { return branchVariant(countSplit(x)) }),
+		collect(ratios, func(x int) Variant { return branchVariant(ratioSplit(x)) }))
 	for _, c := range figure3Claims {
 		if s.Claimed(c.worse) {
 			vs = append(vs, c.worse, HybridVariant)
@@ -378,11 +340,7 @@ func (s *Study) Figure3Variants() []Variant {
 // two plots (fig3-branches, fig3-ratio) and the comparisons of the Claimed points with the full model
 // to sec, and returns the table of the points.
 func (s *Study) Figure3(sec *reproduce.Section) (*report.Table, error) {
-	fn, err := s.floorNote()
-	if err != nil {
-		return nil, err
-	}
-	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 3 analogue — SumR vs branches (%s scale)", s.Scale.Name), s.Provenance(fn), "sweep", "N_E", "N_L", "SumR")
+	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 3 analogue — SumR vs branches (%s scale)", s.Scale.Name), s.Provenance(s.floorNote()), "sweep", "N_E", "N_L", "SumR")
 	counts, ratios := s.figure3Axes()
 	// sweep runs the points (N_E, N_L) = split(x) for x in xs, adds them to the table as rows of the
 	// sweep named label and plots SumR (mean ± std) against x as sec's plot name.
@@ -443,12 +401,7 @@ func sumRPlot(title, xlabel string, xs []float64, runs []*Runs) (*plot.Plot, []p
 var SigmaSweep = []float64{0.5, 1, 2, 4, 8, 16}
 
 // widths are the uniform Gaussian widths of Fig. 6 at the study's scale (Scale.Widths, else SigmaSweep).
-func (s *Study) widths() []float64 {
-	if s.Scale.Widths == nil {
-		return SigmaSweep
-	}
-	return s.Scale.Widths
-}
+func (s *Study) widths() []float64 { return orDefault(s.Scale.Widths, SigmaSweep) }
 
 // uniformWidth is the variant whose 8 branches all use Gaussian width w.
 func uniformWidth(w float64) Variant {
@@ -461,11 +414,7 @@ func uniformWidth(w float64) Variant {
 // Figure6Variants are the variants Fig. 6 trains, in its order: the uniform widths, then the full
 // model (the reference line).
 func (s *Study) Figure6Variants() []Variant {
-	var vs []Variant
-	for _, w := range s.widths() {
-		vs = append(vs, uniformWidth(w))
-	}
-	return append(vs, HybridVariant)
+	return append(collect(s.widths(), uniformWidth), HybridVariant)
 }
 
 // Figure6 is HLFormer Fig. 6: SumR when all 8 branches use the same Gaussian width σ (Scale.Widths,
@@ -474,12 +423,8 @@ func (s *Study) Figure6Variants() []Variant {
 // best validation SumR (selected on the validation split, never on test), when that variant is
 // Claimed; otherwise the sweep is descriptive (no comparison).
 func (s *Study) Figure6(sec *reproduce.Section) (*report.Table, error) {
-	fn, err := s.floorNote()
-	if err != nil {
-		return nil, err
-	}
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 6 analogue — uniform Gaussian width sweep (%s scale)", s.Scale.Name), s.Provenance(
-		"Width in the code's units: σ = width/9 on positions normalised to [0, 1].", fn), "width", "SumR")
+		"Width in the code's units: σ = width/9 on positions normalised to [0, 1].", s.floorNote()), "width", "SumR")
 	runs, err := s.runAll(s.Figure6Variants()) // the widths, then the full model
 	if err != nil {
 		return nil, err

@@ -61,11 +61,17 @@ func newSuite(full bool, seeds []int64, log io.Writer, open func(sc Scale) (*Stu
 	return s, nil
 }
 
-// Named lists the sections in the order `geoalign figures` runs them (Sections are their names).
+// Named lists the sections in the order `geoalign figures` runs them (Sections are their names):
+// Table 2 (ablations), Fig. 3 (branch count and split sweeps) and Fig. 6 (uniform Gaussian widths) are
+// sections of the ablation scale (Suite.section).
 func (s *Suite) Named() []reproduce.NamedSection {
+	a := s.Ablation
 	return []reproduce.NamedSection{{Name: "table1", Run: s.Table1}, {Name: "synthetic", Run: s.SyntheticTable1},
-		{Name: "fig5", Run: s.Figure5}, {Name: "fig4", Run: s.Figure4}, {Name: "table2", Run: s.Table2},
-		{Name: "fig3", Run: s.Figure3}, {Name: "fig6", Run: s.Figure6}, {Name: "wordnet-cone", Run: s.WordNetCone}}
+		{Name: "fig5", Run: s.Figure5}, {Name: "fig4", Run: s.Figure4},
+		{Name: "table2", Run: func() (*reproduce.Section, error) { return s.section("table2", a, a.Table2, a.Table2Rows()) }},
+		{Name: "fig3", Run: func() (*reproduce.Section, error) { return s.section("fig3", a, a.Figure3, a.Figure3Variants()) }},
+		{Name: "fig6", Run: func() (*reproduce.Section, error) { return s.section("fig6", a, a.Figure6, a.Figure6Variants()) }},
+		{Name: "wordnet-cone", Run: s.WordNetCone}}
 }
 
 // Sections are the names of Suite.Named, in order (derived from it: one list): Table 1 at the main
@@ -73,55 +79,55 @@ func (s *Suite) Named() []reproduce.NamedSection {
 // and Fig. 6 at the ablation scale, and the partial-order loss on WordNet.
 var Sections = reproduce.Names((&Suite{}).Named())
 
-// suffix ends the saved name of every artifact (Suffix).
-func (s *Suite) suffix() string { return Suffix(s.Full) }
-
-// withCurves adds table t as name to sec, then the learning curves of the runs of variants (each
-// once, in order: the runs the table reports) beside it (name-curves-loss, name-curves-val), and
-// names them in t's notes.
-func (s *Suite) withCurves(sec *reproduce.Section, st *Study, t *report.Table, name string, variants []Variant) error {
+// section is section name of study st: fig adds its plots and comparisons to the section and returns
+// its table, which the section gets with the learning curves of the runs of variants (each once, in
+// order: the runs the table reports) beside it (name-curves-loss, name-curves-val), named in its notes.
+func (s *Suite) section(name string, st *Study, fig func(sec *reproduce.Section) (*report.Table, error), variants []Variant) (*reproduce.Section, error) {
+	sec := &reproduce.Section{Title: name}
+	t, err := fig(sec)
+	if err != nil {
+		return nil, err
+	}
 	runs, err := st.runAll(variants)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	loss, val, err := LearningCurves(t.Title, runs)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	t.Provenance.Notes = append(t.Provenance.Notes, CurvesNote(name+"-curves-loss"+s.suffix(), name+"-curves-val"+s.suffix(), runs))
+	t.Provenance.Notes = append(t.Provenance.Notes, CurvesNote(name+"-curves-loss"+Suffix(s.Full), name+"-curves-val"+Suffix(s.Full), runs))
 	sec.Table(name, t)
 	sec.Plot(name+"-curves-loss", loss)
 	sec.Plot(name+"-curves-val", val)
-	return nil
+	return sec, nil
 }
 
 // table1 is study st's Table 1 as section name with its claims: hybrid beats Euclidean-only and the
 // MS-SL-like baseline, and, where the split has a zero-training floor, both learned attentions beat it.
 func (s *Suite) table1(name string, st *Study, claimText, paperRef string) (*reproduce.Section, error) {
-	sec := &reproduce.Section{Title: name}
-	t, err := st.Table1()
-	if err != nil {
-		return nil, err
-	}
-	if err := s.withCurves(sec, st, t, name, Table1Variants); err != nil {
-		return nil, err
-	}
-	cmp, err := st.Compare(claimText, paperRef, EuclideanOnlyVariant, HybridVariant)
-	if err != nil {
-		return nil, err
-	}
-	msl, err := st.Compare("HLFormer beats the MS-SL-like baseline (plain Transformer, multi-scale windows)",
-		"Charades SumR 78.7 (HLFormer) vs 68.4 (MS-SL), Table 1", MSSLVariant, HybridVariant)
-	sec.Comparisons = []reproduce.Comparison{cmp, msl}
-	for _, v := range []Variant{HybridVariant, EuclideanOnlyVariant} {
-		if err != nil || st.Floor() == nil {
-			break
+	return s.section(name, st, func(sec *reproduce.Section) (*report.Table, error) {
+		t, err := st.Table1()
+		if err != nil {
+			return nil, err
 		}
-		if cmp, err = st.BeatsFloor(v, "— (the paper reports no zero-training baseline)"); err == nil {
-			sec.Comparisons = append(sec.Comparisons, cmp)
+		cmp, err := st.Compare(claimText, paperRef, EuclideanOnlyVariant, HybridVariant)
+		if err != nil {
+			return nil, err
 		}
-	}
-	return sec, err
+		msl, err := st.Compare("HLFormer beats the MS-SL-like baseline (plain Transformer, multi-scale windows)",
+			"Charades SumR 78.7 (HLFormer) vs 68.4 (MS-SL), Table 1", MSSLVariant, HybridVariant)
+		sec.Comparisons = []reproduce.Comparison{cmp, msl}
+		for _, v := range []Variant{HybridVariant, EuclideanOnlyVariant} {
+			if err != nil || st.Floor() == nil {
+				break
+			}
+			if cmp, err = st.BeatsFloor(v, "— (the paper reports no zero-training baseline)"); err == nil {
+				sec.Comparisons = append(sec.Comparisons, cmp)
+			}
+		}
+		return t, err
+	}, Table1Variants)
 }
 
 // Table1 is Table 1 at the main scale.
@@ -149,22 +155,9 @@ func (s *Suite) SyntheticTable1() (*reproduce.Section, error) {
 		"Table 1, Fig. 3")
 }
 
-// ablation is the section name of a figure or table of the ablation scale: fig adds its plots and
-// comparisons to the section and returns its table, which the section gets with the learning curves
-// of the runs of variants.
-func (s *Suite) ablation(name string, fig func(sec *reproduce.Section) (*report.Table, error), variants func() []Variant) (*reproduce.Section, error) {
-	sec := &reproduce.Section{Title: name}
-	t, err := fig(sec)
-	if err != nil {
-		return nil, err
-	}
-	return sec, s.withCurves(sec, s.Ablation, t, name, variants())
-}
-
 // Figure5 is Fig. 5 at the ablation scale, where Table 2 trains the "w/o L_pop" model it needs.
 func (s *Suite) Figure5() (*reproduce.Section, error) {
-	return s.ablation("fig5", func(sec *reproduce.Section) (*report.Table, error) { return s.Ablation.Figure5(sec, 200, 1000) },
-		func() []Variant { return Figure5Variants })
+	return s.section("fig5", s.Ablation, func(sec *reproduce.Section) (*report.Table, error) { return s.Ablation.Figure5(sec, 200, 1000) }, Figure5Variants)
 }
 
 // Figure4 is Fig. 4 at the main scale (Charades-STA only: it needs the moments; empty on synthetic
@@ -175,21 +168,6 @@ func (s *Suite) Figure4() (*reproduce.Section, error) {
 		return sec, nil
 	}
 	return sec, s.Main.Figure4(sec)
-}
-
-// Table2 is Table 2 (ablations) at the ablation scale.
-func (s *Suite) Table2() (*reproduce.Section, error) {
-	return s.ablation("table2", s.Ablation.Table2, s.Ablation.Table2Rows)
-}
-
-// Figure3 is Fig. 3 (branch count and split sweeps) at the ablation scale.
-func (s *Suite) Figure3() (*reproduce.Section, error) {
-	return s.ablation("fig3", s.Ablation.Figure3, s.Ablation.Figure3Variants)
-}
-
-// Figure6 is Fig. 6 (uniform Gaussian widths) at the ablation scale.
-func (s *Suite) Figure6() (*reproduce.Section, error) {
-	return s.ablation("fig6", s.Ablation.Figure6, s.Ablation.Figure6Variants)
 }
 
 // WordNetCone is HLFormer's partial-order loss where the partial order is known, WordNet's mammal
@@ -203,5 +181,5 @@ func (s *Suite) WordNetCone() (*reproduce.Section, error) {
 			dir = filepath.Join(d, "wordnet")
 		}
 	}
-	return wordnetCone(s.Main.Backend, sc, s.Seeds, dir, s.suffix())
+	return wordnetCone(s.Main.Backend, sc, s.Seeds, dir, Suffix(s.Full))
 }

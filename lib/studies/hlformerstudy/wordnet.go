@@ -1,11 +1,13 @@
 package hlformerstudy
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/hierarchy"
 	"github.com/geoalign/geoalign/lib/hierarchy/wordnetbench"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -48,10 +50,7 @@ const coneSplitSeed = 1
 
 // sharedDataDir is the staged shared inputs: $GEOALIGN_SHARED, else the default of `geoalign data --shared` (datasets/README.md).
 func sharedDataDir() string {
-	if d := os.Getenv("GEOALIGN_SHARED"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "shared", "data")
+	return cmp.Or(os.Getenv("GEOALIGN_SHARED"), filepath.Join("..", "shared", "data"))
 }
 
 // ConeComparisons declares the experiment's two claims for the rule: with L_pop, held-out pairs lie
@@ -60,18 +59,11 @@ func sharedDataDir() string {
 func ConeComparisons(r *wordnetbench.ConeResults, sc ConeScale) []reproduce.Comparison {
 	seeds := r.Options.Seeds
 	sample := func(name string, runs []wordnetbench.ConeRun, f func(wordnetbench.ConeRun) float64) reproduce.Sample {
-		s := reproduce.Sample{Name: name, Seeds: seeds, Learned: true}
-		for _, run := range runs {
-			s.Values = append(s.Values, f(run))
-		}
-		return s
+		return reproduce.Sample{Name: name, Seeds: seeds, Learned: true, Values: collect(runs, f)}
 	}
 	inside := func(c wordnetbench.ConeRun) float64 { return c.HeldOut.Inside }
 	mapOf := func(c wordnetbench.ConeRun) float64 { return c.Full.MAP }
-	floor := reproduce.Sample{Name: "untrained", Seeds: seeds}
-	for _, e := range r.Initial {
-		floor.Values = append(floor.Values, e.Inside)
-	}
+	floor := reproduce.Sample{Name: "untrained", Seeds: seeds, Values: collect(r.Initial, func(e hierarchy.Entailment) float64 { return e.Inside })}
 	const without, with = "w/o L_pop", "with L_pop"
 	data := fmt.Sprintf("WordNet 3.0 mammal closure (real), Lorentz d = %d, %s scale: %d training pairs (every direct is-a link), %d implied pairs held out",
 		sc.Dim, sc.Name, r.TrainPairs, r.HeldOutPairs)
@@ -101,13 +93,10 @@ func wordnetCone(be compute.Backend, sc ConeScale, seeds []int64, dir, suffix st
 	if err != nil {
 		return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment: %w", err))
 	}
-	if seeds == nil {
-		seeds = sc.Seeds
-	}
 	base := wordnetbench.ConeBase(sc.Dim)
 	base.Epochs, base.BurnInEpochs = sc.Epochs, sc.BurnIn
 	r, err := wordnetbench.RunCone(be, wordnetbench.Mammal, c, desc, wordnetbench.ConeOptions{
-		Seeds: seeds, HeldOut: sc.HeldOut, SplitSeed: coneSplitSeed, ConeWeight: sc.ConeWeight,
+		Seeds: orDefault(seeds, sc.Seeds), HeldOut: sc.HeldOut, SplitSeed: coneSplitSeed, ConeWeight: sc.ConeWeight,
 		Base: base, CheckpointDir: dir, Quiet: true})
 	if err != nil {
 		return nil, err

@@ -187,18 +187,20 @@ func run(o options) error {
 	tc.Schedule = schedule(o.warmup)
 	r.Config, r.Loss, r.Train, r.Schedule = c, lc, tc, fmt.Sprintf("%s, warm-up %g", o.sched, o.warmup)
 	tc.Log = os.Stderr
-	m, err := hlformer.New(c)
-	if err != nil {
-		return err
-	}
 	be := backend.MustNew()
 	if info, err := backend.Describe(); err == nil {
 		r.Backend = info.String()
 	}
-	res, err := hlformer.Train(be, m, lc, tc, trainSp, valSp)
+	// The study's training and test evaluation of one seed, on this point's train and validation subsets.
+	point := &hlformerstudy.Setup{Name: setup.Name, Train: trainSp, Val: valSp}
+	if test {
+		point.Test = setup.Test
+	}
+	runs, err := hlformerstudy.RunVariant(be, point, c, lc, tc, hlformerstudy.Variant{Name: v.Name}, []int64{o.seed}, nil) // c, lc: v applied
 	if err != nil {
 		return err
 	}
+	res := runs.Results[0]
 	for _, h := range res.History {
 		e := Epoch{Epoch: h.Epoch, Val: h.Val, Hard: h.Hard, Seconds: h.Duration.Seconds(), Loss: map[string]float64{}}
 		for i, n := range hlformer.LossTermNames {
@@ -208,16 +210,8 @@ func run(o options) error {
 	}
 	r.BestEpoch, r.BestVal, r.Stopped, r.StepSeconds = res.BestEpoch, &res.Best, res.Stopped, res.StepTime.Seconds()
 	if test {
-		ev, err := hlformer.NewEvaluator(be, m, res.Store, tc.DType)
-		if err != nil {
-			return err
-		}
-		te, _, err := ev.EvaluateStream(setup.Test)
-		if err != nil {
-			return err
-		}
-		r.Test = &te.T2V
-		fmt.Fprintf(os.Stderr, "test (best val epoch %d): %s; floor SumR %.2f\n", r.BestEpoch, te.T2V, r.TestFloors[hlformerstudy.FloorContentWords].SumR)
+		r.Test = &runs.Test[0]
+		fmt.Fprintf(os.Stderr, "test (best val epoch %d): %s; floor SumR %.2f\n", r.BestEpoch, *r.Test, r.TestFloors[hlformerstudy.FloorContentWords].SumR)
 	}
 	r.Seconds = time.Since(start).Seconds()
 	return writeJSON(o.out, r)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -133,11 +134,8 @@ func r1(m retrieval.Metrics) float64   { return m.R(1) }
 
 // stepName names the training step of TrainConfig.VideoChunk.
 func stepName(chunk int) string {
-	switch {
-	case chunk == hlformer.SingleGraphStep:
+	if chunk == hlformer.SingleGraphStep {
 		return "single graph"
-	case chunk == 0:
-		return fmt.Sprintf("chunked (%d)", hlformer.DefaultVideoChunk)
 	}
-	return fmt.Sprintf("chunked (%d)", chunk)
+	return fmt.Sprintf("chunked (%d)", cmp.Or(chunk, hlformer.DefaultVideoChunk))
 }
