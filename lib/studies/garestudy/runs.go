@@ -146,7 +146,10 @@ func recall(name string, k int, v2t bool) Metric {
 	dir := direction(v2t)
 	return Metric{Name: name, Of: func(r retrieval.Report) float64 { return dir(r).R(k) }, Decimals: 1, Higher: true, Best: 100,
 		Random: func(texts, videos int) float64 {
-			return retrieval.RandomRecall(k, map[bool]int{false: videos, true: texts}[v2t], 1)
+			if v2t {
+				return retrieval.RandomRecall(k, texts, 1)
+			}
+			return retrieval.RandomRecall(k, videos, 1)
 		}}
 }
 

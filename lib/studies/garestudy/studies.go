@@ -23,7 +23,13 @@ func only(delta, ib, eps, dir bool) func(c *gare.Config) {
 			*c = gare.BaselineConfig(*c)
 			return
 		}
-		def, w := loss.DefaultGAREConfig(), func(on bool, x float64) float64 { return map[bool]float64{true: x}[on] }
+		def := loss.DefaultGAREConfig()
+		w := func(on bool, weight float64) float64 { // the code's weight, or 0 for a term switched off
+			if on {
+				return weight
+			}
+			return 0
+		}
 		c.UseDelta = true
 		c.Loss.Beta, c.Loss.LambdaNorm, c.Loss.LambdaDir = w(ib, def.Beta), w(eps, def.LambdaNorm), w(dir, def.LambdaDir)
 	}

@@ -83,7 +83,11 @@ func run() error {
 		v.Label, d.Name, strings.Join(d.Modalities, ", "), *seed, t.TrainSplit.N, t.ValSplit.N, t.StepsPerEpoch(), cfg.Behavior())
 	fmt.Println("epoch   loss  val SumR  val R@1   alpha      s  best")
 	t.OnEpoch = func(_ *gram.Trainer, s gram.EpochStats) error {
-		fmt.Printf("%5d %6.3f %9.1f %8.1f %7.3f %6.1f  %s\n", s.Epoch, s.Loss, s.Validation.T2V.SumR, s.Validation.T2V.R(1), s.Alpha, s.Seconds, map[bool]string{true: "*"}[s.Best])
+		best := ""
+		if s.Best {
+			best = "*"
+		}
+		fmt.Printf("%5d %6.3f %9.1f %8.1f %7.3f %6.1f  %s\n", s.Epoch, s.Loss, s.Validation.T2V.SumR, s.Validation.T2V.R(1), s.Alpha, s.Seconds, best)
 		return nil
 	}
 	if err := t.Train(); err != nil {
