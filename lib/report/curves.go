@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -173,6 +174,63 @@ var WholeTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 
 // maxWholeTicks keeps an axis's labels apart at the figure's width.
 const maxWholeTicks = 8
+
+// ExactTicks is gonum's default ticker (plot.DefaultTicks) with labels that read as the values
+// they mark. gonum chooses the labels' decimals from the tick step alone, so ticks at 3.95, 4.05
+// and 4.15 (a stage-2 loss axis) read "4", "4", "4.2". When every default label already reads as
+// its tick's value, the ticks are gonum's, unchanged; otherwise every labelled tick is written with
+// the fewest decimals (at most maxTickDecimals) at which all of them do. Render and Grid draw
+// every axis that uses the default ticker with ExactTicks.
+var ExactTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	exact := func(dec int) bool {
+		for _, t := range ticks {
+			label := t.Label
+			if dec >= 0 && !t.IsMinor() {
+				label = strconv.FormatFloat(t.Value, 'f', dec, 64)
+			}
+			if v, err := strconv.ParseFloat(label, 64); !t.IsMinor() && (err != nil || math.Abs(v-t.Value) > tickTolerance*(hi-lo)) {
+				return false
+			}
+		}
+		return true
+	}
+	if exact(-1) { // gonum's own labels
+		return ticks
+	}
+	for dec := 0; dec <= maxTickDecimals; dec++ {
+		if exact(dec) {
+			for i := range ticks {
+				if !ticks[i].IsMinor() {
+					ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', dec, 64)
+				}
+			}
+			break
+		}
+	}
+	return ticks
+})
+
+// maxTickDecimals bounds ExactTicks' decimals (gonum's own bound for its 'f' labels).
+const maxTickDecimals = 6
+
+// tickTolerance is how far, as a fraction of the axis range, a label may read from its tick's
+// value and still count as exact: it absorbs the binary representation of values such as
+// 3.9000000000000004, never a rounding to the label's last digit (a tenth of a step or more).
+const tickTolerance = 1e-6
+
+// exactTicks makes p's axes that use gonum's default ticker use ExactTicks, and returns the
+// function that restores them.
+func exactTicks(p *plot.Plot) (restore func()) {
+	x, y := p.X.Tick.Marker, p.Y.Tick.Marker
+	if _, ok := x.(plot.DefaultTicks); ok {
+		p.X.Tick.Marker = ExactTicks
+	}
+	if _, ok := y.(plot.DefaultTicks); ok {
+		p.Y.Tick.Marker = ExactTicks
+	}
+	return func() { p.X.Tick.Marker, p.Y.Tick.Marker = x, y }
+}
 
 // EndOfCurves says whether the learning curves of the runs whose best epoch is their last are flat
 // there or still rising (issue 19: a best epoch at the last epoch is acceptable only on a flat

@@ -2,9 +2,12 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
 )
 
 func TestLearningCurves(t *testing.T) {
@@ -60,6 +63,50 @@ func TestWholeTicks(t *testing.T) {
 		for i, tk := range ticks {
 			if want := tc.first + float64(i)*tc.step; tk.Value != want || tk.Label != strconv.FormatFloat(want, 'f', -1, 64) {
 				t.Errorf("[%g, %g] tick %d: %g %q, want %g", tc.lo, tc.hi, i, tk.Value, tk.Label, want)
+			}
+		}
+	}
+}
+
+func TestExactTicks(t *testing.T) {
+	labels := func(ticks []plot.Tick) (out []string) {
+		for _, tk := range ticks {
+			if !tk.IsMinor() {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	// A stage-2 loss axis: gonum places ticks at 3.95, 4.05, 4.15 and labels them with one decimal,
+	// so two read "4" (the failure this ticker exists for); written out, they are 3.95, 4.05, 4.15.
+	lo, hi := 3.901, 4.151
+	if got := labels(plot.DefaultTicks{}.Ticks(lo, hi)); !slices.Equal(got, []string{"4", "4", "4.2"}) {
+		t.Logf("gonum's labels of [%g, %g] are now %q (was 4, 4, 4.2)", lo, hi, got)
+	}
+	if got, want := labels(ExactTicks.Ticks(lo, hi)), []string{"3.95", "4.05", "4.15"}; !slices.Equal(got, want) {
+		t.Errorf("ExactTicks [%g, %g]: %q, want %q", lo, hi, got, want)
+	}
+	// Where gonum's labels read right, its ticks are kept as they are.
+	for _, r := range [][2]float64{{0, 10}, {1, 9.3}, {-2.5, 300}, {0.001, 0.0047}} {
+		if got, want := ExactTicks.Ticks(r[0], r[1]), (plot.DefaultTicks{}).Ticks(r[0], r[1]); !slices.Equal(got, want) {
+			t.Errorf("ExactTicks %v = %v, want gonum's %v", r, got, want)
+		}
+	}
+	// Over many narrow and wide ranges, every label reads as its tick (to 1e-6 of the range) and
+	// no two labels are the same.
+	for lo := -1.0; lo < 5; lo += 0.0137 {
+		for _, width := range []float64{0.05, 0.21, 0.3, 1.7, 40} {
+			ticks := ExactTicks.Ticks(lo, lo+width)
+			seen := map[string]bool{}
+			for _, tk := range ticks {
+				if tk.IsMinor() {
+					continue
+				}
+				v, err := strconv.ParseFloat(tk.Label, 64)
+				if err != nil || math.Abs(v-tk.Value) > 1e-6*width || seen[tk.Label] {
+					t.Fatalf("[%g, %g]: tick %g labelled %q (labels %q)", lo, lo+width, tk.Value, tk.Label, labels(ticks))
+				}
+				seen[tk.Label] = true
 			}
 		}
 	}

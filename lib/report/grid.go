@@ -45,7 +45,9 @@ func (g Grid) Draw(c draw.Canvas) {
 	canvases := plot.Align(g, tiles, top)
 	for i, row := range g {
 		for j, p := range row {
+			restore := exactTicks(p)
 			p.Draw(canvases[i][j])
+			restore()
 		}
 	}
 	if lb.height > 0 {

@@ -73,6 +73,7 @@ func Render(d Drawer, w, h vg.Length) (Figure, error) {
 	}
 	if p, ok := d.(*plot.Plot); ok {
 		defer fitTitle(p, w)()
+		defer exactTicks(p)()
 		if lb := newLegendBelow(p); lb.height > 0 {
 			d, h = lb, h+lb.height
 		}
