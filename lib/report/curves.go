@@ -183,13 +183,18 @@ const maxWholeTicks = 8
 // every axis that uses the default ticker with ExactTicks.
 var ExactTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	// exact reports whether every labelled tick, written with dec decimals (dec < 0: gonum's own
+	// label), reads as its value.
 	exact := func(dec int) bool {
 		for _, t := range ticks {
+			if t.IsMinor() {
+				continue
+			}
 			label := t.Label
-			if dec >= 0 && !t.IsMinor() {
+			if dec >= 0 {
 				label = strconv.FormatFloat(t.Value, 'f', dec, 64)
 			}
-			if v, err := strconv.ParseFloat(label, 64); !t.IsMinor() && (err != nil || math.Abs(v-t.Value) > tickTolerance*(hi-lo)) {
+			if v, err := strconv.ParseFloat(label, 64); err != nil || math.Abs(v-t.Value) > tickTolerance*(hi-lo) {
 				return false
 			}
 		}

@@ -69,8 +69,10 @@ func RandomFloor(d *gare.Dataset) (retrieval.Report, error) {
 			textOf[v] = t
 		}
 		v2t, err := random(textOf, d.NumTexts)
+		if err != nil {
+			return retrieval.Report{}, err
+		}
 		rep.V2T = &v2t
-		return rep, err
 	}
 	return rep, nil
 }

@@ -39,10 +39,13 @@ var (
 // Each point is the mean over the seeds with an error bar of ± one standard error (std/√n); the
 // legend below the panels names every curve. title names the table.
 func (r *Runs) LearningCurves(title string) (loss, val report.Grid, err error) {
-	if loss, err = r.curveFigure(title+": train loss per epoch", trainLoss); err == nil {
-		val, err = r.curveFigure(title+": validation SumR per epoch", valSumR)
+	if loss, err = r.curveFigure(title+": train loss per epoch", trainLoss); err != nil {
+		return nil, nil, err
 	}
-	return loss, val, err
+	if val, err = r.curveFigure(title+": validation SumR per epoch", valSumR); err != nil {
+		return nil, nil, err
+	}
+	return loss, val, nil
 }
 
 // stages are the lines of the learning-curve figures, per seed: stage 1 (Stage1Curve, the first

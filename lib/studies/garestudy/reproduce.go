@@ -45,19 +45,23 @@ func gareSuite(opts reproduce.Options, scale Scale) (*Suite, error) {
 // opts.Synthetic: baseline vs GARE on the synthetic false-negative benchmark at the scale's rates.
 func gareTable1(opts reproduce.Options) ([]*report.Table, error) {
 	scale := gareScale(opts, CIScale(), FullScale())
-	suite, section := &Suite{Scale: scale, Backend: backend.MustNew(), WorkDir: DefaultWorkDir(scale.Name)}, (*Suite).SyntheticSection
-	if !opts.Synthetic {
-		s, err := gareSuite(opts, scale)
+	if opts.Synthetic {
+		suite := &Suite{Scale: scale, Backend: backend.MustNew(), WorkDir: DefaultWorkDir(scale.Name)}
+		st, err := suite.Synthetic()
 		if err != nil {
 			return nil, err
 		}
-		suite, section = s, (*Suite).Table1
+		return []*report.Table{st.Table()}, nil
 	}
-	sec, err := section(suite)
+	suite, err := gareSuite(opts, scale)
 	if err != nil {
 		return nil, err
 	}
-	return []*report.Table{sec.Tables()[0]}, nil // the section's first artifact
+	sec, err := suite.Table1()
+	if err != nil {
+		return nil, err
+	}
+	return []*report.Table{sec.Tables()[0]}, nil
 }
 
 // gareFigures regenerates figures/gare/: every table and figure of the notebook at the full scale

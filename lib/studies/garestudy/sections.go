@@ -19,10 +19,13 @@ func tableArtifacts(name string, t *report.Table, r *Runs) ([]reproduce.Artifact
 }
 
 // curveArtifacts are the learning-curve figures of runs r (Runs.LearningCurves of title) saved as
-// name-curves-loss and name-curves-val (nil figures with an error).
+// name-curves-loss and name-curves-val.
 func curveArtifacts(name, title string, r *Runs) ([]reproduce.Artifact, error) {
 	loss, val, err := r.LearningCurves(title)
-	return []reproduce.Artifact{{Name: name + "-curves-loss", Figure: loss}, {Name: name + "-curves-val", Figure: val}}, err
+	if err != nil {
+		return nil, err
+	}
+	return []reproduce.Artifact{{Name: name + "-curves-loss", Figure: loss}, {Name: name + "-curves-val", Figure: val}}, nil
 }
 
 // ablation is one table of runs of the paper's variants, saved as name: Runs.Table titled title,

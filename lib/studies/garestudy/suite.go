@@ -50,16 +50,22 @@ func NewSuiteText(b compute.Backend, s Scale, cache, workDir string, t encoders.
 		return NewSuiteOn(b, s, train, test, CharadesFloor, tracks.CharadesGloVeOffset, workDir)
 	}
 	floor, err := RandomFloor(test)
+	if err != nil {
+		return nil, err
+	}
 	suite := newSuite(b, s, train, test, &ZeroFloor{Name: CharadesRandomFloor, Report: floor}, workDir)
 	suite.Text = t
-	return suite, err
+	return suite, nil
 }
 
 // NewSuiteOn is a suite on given paired train and test sets; the zero-training floor (named
 // floorName) reads the frames' block that starts at floorOffset (see ZeroTraining).
 func NewSuiteOn(b compute.Backend, s Scale, train, test *gare.Dataset, floorName string, floorOffset int, workDir string) (*Suite, error) {
 	floor, err := ZeroTraining(b, test, floorOffset)
-	return newSuite(b, s, train, test, &ZeroFloor{Name: floorName, Report: floor}, workDir), err
+	if err != nil {
+		return nil, err
+	}
+	return newSuite(b, s, train, test, &ZeroFloor{Name: floorName, Report: floor}, workDir), nil
 }
 
 func newSuite(b compute.Backend, s Scale, train, test *gare.Dataset, floor *ZeroFloor, workDir string) *Suite {

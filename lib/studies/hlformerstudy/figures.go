@@ -189,7 +189,7 @@ func (s *Study) Figure4(sec *reproduce.Section) error {
 	}
 	te, frameLen := s.Setup.Test, s.Scale.FrameLen
 	// labels are the moments of the m model frames of test video v (frameMoments).
-	labels := func(v int) (m int, labels []int) {
+	labels := func(v int) (m int, moment []int) {
 		_, n := te.VideoFrames(v)
 		return min(n, frameLen), frameMoments(min(n, frameLen), n, moments[te.VideoIDs[v]])
 	}
