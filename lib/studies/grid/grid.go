@@ -256,7 +256,7 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 		if i < 0 {
 			return nil, fmt.Errorf("grid: GARE variant %q not found", v)
 		}
-		for _, r := range gruns.Results[i] {
+		for _, r := range gruns.Results[i].Results {
 			add(row, GridTasks[1], r.Report.T2V)
 		}
 	}
