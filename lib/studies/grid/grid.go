@@ -277,10 +277,11 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 		return nil, fmt.Errorf("PRVR HLFormer: %w", err)
 	}
 	var maxCosineGap float64
-	for i, test := range hruns.Test {
+	for _, run := range hruns.Results {
+		test := run.Test
 		add(GridCosine, GridTasks[2], test)
 		for _, sw := range prvrSimilarities {
-			m, err := prvrSwap(b, hruns.TestEmbeddings[i], hruns.Config, setup.Test, sw)
+			m, err := prvrSwap(b, run.Embeddings, hruns.Config, setup.Test, sw)
 			if err != nil {
 				return nil, fmt.Errorf("PRVR test-time %s: %w", sw.name, err)
 			}
