@@ -7,7 +7,10 @@
 // Table 1 and figures with Register when it is linked in; every part of a paper's figures is a
 // Section (its tables and figures, the Comparisons it declares and its descriptive findings), and
 // RunSections is the one driver that saves them, decides their claims together and records the
-// sections not run. This package imports none of the study packages.
+// sections not run. Runs and Metric are the evidence every study computes from its variants trained
+// on the same seeds (per-seed values, mean ± std table rows, paired differences, the rule's Samples
+// and Comparisons), generic over each study's own result type. This package imports none of the
+// study packages.
 package reproduce
 
 import (

@@ -45,6 +45,9 @@ type ZeroFloor struct {
 	Report retrieval.Report
 }
 
+// result is the floor as a run's Result, so that every Metric measures it.
+func (f *ZeroFloor) result() Result { return Result{Outcome: Outcome{Report: f.Report}} }
+
 // RandomFloor is the floor of a split whose texts share no space with its videos before training
 // (MiniLM descriptions against label-derived videos): random ranking, i.e. every score tied and the
 // ties broken uniformly at random (retrieval.RandomTies' expected metrics, text→video; video→text
@@ -119,45 +122,25 @@ func ZeroTraining(b compute.Backend, d *gare.Dataset, offset int) (retrieval.Rep
 	return res.Report, nil
 }
 
-// Sample is metric m of variant v over the seeds: a trained model (Learned) with, per seed, the
-// epochs of training behind the kept model — stage 1's best epoch plus stage 2's (Result.BestEpoch),
-// the passes over the training pairs its weights have seen — for the rule's collapse-by-epoch gate.
-func (r *Runs) Sample(v int, m Metric) reproduce.Sample {
-	s := reproduce.Sample{Name: r.Variants[v].Name, Seeds: r.Seeds, Values: r.Values(v, m), Learned: true}
-	for _, res := range r.Results[v] {
-		if res.Curve == nil { // a Runs built without training (tests): no epochs known
-			return s
-		}
-		s.BestEpoch = append(s.BestEpoch, bestEpoch(res.PretrainCurve)+res.BestEpoch())
-	}
-	return s
-}
-
 // Compare declares the claim "variant b beats variant a on metric m" on the runs' test split,
 // with the split's zero-training floor (when the runs have one), the metric's best value and its
-// level under random ranking for the split's size.
+// level under random ranking for the split's size (reproduce.Compare).
 func (r *Runs) Compare(claim, paperFigure string, a, b int, m Metric) reproduce.Comparison {
-	c := reproduce.Comparison{Paper: Paper, Claim: claim, PaperFigure: paperFigure, Data: dataOf(r), Metric: m.Name, Higher: m.Higher,
-		A: r.Sample(a, m), B: r.Sample(b, m), Best: m.Best}
-	if m.Random != nil {
-		c.Random = m.Random(r.Test.NumTexts, r.Test.NumVideos)
-	}
+	c := reproduce.Comparison{Paper: Paper, Claim: claim, PaperFigure: paperFigure, Data: dataOf(r),
+		Random: m.RandomLevel(r.Test.NumTexts, r.Test.NumVideos)}
 	if r.Floor != nil {
-		c.Floor = &reproduce.Sample{Name: r.Floor.Name, Values: []float64{m.Of(r.Floor.Report)}}
+		c.Floor = &reproduce.Sample{Name: r.Floor.Name, Values: []float64{m.Of(r.Floor.result())}}
 	}
-	return c
+	return reproduce.Compare(c, r.Results[a], r.Results[b], m)
 }
 
 // BeatsFloor declares the claim "variant v beats the zero-training floor of the same split" on
-// metric m (issue 19: a trained model must beat what the features give without training). The floor
-// is one deterministic value, repeated over the seeds as sample A, so the paired test is the
-// one-sample test against it; the runs must have a floor.
+// metric m (issue 19: a trained model must beat what the features give without training;
+// reproduce.BeatsFloor); the runs must have a floor.
 func (r *Runs) BeatsFloor(v int, m Metric) reproduce.Comparison {
 	c := r.Compare(r.Variants[v].Name+" beats the zero-training floor of the same split",
 		"— (not a claim of the paper: a trained model must beat it)", v, v, m)
-	c.A, c.Floor = *c.Floor, nil // the claim is the floor test itself
-	c.A.Seeds, c.A.Values = c.B.Seeds, slices.Repeat(c.A.Values, len(c.B.Seeds))
-	return c
+	return reproduce.BeatsFloor(c, *c.Floor, r.Results[v], m)
 }
 
 // dataOf says on which data runs r were trained and tested.

@@ -17,15 +17,15 @@ import (
 // split of 500 texts × 500 videos.
 func runsOf(seeds []int64, r1 ...[]float64) *garestudy.Runs {
 	d := &gare.Dataset{Name: "test set", Kind: "synthetic", NumTexts: 500, NumVideos: 500}
-	r := &garestudy.Runs{Train: d, Test: d, Seeds: seeds}
+	r := &garestudy.Runs{Train: d, Test: d}
 	for v, row := range r1 {
 		r.Variants = append(r.Variants, garestudy.Variant{Name: string(rune('a' + v))})
-		var res []garestudy.Result
+		runs := reproduce.Runs[garestudy.Result]{Name: r.Variants[v].Name, Seeds: seeds}
 		for _, x := range row {
 			m := retrieval.Metrics{Ks: []int{1, 5, 10}, Recall: []float64{x, x, x}, MnR: 100 - x}
-			res = append(res, garestudy.Result{Report: retrieval.Report{T2V: m, V2T: &m}})
+			runs.Results = append(runs.Results, garestudy.Result{Outcome: garestudy.Outcome{Report: retrieval.Report{T2V: m, V2T: &m}}})
 		}
-		r.Results = append(r.Results, res)
+		r.Results = append(r.Results, runs)
 	}
 	return r
 }

@@ -52,9 +52,9 @@ func (r *Runs) LearningCurves(title string) (loss, val report.Grid, err error) {
 // variant's runs: every variant of a seed shares it), then every variant's stage 2; and their names.
 func (r *Runs) stages() (names []string, curves [][][]train.Record) {
 	names = append([]string{Stage1Curve}, mapped(r.Variants, func(v Variant) string { return v.Name })...)
-	curves = [][][]train.Record{mapped(r.Results[0], func(res Result) []train.Record { return res.PretrainCurve })}
-	for _, results := range r.Results {
-		curves = append(curves, mapped(results, func(res Result) []train.Record { return res.Curve }))
+	curves = [][][]train.Record{mapped(r.Results[0].Results, func(res Result) []train.Record { return res.PretrainCurve })}
+	for _, runs := range r.Results {
+		curves = append(curves, mapped(runs.Results, func(res Result) []train.Record { return res.Curve }))
 	}
 	return names, curves
 }
@@ -115,7 +115,7 @@ func (r *Runs) CurveNote(name string) string {
 			e := bestEpoch(c)
 			eps = append(eps, fmt.Sprint(e))
 			if n := len(c); n > 0 && e == c[n-1].Epoch {
-				atLast = append(atLast, fmt.Sprintf("%s seed %d", names[i], r.Results[max(i-1, 0)][s].Seed))
+				atLast = append(atLast, fmt.Sprintf("%s seed %d", names[i], r.Results[max(i-1, 0)].Results[s].Seed))
 			}
 			y, k := validationValues(c)
 			vals[i], best[i] = append(vals[i], y), append(best[i], k)

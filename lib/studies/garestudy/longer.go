@@ -42,11 +42,13 @@ func (s *Suite) LongerTraining() (*reproduce.Section, error) {
 		return nil, err
 	}
 	// both: every variant at both lengths, as the table's rows and the learning curves' lines.
-	both := &Runs{Base: short.Base, Train: short.Train, Test: short.Test, Seeds: short.Seeds, Floor: short.Floor}
+	both := &Runs{Base: short.Base, Train: short.Train, Test: short.Test, Floor: short.Floor}
 	for v, variant := range short.Variants {
 		for _, r := range []*Runs{short, long} {
-			both.Variants = append(both.Variants, Variant{Name: fmt.Sprintf("%s, %d epochs", variant.Name, r.Config(v).Epochs), Apply: r.Variants[v].Apply})
-			both.Results = append(both.Results, r.Results[v])
+			runs := r.Results[v]
+			runs.Name = fmt.Sprintf("%s, %d epochs", variant.Name, r.Config(v).Epochs)
+			both.Variants = append(both.Variants, Variant{Name: runs.Name, Apply: r.Variants[v].Apply})
+			both.Results = append(both.Results, runs)
 		}
 	}
 	t := report.NewTable(fmt.Sprintf("GARE stage 2 trained longer: %d vs %d epochs (Table 1's variants, validation split)", n, m),
@@ -55,16 +57,16 @@ func (s *Suite) LongerTraining() (*reproduce.Section, error) {
 			"validation SumR: text→video R@1 + R@5 + R@10 of the kept model (the best validation epoch) on the validation split; Δ is the seed-paired difference, longer − recipe (mean ± s.d.). The claim rule decides whether the longer run is better (REPORT.md); the test R@1 is only reported.",
 			both.CurveNote(LongerName)),
 		"variant", "stage-2 epochs", "kept epoch per seed", "validation SumR", "Δ validation SumR", "test t2v R@1")
-	for v := range both.Variants {
-		kept := mapped(both.Results[v], func(res Result) string { return fmt.Sprint(res.BestEpoch()) })
+	for v, runs := range both.Results {
+		kept := mapped(runs.Results, func(res Result) string { return fmt.Sprint(res.BestEpoch()) })
 		delta := "—"
 		if v%2 == 1 { // the longer run of a variant, after its recipe run
-			delta = report.Summarize(paired(both.validation(v-1), both.validation(v))).Format(2)
+			delta = reproduce.Paired(both.Results[v-1], runs, validationSumR).Format(2)
 		}
-		t.AddRow(both.Variants[v].Name, both.Config(v).Epochs, strings.Join(kept, ", "), report.Summarize(both.validation(v)).Format(1), delta, both.Summary(v, R1).Format(1))
+		t.AddRow(runs.Name, both.Config(v).Epochs, strings.Join(kept, ", "), runs.Summary(validationSumR).Format(1), delta, runs.Summary(R1).Format(1))
 	}
 	if s.Floor != nil {
-		t.AddRow(s.Floor.Name, "—", "—", "—", "—", fmt.Sprintf("%.1f", R1.Of(s.Floor.Report)))
+		t.AddRow(s.Floor.Name, "—", "—", "—", "—", fmt.Sprintf("%.1f", R1.Of(s.Floor.result())))
 	}
 	arts, err := tableArtifacts(LongerName, t, both)
 	if err != nil {
@@ -73,21 +75,19 @@ func (s *Suite) LongerTraining() (*reproduce.Section, error) {
 	sec := &reproduce.Section{Title: fmt.Sprintf("Longer training: stage 2 for %d vs %d epochs", n, m), Artifacts: arts}
 	nVal := valPairs(s.Base, s.Train.NumTexts)
 	for v, variant := range short.Variants {
-		sec.Comparisons = append(sec.Comparisons, reproduce.Comparison{Paper: Paper, Claim: fmt.Sprintf("training %s's stage 2 for %d epochs instead of %d raises its validation SumR", variant.Name, m, n),
+		c := reproduce.Comparison{Paper: Paper, Claim: fmt.Sprintf("training %s's stage 2 for %d epochs instead of %d raises its validation SumR", variant.Name, m, n),
 			PaperFigure: "— (not a claim of the paper: issue 19's check that stage 2 has converged)",
 			Data:        fmt.Sprintf("%s: validation split of %s (%d pairs, %g %% of the %d training pairs, carved by data.CarveValidation)", s.Train.Kind, s.Train.Name, nVal, 100*s.Base.ValFraction, s.Train.NumTexts),
-			Metric:      "validation t2v SumR", Higher: true, Best: 300,
-			A: both.validationSample(2 * v), B: both.validationSample(2*v + 1),
-			Random: RandomSumR(nVal)})
+			Random:      RandomSumR(nVal)}
+		sec.Comparisons = append(sec.Comparisons, reproduce.Compare(c, both.Results[2*v], both.Results[2*v+1], validationSumR))
 	}
 	return sec, nil
 }
 
-// validation is, per seed of variant v, the validation SumR of stage 2's kept model (its last Best
-// record: the best so far, so the largest).
-func (r *Runs) validation(v int) []float64 {
-	return mapped(r.Results[v], func(res Result) float64 { return keptValidation(res.Curve) })
-}
+// validationSumR is the validation SumR of stage 2's kept model (its last Best record: the best so
+// far, so the largest; 0 without one).
+var validationSumR = Metric{Name: "validation t2v SumR", Of: func(res Result) float64 { return keptValidation(res.Curve) },
+	Decimals: 1, Higher: true, Best: 300}
 
 // keptValidation is the validation SumR of the kept record (Kept; 0 without one).
 func keptValidation(curve []train.Record) float64 {
@@ -95,14 +95,6 @@ func keptValidation(curve []train.Record) float64 {
 		return k.Val[retrieval.ValMetric]
 	}
 	return 0
-}
-
-// validationSample is validation (v) as a sample of the rule, with the epochs behind each kept
-// model (Sample).
-func (r *Runs) validationSample(v int) reproduce.Sample {
-	s := r.Sample(v, R1)
-	s.Values = r.validation(v)
-	return s
 }
 
 // valPairs is the number of validation pairs gare.Model.Train carves from n training pairs

@@ -1,13 +1,13 @@
 package garestudy
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/progress"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
@@ -65,8 +65,9 @@ type Runs struct {
 	Train    *gare.Dataset
 	Test     *gare.Dataset
 	Variants []Variant
-	Seeds    []int64
-	Results  [][]Result // [variant][seed]
+	// Results are, per variant, its runs over the protocol's seeds (the same seeds, in the same order,
+	// for every variant: paired by seed).
+	Results []reproduce.Runs[Result]
 	// Floor is the zero-training baseline of Test (nil: none computed); claims and tables show it.
 	Floor *ZeroFloor
 }
@@ -91,36 +92,36 @@ type RunOptions struct {
 // RunVariants trains every variant with every seed under protocol p (seed s: the pretrained
 // encoders of seed s, ψ's initialisation, dropout and batch order) and evaluates it on test.
 func RunVariants(b compute.Backend, p *Protocol, train, test *gare.Dataset, variants []Variant, opts RunOptions) (*Runs, error) {
-	r := &Runs{Base: p.Base, Train: train, Test: test, Variants: variants, Seeds: p.Seeds, Floor: opts.Floor}
+	r := &Runs{Base: p.Base, Train: train, Test: test, Variants: variants, Floor: opts.Floor}
 	bar := progress.New(opts.Label, len(variants)*len(p.Seeds))
 	defer bar.Done()
 	for v := range variants {
 		cfg := r.Config(v)
-		var row []Result
+		runs := reproduce.Runs[Result]{Name: variants[v].Name, Seeds: p.Seeds}
 		for _, seed := range p.Seeds {
 			res, err := p.Run(b, cfg, train, test, seed)
 			if err != nil {
 				return nil, fmt.Errorf("%s, seed %d: %w", variants[v].Name, seed, err)
 			}
-			row = append(row, *res)
+			runs.Results = append(runs.Results, *res)
 			bar.Add(1, fmt.Sprintf("%s seed %d: R@1 %.1f", variants[v].Name, seed, res.Report.T2V.R(1)))
 		}
-		r.Results = append(r.Results, row)
+		if !slices.ContainsFunc(runs.Results, func(res Result) bool { return res.Curve == nil }) { // else runs cached without curves: epochs unknown
+			runs.Epoch = trainedEpochs
+		}
+		r.Results = append(r.Results, runs)
 	}
 	return r, nil
 }
 
-// Metric extracts one number from a run.
-type Metric struct {
-	Name     string
-	Of       func(r retrieval.Report) float64
-	Decimals int
-	// For the claim rule: whether larger is better, the metric's best attainable value, and its
-	// expected value under random ranking of a paired split of n texts × n videos (nil: none).
-	Higher bool
-	Best   float64
-	Random func(texts, videos int) float64
-}
+// trainedEpochs are the epochs of training behind a run's kept model — stage 1's best epoch plus
+// stage 2's (Result.BestEpoch), the passes over the training pairs its weights have seen — for the
+// rule's collapse-by-epoch gate (reproduce.Runs.Epoch).
+func trainedEpochs(res Result) int { return bestEpoch(res.PretrainCurve) + res.BestEpoch() }
+
+// Metric is one number of a run's test report (reproduce.Metric): the columns of GARE's tables and
+// the metrics of its claims.
+type Metric = reproduce.Metric[Result]
 
 // The metrics of GARE's tables (text→video unless named v2t), with their levels under random
 // ranking (retrieval.RandomRecall, RandomMeanRank: one ground truth per query in a paired split).
@@ -129,7 +130,7 @@ var (
 	R5    = recall("R@5", 5, false)
 	R10   = recall("R@10", 10, false)
 	V2TR1 = recall("v2t R@1", 1, true)
-	MnR   = Metric{Name: "MnR", Of: func(r retrieval.Report) float64 { return r.T2V.MnR }, Decimals: 1, Best: 1,
+	MnR   = Metric{Name: "MnR", Of: func(r Result) float64 { return r.Report.T2V.MnR }, Decimals: 1, Best: 1,
 		Random: func(_, videos int) float64 { return retrieval.RandomMeanRank(videos) }}
 )
 
@@ -144,43 +145,13 @@ func direction(v2t bool) func(retrieval.Report) retrieval.Metrics {
 // recall is R@k of one direction (v2t: the texts are the items).
 func recall(name string, k int, v2t bool) Metric {
 	dir := direction(v2t)
-	return Metric{Name: name, Of: func(r retrieval.Report) float64 { return dir(r).R(k) }, Decimals: 1, Higher: true, Best: 100,
+	return Metric{Name: name, Of: func(r Result) float64 { return dir(r.Report).R(k) }, Decimals: 1, Higher: true, Best: 100,
 		Random: func(texts, videos int) float64 {
 			if v2t {
 				return retrieval.RandomRecall(k, texts, 1)
 			}
 			return retrieval.RandomRecall(k, videos, 1)
 		}}
-}
-
-func metricName(m Metric) string { return m.Name }
-
-// Values returns metric m of every seed of variant v.
-func (r *Runs) Values(v int, m Metric) []float64 {
-	return mapped(r.Results[v], func(res Result) float64 { return m.Of(res.Report) })
-}
-
-// Summary is mean ± std of metric m over the seeds of variant v.
-func (r *Runs) Summary(v int, m Metric) report.MeanStd { return report.Summarize(r.Values(v, m)) }
-
-// Differences is the per-seed difference of metric m between variants b and a (b − a): the same
-// seed gives both the same batch order and, for the parts they share, the same initial weights.
-func (r *Runs) Differences(a, b int, m Metric) []float64 {
-	return paired(r.Values(a, m), r.Values(b, m))
-}
-
-// paired is b − a, element by element (values of the same seeds in the same order).
-func paired(a, b []float64) []float64 {
-	out := make([]float64, len(a))
-	for i := range a {
-		out[i] = b[i] - a[i]
-	}
-	return out
-}
-
-// Paired is mean ± std over seeds of Differences.
-func (r *Runs) Paired(a, b int, m Metric) report.MeanStd {
-	return report.Summarize(r.Differences(a, b, m))
 }
 
 // Find returns the index of the variant called name (−1 if none).
@@ -193,7 +164,7 @@ func (r *Runs) Find(name string) int {
 // floor, when the runs have one, is the last row.
 func (r *Runs) Table(title string, prov report.Provenance, paperCite string) *report.Table {
 	metrics := []Metric{R1, R5, R10, MnR, V2TR1}
-	t := report.NewTable(title, prov, append([]string{"variant"}, mapped(metrics, metricName)...)...)
+	t := report.NewTable(title, prov, append([]string{"variant"}, reproduce.MetricNames(metrics)...)...)
 	paper := func(int) []string { return nil }
 	if slices.ContainsFunc(r.Variants, func(v Variant) bool { return v.Paper != [4]string{} }) {
 		for _, n := range []string{"R@1", "R@5", "R@10", "MnR"} {
@@ -209,25 +180,11 @@ func (r *Runs) Table(title string, prov report.Provenance, paperCite string) *re
 // paper(v)'s cells ("" printed "—") — and, when the runs have one, the zero-training floor's row
 // (its paper cells "—").
 func (r *Runs) addRows(t *report.Table, metrics []Metric, paper func(v int) []string) {
-	for v, variant := range r.Variants {
-		cells := []any{variant.Name}
-		for _, m := range metrics {
-			cells = append(cells, r.Summary(v, m).Format(m.Decimals))
-		}
-		for _, p := range paper(v) {
-			cells = append(cells, cmp.Or(p, "—"))
-		}
-		t.AddRow(cells...)
+	for v, runs := range r.Results {
+		runs.AddRow(t, metrics, paper(v)...)
 	}
 	if r.Floor != nil {
-		cells := []any{r.Floor.Name}
-		for _, m := range metrics {
-			cells = append(cells, fmt.Sprintf("%.*f", m.Decimals, m.Of(r.Floor.Report)))
-		}
-		for range paper(0) {
-			cells = append(cells, "—")
-		}
-		t.AddRow(cells...)
+		reproduce.AddFloorRow(t, r.Floor.Name, r.Floor.result(), metrics, make([]string, len(paper(0)))...)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
-	"github.com/geoalign/geoalign/lib/retrieval"
 	"gonum.org/v1/plot"
 )
 
@@ -89,11 +88,11 @@ func (s *Suite) Table1() (*reproduce.Section, error) {
 		for _, k := range []int{1, 5, 10} {
 			metrics = append(metrics, recall(fmt.Sprintf("%s R@%d", name, k), k, v2t))
 		}
-		metrics = append(metrics, Metric{Name: name + " MdR", Of: func(rep retrieval.Report) float64 { return dir(rep).MdR }, Decimals: 1},
-			Metric{Name: name + " MnR", Of: func(rep retrieval.Report) float64 { return dir(rep).MnR }, Decimals: 1})
+		metrics = append(metrics, Metric{Name: name + " MdR", Of: func(res Result) float64 { return dir(res.Report).MdR }, Decimals: 1},
+			Metric{Name: name + " MnR", Of: func(res Result) float64 { return dir(res.Report).MnR }, Decimals: 1})
 	}
 	t := report.NewTable("GARE Table 1 analogue: text→video and video→text retrieval", s.Provenance(r.CurveNote("table1")),
-		append([]string{"method"}, mapped(metrics, metricName)...)...)
+		append([]string{"method"}, reproduce.MetricNames(metrics)...)...)
 	t.AddPaperColumn("t2v R@1 (paper)", CiteTable1).AddPaperColumn("v2t R@1 (paper)", CiteTable1)
 	paperV2T := []string{"45.6", "48.6"}
 	r.addRows(t, metrics, func(v int) []string { return []string{r.Variants[v].Paper[0], paperV2T[v]} })
@@ -137,10 +136,10 @@ func (s *Suite) Ablations() (*reproduce.Section, error) {
 			{"α = 2 beats α = 1, the paper's runner-up", "48.5 → 49.1 R@1 (α = 2 best of the sweep)", "α = 1", t8},
 			{"log-mean-exp L_dir beats strict orthogonality", "47.7 → 49.1 R@1", "strict orthogonality L_orth", t8},
 		}, func(r *Runs) []reproduce.Claim {
-			means := mapped(seq(len(r.Variants)), func(v int) float64 { return r.Summary(v, R1).Mean })
-			best := slices.Index(means, slices.Max(means)) // the first of the highest
+			means := mapped(r.Results, func(runs reproduce.Runs[Result]) float64 { return runs.Summary(R1).Mean })
+			best := r.Results[slices.Index(means, slices.Max(means))] // the first of the highest
 			return []reproduce.Claim{describe("the best α of the sweep", "α = 2 (49.1 R@1; next α = 1: 48.5)", dataOf(r),
-				fmt.Sprintf("highest mean R@1: %s, %s; α = 2: %s", r.Variants[best].Name, r.Summary(best, R1).Format(1), r.Summary(r.Find(t8), R1).Format(1)))}
+				fmt.Sprintf("highest mean R@1: %s, %s; α = 2: %s", best.Name, best.Summary(R1).Format(1), r.Results[r.Find(t8)].Summary(R1).Format(1)))}
 		}},
 		{"table9", "GARE Table 9 analogue: anchor of the relaxed KL", CiteTable9, Table9Variants(), nil, [][4]string{
 			{"anchoring the KL on videos beats anchoring it on texts", "47.9 → 49.1 R@1", "anchor t", "anchor v (code)"},

@@ -7,31 +7,32 @@ import (
 
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
 )
 
 func fakeRuns(r1 [][]float64) *Runs {
 	d := &gare.Dataset{Name: "test set", Kind: "synthetic"}
-	r := &Runs{Train: d, Test: d, Seeds: []int64{1, 2, 3}}
+	r := &Runs{Train: d, Test: d}
 	for v, row := range r1 {
 		r.Variants = append(r.Variants, Variant{Name: string(rune('a' + v))})
-		var res []Result
+		runs := reproduce.Runs[Result]{Name: r.Variants[v].Name, Seeds: []int64{1, 2, 3}}
 		for _, x := range row {
 			m := retrieval.Metrics{Ks: []int{1, 5, 10}, Recall: []float64{x, x, x}, MnR: 100 - x}
-			res = append(res, Result{Report: retrieval.Report{T2V: m, V2T: &m}})
+			runs.Results = append(runs.Results, Result{Outcome: Outcome{Report: retrieval.Report{T2V: m, V2T: &m}}})
 		}
-		r.Results = append(r.Results, res)
+		r.Results = append(r.Results, runs)
 	}
 	return r
 }
 
 func TestPairedDifferences(t *testing.T) {
 	r := fakeRuns([][]float64{{10, 12, 11}, {12, 14, 13.5}})
-	if d := r.Paired(0, 1, R1); d.Mean < 2.16 || d.Mean > 2.17 || d.N != 3 {
+	if d := reproduce.Paired(r.Results[0], r.Results[1], R1); d.Mean < 2.16 || d.Mean > 2.17 || d.N != 3 {
 		t.Errorf("paired difference %+v, want mean 13/6", d)
 	}
-	if d := r.Differences(0, 1, MnR); d[0] != -2 || d[2] != -2.5 {
+	if d := reproduce.Differences(r.Results[0], r.Results[1], MnR); d[0] != -2 || d[2] != -2.5 {
 		t.Errorf("MnR differences %v, want −2, −2, −2.5", d)
 	}
 }
@@ -50,7 +51,7 @@ func TestRandomLevels(t *testing.T) {
 		}
 		rep := retrieval.Report{T2V: uniform, V2T: &uniform}
 		for _, m := range []Metric{R1, R5, R10, MnR, V2TR1} {
-			if got, want := m.Random(n, n), m.Of(rep); math.Abs(got-want) > 1e-9*want {
+			if got, want := m.Random(n, n), m.Of(Result{Outcome: Outcome{Report: rep}}); math.Abs(got-want) > 1e-9*want {
 				t.Errorf("n = %d, %s: random level %g, uniform ranks give %g", n, m.Name, got, want)
 			}
 		}

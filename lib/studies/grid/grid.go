@@ -256,7 +256,7 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 		if i < 0 {
 			return nil, fmt.Errorf("grid: GARE variant %q not found", v)
 		}
-		for _, r := range gruns.Results[i] {
+		for _, r := range gruns.Results[i].Results {
 			add(row, GridTasks[1], r.Report.T2V)
 		}
 	}
@@ -277,10 +277,11 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 		return nil, fmt.Errorf("PRVR HLFormer: %w", err)
 	}
 	var maxCosineGap float64
-	for i, test := range hruns.Test {
+	for _, run := range hruns.Results {
+		test := run.Test
 		add(GridCosine, GridTasks[2], test)
 		for _, sw := range prvrSimilarities {
-			m, err := prvrSwap(b, hruns.TestEmbeddings[i], hruns.Config, setup.Test, sw)
+			m, err := prvrSwap(b, run.Embeddings, hruns.Config, setup.Test, sw)
 			if err != nil {
 				return nil, fmt.Errorf("PRVR test-time %s: %w", sw.name, err)
 			}

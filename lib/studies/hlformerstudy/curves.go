@@ -16,7 +16,7 @@ import (
 func LearningCurves(title string, runs []*Runs) (loss, val *plot.Plot, err error) {
 	var lc, vc []report.Curve
 	for _, r := range runs {
-		lc = append(lc, report.Curve{Label: r.Variant.Name, PerRun: collect(r.Results, func(res *hlformer.Result) []float64 {
+		lc = append(lc, report.Curve{Label: r.Variant.Name, PerRun: collect(r.Results, func(res Run) []float64 {
 			return collect(res.History, func(h hlformer.EpochStats) float64 { return h.Loss[0] }) // LossTermNames[0]: the total
 		})})
 		vc = append(vc, report.Curve{Label: r.Variant.Name, PerRun: collect(r.Results, valCurve)})
@@ -57,6 +57,6 @@ func CurvesNote(loss, val string, runs []*Runs) string {
 }
 
 // valCurve is the validation SumR of every epoch of res.
-func valCurve(res *hlformer.Result) []float64 {
+func valCurve(res Run) []float64 {
 	return collect(res.History, func(h hlformer.EpochStats) float64 { return h.Val.SumR })
 }

@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/models/hlformer"
+	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
 )
 
 // history is a run of len(sumR) epochs whose validation SumR are sumR, best at best (0-based).
-func history(best int, sumR ...float64) *hlformer.Result {
-	r := &hlformer.Result{BestEpoch: best}
+func history(best int, sumR ...float64) Run {
+	r := Run{Result: &hlformer.Result{BestEpoch: best}}
 	for e, v := range sumR {
 		r.History = append(r.History, hlformer.EpochStats{Epoch: e, Loss: []float64{10 - float64(e)}, Val: retrieval.Metrics{SumR: v}})
 	}
@@ -19,8 +20,8 @@ func history(best int, sumR ...float64) *hlformer.Result {
 
 func TestLearningCurvesAndNote(t *testing.T) {
 	runs := []*Runs{
-		{Variant: HybridVariant, Seeds: []int64{0, 1}, Results: []*hlformer.Result{history(2, 100, 150, 160), history(1, 100, 170, 165)}},
-		{Variant: EuclideanOnlyVariant, Seeds: []int64{0}, Results: []*hlformer.Result{history(1, 90, 140)}},
+		{Variant: HybridVariant, Runs: reproduce.Runs[Run]{Seeds: []int64{0, 1}, Results: []Run{history(2, 100, 150, 160), history(1, 100, 170, 165)}}},
+		{Variant: EuclideanOnlyVariant, Runs: reproduce.Runs[Run]{Seeds: []int64{0}, Results: []Run{history(1, 90, 140)}}},
 	}
 	loss, val, err := LearningCurves("Table 1", runs)
 	if err != nil || loss == nil || val == nil {

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/runcache"
 	"github.com/geoalign/geoalign/lib/train"
@@ -249,19 +249,23 @@ var (
 // Table2Variants are the ablations of HLFormer Table 2, in its order (row 0 is the full model).
 var Table2Variants = []Variant{HybridVariant, NoGazeVariant, NoGlanceVariant, SimOnlyVariant, NoDivVariant, NoPOPVariant, MPVariant, CLVariant}
 
-// Runs are the results of one variant over several seeds.
+// Run is one seed's run of a variant: the training run (hlformer.Result: the history, and the
+// validation metrics and model of the selected epoch, best validation SumR) and, when the setup has a
+// test split, the test-split metrics and evaluation embeddings of the selected model, what the
+// tables report.
+type Run struct {
+	*hlformer.Result
+	Test       retrieval.Metrics
+	Embeddings *hlformer.Embeddings
+}
+
+// Runs are the runs of one variant over several seeds (reproduce.Runs, named by the variant), with
+// the variant's model and objective.
 type Runs struct {
+	reproduce.Runs[Run]
 	Variant Variant
 	Config  hlformer.Config
 	Loss    hlformer.LossConfig
-	Seeds   []int64
-	// Results are the training runs, one per seed; Results[i].Best are the validation metrics of the
-	// selected epoch (best validation SumR).
-	Results []*hlformer.Result
-	// Test and TestEmbeddings are the test-split metrics and evaluation embeddings of each seed's
-	// selected model: what the tables report.
-	Test           []retrieval.Metrics
-	TestEmbeddings []*hlformer.Embeddings
 }
 
 // RunVariant trains variant v (from base and lc) once per seed on setup.Train with hlformer.Trainer
@@ -278,7 +282,8 @@ func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlfor
 	if setup.Val == nil {
 		return nil, fmt.Errorf("hlformer: setup %q has no validation split (model selection never uses the test split)", setup.Name)
 	}
-	runs := &Runs{Variant: v, Config: c, Loss: l, Seeds: seeds}
+	runs := &Runs{Variant: v, Config: c, Loss: l,
+		Runs: reproduce.Runs[Run]{Name: v.Name, Seeds: seeds, Epoch: func(r Run) int { return r.BestEpoch }}}
 	for _, seed := range seeds {
 		tc := tc
 		tc.Seed = seed
@@ -294,8 +299,8 @@ func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlfor
 		if err != nil {
 			return nil, fmt.Errorf("%s, seed %d: %w", v.Name, seed, err)
 		}
-		runs.Results = append(runs.Results, res)
 		if setup.Test == nil {
+			runs.Results = append(runs.Results, Run{Result: res})
 			continue
 		}
 		ev, err := hlformer.NewEvaluator(be, m, res.Store, tc.DType)
@@ -310,8 +315,7 @@ func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlfor
 			fmt.Fprintf(log, "%s, seed %d: best epoch %d: val %s, test %s (%s, %s)\n", v.Name, seed, res.BestEpoch, res.Best, te.T2V,
 				time.Since(start).Round(time.Second), res.Stopped)
 		}
-		runs.Test = append(runs.Test, te.T2V)
-		runs.TestEmbeddings = append(runs.TestEmbeddings, em)
+		runs.Results = append(runs.Results, Run{Result: res, Test: te.T2V, Embeddings: em})
 	}
 	return runs, nil
 }
@@ -342,79 +346,59 @@ func textKey(t encoders.Text) string {
 	return "+text=" + t.String()
 }
 
-// metric extracts one column of the PRVR tables from metrics.
-func metric(m retrieval.Metrics, col string) float64 {
-	switch col {
-	case "SumR":
-		return m.SumR
-	case "MdR":
-		return m.MdR
-	case "MnR":
-		return m.MnR
-	}
-	k, err := strconv.Atoi(strings.TrimPrefix(col, "R@"))
-	if err != nil || !strings.HasPrefix(col, "R@") {
-		panic("hlformer: unknown metric " + col)
-	}
-	return m.R(k)
+// Metric is one number of a variant's run (reproduce.Metric).
+type Metric = reproduce.Metric[Run]
+
+// testMetric is a test-split metric of the PRVR tables, to 2 decimals.
+func testMetric(name string, of func(retrieval.Metrics) float64) Metric {
+	return Metric{Name: name, Of: func(r Run) float64 { return of(r.Test) }, Decimals: 2}
 }
+
+// recall is the test R@k (%).
+func recall(k int) Metric {
+	m := testMetric(fmt.Sprintf("R@%d", k), func(m retrieval.Metrics) float64 { return m.R(k) })
+	m.Higher, m.Best = true, 100
+	return m
+}
+
+// SumR is the test SumR = R@1 + R@5 + R@10 + R@100 (%), the metric of HLFormer's claims: at best 400
+// (every query's video ranked first), at sumRRandom under random ranking of the test videos.
+var SumR = Metric{Name: "SumR", Of: func(r Run) float64 { return r.Test.SumR }, Decimals: 2, Higher: true, Best: 400,
+	Random: func(_, videos int) float64 { return sumRRandom(videos) }}
 
 // MetricColumns are the PRVR columns of Table 1 and 2 (plus MdR, MnR as MS-SL reports).
-var MetricColumns = []string{"R@1", "R@5", "R@10", "R@100", "SumR", "MdR", "MnR"}
+var MetricColumns = []Metric{recall(1), recall(5), recall(10), recall(100), SumR,
+	testMetric("MdR", func(m retrieval.Metrics) float64 { return m.MdR }), testMetric("MnR", func(m retrieval.Metrics) float64 { return m.MnR })}
 
-// Summary is mean ± std over seeds of test metric col.
-func (r *Runs) Summary(col string) report.MeanStd {
-	return report.Summarize(collect(r.Test, func(m retrieval.Metrics) float64 { return metric(m, col) }))
-}
+// bestEpoch is the 1-based selected epoch of a run, the last column of the PRVR tables.
+var bestEpoch = Metric{Name: "epochs (best)", Of: func(r Run) float64 { return float64(r.BestEpoch + 1) }, Decimals: 1}
+
+// valSumR is the validation SumR of a run's selected epoch.
+var valSumR = Metric{Name: "validation SumR", Of: func(r Run) float64 { return r.Best.SumR }, Decimals: 2, Higher: true, Best: 400}
 
 // ValSumR is the mean over seeds of the selected models' validation SumR (what selects among variants,
 // e.g. the best uniform width of Fig. 6: never the test split).
-func (r *Runs) ValSumR() float64 {
-	return report.Summarize(collect(r.Results, func(res *hlformer.Result) float64 { return res.Best.SumR })).Mean
-}
+func (r *Runs) ValSumR() float64 { return r.Summary(valSumR).Mean }
 
-// MetricsTable builds a PRVR table: one row per variant (mean ± std over its seeds) and one per floor
-// (a deterministic number). paper, if not nil, maps a row name to the paper's SumR for the *paper*
+// MetricsTable builds a PRVR table: one row per floor (a deterministic number) and one per variant
+// (mean ± std over its seeds). paper, if not nil, maps a row name to the paper's SumR for the *paper*
 // column (cite names the source). Wall-clock training times are logged per run, not tabulated, so that
 // the same seeds give byte-identical tables.
 func MetricsTable(title string, prov report.Provenance, runs []*Runs, floors map[string]retrieval.Metrics, paper map[string]string, cite string) *report.Table {
-	t := report.NewTable(title, prov, slices.Concat([]string{"model"}, MetricColumns, []string{"epochs (best)"})...)
+	t := report.NewTable(title, prov, slices.Concat([]string{"model"}, reproduce.MetricNames(MetricColumns), []string{bestEpoch.Name})...)
+	// paperCell is the paper column's cell of a row (none without the column).
+	paperCell := func(name string) []string { return nil }
 	if paper != nil {
 		t.AddPaperColumn("SumR (paper)", cite)
-	}
-	// row adds the row of name: its metric cells, then the epochs and the paper's SumR.
-	row := func(name string, metrics []string, epochs string) {
-		cells := append([]any{name}, collect(metrics, func(c string) any { return c })...)
-		cells = append(cells, epochs)
-		if paper != nil {
-			cells = append(cells, orDash(paper[name]))
-		}
-		t.AddRow(cells...)
+		paperCell = func(name string) []string { return []string{paper[name]} }
 	}
 	for _, n := range slices.Sorted(maps.Keys(floors)) {
-		row(n, collect(MetricColumns, func(c string) string { return fmt.Sprintf("%.2f", metric(floors[n], c)) }), "—")
+		reproduce.AddFloorRow(t, n, Run{Test: floors[n]}, MetricColumns, append([]string{""}, paperCell(n)...)...) // no epochs
 	}
 	for _, r := range runs {
-		epochs := collect(r.Results, func(res *hlformer.Result) float64 { return float64(res.BestEpoch + 1) })
-		row(r.Variant.Name, collect(MetricColumns, func(c string) string { return cell(r.Summary(c), 2) }), cell(report.Summarize(epochs), 1))
+		r.AddRow(t, append(slices.Clone(MetricColumns), bestEpoch), paperCell(r.Name)...)
 	}
 	return t
-}
-
-// cell formats mean ± std over seeds, or the single value of a one-seed (descriptive) variant, marked
-// so that no spread is read into it.
-func cell(ms report.MeanStd, decimals int) string {
-	if ms.N == 1 {
-		return fmt.Sprintf("%.*f (1 seed)", decimals, ms.Mean)
-	}
-	return ms.Format(decimals)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
 }
 
 // PaperTable1SumR is HLFormer Table 1's Charades-STA SumR of the rows our models stand in for (paper

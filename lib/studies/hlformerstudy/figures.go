@@ -217,7 +217,8 @@ func (s *Study) Figure4(sec *reproduce.Section) error {
 		}
 		var seps []float64
 		var count int
-		for si, em := range r.TestEmbeddings {
+		for si, res := range r.Results {
+			em := res.Embeddings
 			d := em.Dim
 			var sum float64
 			count = 0

@@ -95,7 +95,7 @@ func (s *Study) NewSearch(v Variant, modelDir string) (*Search, error) {
 func (se *Search) Summary() *report.Table {
 	s := se.Study
 	r := *se.Runs
-	r.Seeds, r.Results, r.Test = r.Seeds[:1], r.Results[:1], r.Test[:1]
+	r.Seeds, r.Results = r.Seeds[:1], r.Results[:1]
 	prov := s.Provenance()
 	prov.Seeds = r.Seeds
 	return MetricsTable(fmt.Sprintf("The searching model: %s on %s (%s scale, seed %d)", shortName(r.Variant.Name), s.Setup.Name, s.Scale.Name, r.Seeds[0]),
@@ -219,7 +219,7 @@ func (se *Search) Table(sentence string, hits []Hit) *report.Table {
 			}
 		}
 		t.AddRow(h.Rank, h.ID, fmt.Sprintf("%.3f", h.Score), fmt.Sprintf("clip %d: %.1f–%.1f s of %.1f", h.Best, h.From, h.To, h.Length),
-			orDash(strings.Join(in, "; ")), orDash(strings.Join(out, "; ")))
+			cmp.Or(strings.Join(in, "; "), "—"), cmp.Or(strings.Join(out, "; "), "—"))
 	}
 	return t
 }

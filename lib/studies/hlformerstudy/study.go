@@ -142,13 +142,11 @@ func sumRRandom(n int) float64 {
 	return total
 }
 
-// sumRBest is SumR's best value: every query's video ranked first.
-const sumRBest = 400
-
-// sample is a variant's per-seed best (validation-selected) SumR with its best epochs.
-func (r *Runs) sample() reproduce.Sample {
-	return reproduce.Sample{Name: shortName(r.Variant.Name), Seeds: r.Seeds, Values: collect(r.Test, func(m retrieval.Metrics) float64 { return m.SumR }), Learned: true,
-		BestEpoch: collect(r.Results, func(res *hlformer.Result) int { return res.BestEpoch })}
+// short is r with the variant's short name (shortName), as the claims name their samples.
+func (r *Runs) short() reproduce.Runs[Run] {
+	s := r.Runs
+	s.Name = shortName(s.Name)
+	return s
 }
 
 // Floor is the strongest zero-training floor of the setup's test split by SumR, as a sample of the
@@ -180,25 +178,29 @@ func (s *Study) Compare(claim, paper string, worse, better Variant) (reproduce.C
 	if err != nil {
 		return reproduce.Comparison{}, err
 	}
-	c := s.sumRComparison(claim, paper, rw.sample(), rb.sample())
+	c := reproduce.Compare(s.sumRClaim(claim, paper), rw.short(), rb.short(), SumR)
 	c.Floor = s.Floor()
 	return c, nil
 }
 
-// sumRComparison is the claim "b beats a" on SumR, with SumR's best (400) and random-ranking level.
-func (s *Study) sumRComparison(claim, paper string, a, b reproduce.Sample) reproduce.Comparison {
-	c := s.comparison(claim, paper, "SumR", a, b)
-	c.Best, c.Random = sumRBest, sumRRandom(s.Setup.Test.NumVideos())
-	return c
+// sumRClaim is the claim "… beats …" on the study's data before its samples (reproduce.Compare adds
+// them), with SumR's level under random ranking of the test videos.
+func (s *Study) sumRClaim(claim, paper string) reproduce.Comparison {
+	return reproduce.Comparison{Paper: PaperHLFormer, Claim: claim, PaperFigure: paper, Data: s.data(), Random: SumR.RandomLevel(0, s.Setup.Test.NumVideos())}
 }
 
 // comparison is the claim "b's metric is higher than a's" for the claim rule, on the study's data.
 func (s *Study) comparison(claim, paper, metric string, a, b reproduce.Sample) reproduce.Comparison {
-	return reproduce.Comparison{Paper: PaperHLFormer, Claim: claim, PaperFigure: paper, Data: fmt.Sprintf("%s, %s scale (%s)", s.Setup.Name, s.Scale.Name, s.Setup.Kind), Metric: metric, Higher: true, A: a, B: b}
+	return reproduce.Comparison{Paper: PaperHLFormer, Claim: claim, PaperFigure: paper, Data: s.data(), Metric: metric, Higher: true, A: a, B: b}
 }
 
-// BeatsFloor declares the claim "v beats the zero-training floor of the same split" (issue 19): the
-// floor is a deterministic sample repeated over the seeds, so the paired test is a one-sample test.
+// data names the study's data in its claims.
+func (s *Study) data() string {
+	return fmt.Sprintf("%s, %s scale (%s)", s.Setup.Name, s.Scale.Name, s.Setup.Kind)
+}
+
+// BeatsFloor declares the claim "v beats the zero-training floor of the same split" (issue 19;
+// reproduce.BeatsFloor: a one-sample test against the deterministic floor).
 func (s *Study) BeatsFloor(v Variant, paper string) (reproduce.Comparison, error) {
 	f := s.Floor()
 	if f == nil {
@@ -208,8 +210,7 @@ func (s *Study) BeatsFloor(v Variant, paper string) (reproduce.Comparison, error
 	if err != nil {
 		return reproduce.Comparison{}, err
 	}
-	floor := reproduce.Sample{Name: f.Name, Seeds: r.Seeds, Values: slices.Repeat(f.Values[:1], len(r.Seeds))}
-	return s.sumRComparison(shortName(v.Name)+" beats the zero-training floor of the same split", paper, floor, r.sample()), nil
+	return reproduce.BeatsFloor(s.sumRClaim(shortName(v.Name)+" beats the zero-training floor of the same split", paper), *f, r.short(), SumR), nil
 }
 
 func shortName(n string) string {
@@ -352,7 +353,7 @@ func (s *Study) Figure3(sec *reproduce.Section) (*report.Table, error) {
 			if err != nil {
 				return err
 			}
-			t.AddRow(label, nE, nL, cell(r.Summary("SumR"), 2))
+			t.AddRow(label, nE, nL, r.Cell(SumR))
 			runs = append(runs, r)
 		}
 		p, _, err := sumRPlot(title, xlabel, collect(xs, func(x int) float64 { return float64(x) }), runs)
@@ -383,7 +384,7 @@ func sumRPlot(title, xlabel string, xs []float64, runs []*Runs) (*plot.Plot, []p
 	var xys plotter.XYs
 	var errs plotter.YErrors
 	for i, r := range runs {
-		ms := r.Summary("SumR")
+		ms := r.Summary(SumR)
 		xys = append(xys, plotter.XY{X: xs[i], Y: ms.Mean})
 		errs = append(errs, struct{ Low, High float64 }{ms.Std, ms.Std})
 	}
@@ -435,10 +436,10 @@ func (s *Study) Figure6(sec *reproduce.Section) (*report.Table, error) {
 		if r.ValSumR() > best.ValSumR() {
 			best = r
 		}
-		t.AddRow(s.widths()[i], cell(r.Summary("SumR"), 2))
+		t.AddRow(s.widths()[i], r.Cell(SumR))
 	}
-	rms := ref.Summary("SumR")
-	t.AddRow("mixed None/2/4/8 (default)", cell(rms, 2))
+	rms := ref.Summary(SumR)
+	t.AddRow("mixed None/2/4/8 (default)", ref.Cell(SumR))
 	xs := collect(s.widths(), math.Log2)
 	p, line, err := sumRPlot("SumR vs uniform Gaussian width", "log₂ width", xs, widths)
 	if err != nil {

@@ -37,9 +37,9 @@ func TestStudyTable1AndFigure5(t *testing.T) {
 	if q := r.Results[0].History[0].Val.Queries; q != setup.Val.NumQueries() || q == setup.Test.NumQueries() {
 		t.Fatalf("epochs validated on %d queries; the validation split has %d, the test split %d", q, setup.Val.NumQueries(), setup.Test.NumQueries())
 	}
-	if r.Test[0].Queries != setup.Test.NumQueries() || r.TestEmbeddings[0].Videos != setup.Test.NumVideos() {
+	if r.Results[0].Test.Queries != setup.Test.NumQueries() || r.Results[0].Embeddings.Videos != setup.Test.NumVideos() {
 		t.Fatalf("test metrics over %d queries and embeddings of %d videos; the test split has %d and %d",
-			r.Test[0].Queries, r.TestEmbeddings[0].Videos, setup.Test.NumQueries(), setup.Test.NumVideos())
+			r.Results[0].Test.Queries, r.Results[0].Embeddings.Videos, setup.Test.NumQueries(), setup.Test.NumVideos())
 	}
 	seen := map[string]bool{}
 	for _, id := range setup.Train.VideoIDs {

@@ -200,7 +200,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	res := runs.Results[0]
+	res := runs.Results[0].Result
 	for _, h := range res.History {
 		e := Epoch{Epoch: h.Epoch, Val: h.Val, Hard: h.Hard, Seconds: h.Duration.Seconds(), Loss: map[string]float64{}}
 		for i, n := range hlformer.LossTermNames {
@@ -210,7 +210,7 @@ func run(o options) error {
 	}
 	r.BestEpoch, r.BestVal, r.Stopped, r.StepSeconds = res.BestEpoch, &res.Best, res.Stopped, res.StepTime.Seconds()
 	if test {
-		r.Test = &runs.Test[0]
+		r.Test = &runs.Results[0].Test
 		fmt.Fprintf(os.Stderr, "test (best val epoch %d): %s; floor SumR %.2f\n", r.BestEpoch, *r.Test, r.TestFloors[hlformerstudy.FloorContentWords].SumR)
 	}
 	r.Seconds = time.Since(start).Seconds()
