@@ -169,15 +169,16 @@ func modalityRuns(runs Runs, d *gram.Dataset) map[string][]*Run {
 
 // Modalities is GRAM's Table 4 analogue: GRAM trained and evaluated with text + image (k = 2), text +
 // audio (k = 2) and all three (k = 3) on d, with the verdict on "adding a modality improves
-// retrieval" (T→data R@1 of k = 3 against each k = 2 model).
-func (o Options) Modalities(runs Runs, d *gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
+// retrieval" (T→data R@1 of k = 3 against each k = 2 model). It adds to sec the table
+// table4-modalities with its learning curves (tableWithCurves) and the verdicts.
+func (o Options) Modalities(sec *reproduce.Section, runs Runs, d *gram.Dataset) error {
 	rows := modalityRows
 	for _, r := range rows {
 		if len(r.modalities) == 3 && runs.Get(d, GRAM.Label) != nil {
 			continue
 		}
 		if _, err := o.trainSubset(runs, d, r.modalities, r.label, GRAM, 0); err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
 	results := modalityRuns(runs, d)
@@ -190,13 +191,13 @@ func (o Options) Modalities(runs Runs, d *gram.Dataset) (*report.Table, []reprod
 		t.AddRow(r.label, Cell(results[r.label], T2VR1), Cell(results[r.label], V2TR1), r.paper)
 	}
 	const paper = "MSR-VTT zero-shot T2V R@1: text+video 52.8 → +audio 54.1 (GRAM Table 4)"
-	claims := []reproduce.Comparison{
+	sec.Comparisons = []reproduce.Comparison{
 		Compare(PaperGRAM, "adding audio to text–image improves GRAM ("+ShortName(d)+", T→data R@1)", paper, d, T2DataR1,
 			"text–image", results[rows[0].label], "k = 3", results[rows[2].label]),
 		Compare(PaperGRAM, "adding the image to text–audio improves GRAM ("+ShortName(d)+", T→data R@1)", paper, d, T2DataR1,
 			"text–audio", results[rows[1].label], "k = 3", results[rows[2].label]),
 	}
-	return t, claims, nil
+	return tableWithCurves(sec, "table4-modalities", "Table 4", t, CurveRow{d, results})
 }
 
 // lossAblationVariants are the rows of LossAblation: the pairwise-cosine losses, each volume
@@ -236,14 +237,15 @@ func (r Runs) CurveRows(sets []*gram.Dataset, variants ...Variant) []CurveRow {
 // LossAblation is GRAM's Table 6 analogue on d: the pairwise-cosine losses (TV + TA), each volume
 // direction alone, both, and both + DAM (GRAM's full loss). Only the first and last rows of the
 // paper's table can be matched to their checkmarks in the text we have, so only those carry paper
-// numbers.
-func (o Options) LossAblation(runs Runs, d *gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
+// numbers. It adds to sec the table table6-loss-ablation with its learning curves (tableWithCurves)
+// and the verdicts.
+func (o Options) LossAblation(sec *reproduce.Section, runs Runs, d *gram.Dataset) error {
 	variants := lossAblationVariants()
 	if r := runs.Get(d, GRAM.Label); r != nil { // the full loss is GRAM's default
 		runs.add(d, variants[4].Label, r)
 	}
 	if err := o.trainVariants(runs, d, 0, variants...); err != nil {
-		return nil, nil, err
+		return err
 	}
 	const cite = "GRAM Table 6 (MSR-VTT, training from scratch: TV+TA row and full-loss row)"
 	t := report.NewTable("GRAM Table 6 analogue: loss ablation (R@1 %)",
@@ -261,13 +263,13 @@ func (o Options) LossAblation(runs Runs, d *gram.Dataset) (*report.Table, []repr
 		return Compare(PaperGRAM, claim+" ("+ShortName(d)+", T→V+A R@1)", claimed, d, T2VR1,
 			variants[a].Label, runs.Get(d, variants[a].Label), variants[b].Label, runs.Get(d, variants[b].Label))
 	}
-	claims := []reproduce.Comparison{
+	sec.Comparisons = []reproduce.Comparison{
 		cmp("the full GRAM loss beats the pairwise-cosine losses", 0, 4),
 		cmp("both volume directions beat anchor→data alone", 1, 3),
 		cmp("both volume directions beat data→anchor alone", 2, 3),
 		cmp("DAM improves the volume loss", 3, 4),
 	}
-	return t, claims, nil
+	return tableWithCurves(sec, "table6-loss-ablation", "Table 6", t, CurveRow{d, runs.Groups(d, variants...)})
 }
 
 // ScoreVsRecall is GRAM Fig. 3's analogue: GRAM's alignment score 1 − (mean volume of the test

@@ -146,8 +146,10 @@ func RandomUnitVolumes(o Options, n, dim int, seed uint64) (euc, hyp []float64, 
 // VolumeCollapse is HyperGRAM's volume-statistics table: mean and std over the test split's own
 // triplets of the Euclidean and the hyperbolic volume, for the GRAM and HyperGRAM runs of every
 // dataset (mean ± std over seeds of each statistic), plus random 512-d unit vectors, with the
-// summary's MSR-VTT numbers in paper columns on their own row.
-func (o Options) VolumeCollapse(runs Runs, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, reproduce.Claim, error) {
+// summary's MSR-VTT numbers in paper columns on their own row. It adds to sec the table
+// volume-statistics (its models are Geometries', whose learning curves it names), the verdicts and
+// the finding on random unit vectors.
+func (o Options) VolumeCollapse(sec *reproduce.Section, runs Runs, sets []*gram.Dataset) error {
 	const cite = "HyperGRAM summary, volume statistics (MSR-VTT row)"
 	t := report.NewTable("HyperGRAM volume statistics analogue: matched-triplet volumes, Euclidean vs hyperbolic",
 		provenance(o, sets, "V_euc = √det G of the unit embeddings (GRAM), V_hyp = √|det G_L| of π(normalize(x)) (docs/official-code.md §2, default lift)",
@@ -159,13 +161,13 @@ func (o Options) VolumeCollapse(runs Runs, sets []*gram.Dataset) (*report.Table,
 		for _, v := range []Variant{GRAM, HyperGRAM} {
 			rs := runs.Get(d, v.Label)
 			if rs == nil {
-				return nil, nil, reproduce.Claim{}, fmt.Errorf("study.VolumeCollapse: no %s runs on %s (run Geometries first)", v.Label, d.Name)
+				return fmt.Errorf("study.VolumeCollapse: no %s runs on %s (run Geometries first)", v.Label, d.Name)
 			}
 			var em, es, hm, hs, ratio []float64
 			for _, r := range rs {
 				euc, hyp, err := gram.MatchedVolumes(o.backend(), r.Test, r.Variant.Config.RawLift)
 				if err != nil {
-					return nil, nil, reproduce.Claim{}, err
+					return err
 				}
 				e, h := report.Summarize(euc), report.Summarize(hyp)
 				em, es, hm, hs = append(em, e.Mean), append(es, e.Std), append(hm, h.Mean), append(hs, h.Std)
@@ -186,7 +188,7 @@ func (o Options) VolumeCollapse(runs Runs, sets []*gram.Dataset) (*report.Table,
 	}
 	euc, hyp, err := RandomUnitVolumes(o, 1000, 512, 1)
 	if err != nil {
-		return nil, nil, reproduce.Claim{}, err
+		return err
 	}
 	e, h := report.Summarize(euc), report.Summarize(hyp)
 	rv := reproduce.Describe(PaperHyperGRAM,
@@ -197,7 +199,10 @@ func (o Options) VolumeCollapse(runs Runs, sets []*gram.Dataset) (*report.Table,
 	t.AddRow("random unit vectors, 512-d (1,000 triplets)", "untrained", fmt.Sprintf("%.3f", e.Mean), fmt.Sprintf("%.3f", e.Std),
 		fmt.Sprintf("%.3f", h.Mean), fmt.Sprintf("%.3f", h.Std), fmt.Sprintf("%.1f", h.Std/e.Std), "—", "—")
 	t.AddRow("MSR-VTT (the summary's model)", "HyperGRAM paper", "—", "—", "—", "—", "—", "1.000 / 0.005", "2.15 / 0.12")
-	return t, claims, rv, nil
+	t.Provenance.Notes = append(t.Provenance.Notes, "the models are the geometries table's; "+curvesNote("geometries-learning-curves"))
+	sec.Comparisons, sec.Findings = claims, []reproduce.Claim{rv}
+	sec.Table("volume-statistics", t)
+	return nil
 }
 
 // AlphaMobileLR is the multiplier of α's learning rate in the identifiability runs of the α
@@ -345,8 +350,9 @@ func uniqueSets(ds []*gram.Dataset) []*gram.Dataset {
 // richness is known: log|S(T)| = (depth − text level)·log(branching) (synth, HyperGRAM Prop. 1). For
 // the runs (trained on a set with RichnessLevels > 0) it tabulates the mean matched hyperbolic and
 // Euclidean volumes per text level, their Pearson correlation with log|S(T)|, and the verdict on
-// "the hyperbolic volume grows with semantic richness" (monotone in every seed).
-func (o Options) SemanticRole(runs []*Run) (*report.Table, reproduce.Claim, error) {
+// "the hyperbolic volume grows with semantic richness" (monotone in every seed). It adds to sec the
+// table semantic-role with the runs' learning curves (tableWithCurves) and the finding.
+func (o Options) SemanticRole(sec *reproduce.Section, runs []*Run) error {
 	d := runs[0].Data
 	var order []int // the test texts' levels, deepest (most specific) first
 	for l := 3; l >= 0; l-- {
@@ -355,7 +361,7 @@ func (o Options) SemanticRole(runs []*Run) (*report.Table, reproduce.Claim, erro
 		}
 	}
 	if len(order) < 2 {
-		return nil, reproduce.Claim{}, fmt.Errorf("study.SemanticRole: the test texts span %d level(s); generate with RichnessLevels > 0", len(order))
+		return fmt.Errorf("study.SemanticRole: the test texts span %d level(s); generate with RichnessLevels > 0", len(order))
 	}
 	hypBy := make([][]float64, len(order)) // per level, per seed mean
 	eucBy := make([][]float64, len(order))
@@ -364,7 +370,7 @@ func (o Options) SemanticRole(runs []*Run) (*report.Table, reproduce.Claim, erro
 	for _, r := range runs {
 		euc, hyp, err := gram.MatchedVolumes(o.backend(), r.Test, r.Variant.Config.RawLift)
 		if err != nil {
-			return nil, reproduce.Claim{}, err
+			return err
 		}
 		logS := r.Test.Attributes["log_explanation"]
 		rHyp, rEuc = append(rHyp, Pearson(logS, hyp)), append(rEuc, Pearson(logS, euc))
@@ -410,7 +416,8 @@ func (o Options) SemanticRole(runs []*Run) (*report.Table, reproduce.Claim, erro
 	v := reproduce.Describe(PaperHyperGRAM, "the matched hyperbolic volume grows monotonically with the text's semantic richness",
 		"MSR-VTT, 300 triplets: 2.08 → 2.21 → 2.38 (+14%)", dataLabel(d),
 		"V_hyp by richness "+strings.Join(means, " → ")+" ("+mono+fmt.Sprintf("); r(V_hyp, log|S(T)|) = %s", report.Summarize(rHyp).Format(3)))
-	return t, v, nil
+	sec.Findings = []reproduce.Claim{v}
+	return tableWithCurves(sec, "semantic-role", "semantic role", t, CurveRow{d, map[string][]*Run{runs[0].Variant.Label: runs}})
 }
 
 // TextLengthCorrelation is HyperGRAM's volume–text-length analysis on the runs' test split (which
@@ -475,12 +482,12 @@ func RandomUnitVolumesTable(o Options, dims ...int) (*report.Table, error) {
 // RawLift compares HyperGRAM with the default lift π(normalize(x)) and with the raw contra-head
 // outputs lifted (Config.RawLift) on d: retrieval, the mean matched hyperbolic volume (whose scale the
 // lift sets) and the final α. defaultRuns are the default HyperGRAM runs on d (trained if nil). It
-// also returns both groups of runs by label (for TrainingCurves).
-func (o Options) RawLift(d *gram.Dataset, defaultRuns []*Run) (*report.Table, map[string][]*Run, error) {
+// adds to sec the table raw-lift with the learning curves of both groups of runs (tableWithCurves).
+func (o Options) RawLift(sec *reproduce.Section, d *gram.Dataset, defaultRuns []*Run) error {
 	if defaultRuns == nil {
 		var err error
 		if defaultRuns, err = o.TrainSeeds(d, HyperGRAM, 0); err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
 	raw := HyperGRAM
@@ -488,7 +495,7 @@ func (o Options) RawLift(d *gram.Dataset, defaultRuns []*Run) (*report.Table, ma
 	raw.Config.RawLift = true
 	rawRuns, err := o.TrainSeeds(d, raw, 0)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	t := report.NewTable("HyperGRAM: lifting the unit vectors (default) or the raw contra-head outputs",
 		provenance(o, []*gram.Dataset{d}, gram.HyperGRAMConfig().Behavior()+"; Config.RawLift in the second row"),
@@ -498,12 +505,12 @@ func (o Options) RawLift(d *gram.Dataset, defaultRuns []*Run) (*report.Table, ma
 		for _, r := range rs {
 			_, hyp, err := gram.MatchedVolumes(o.backend(), r.Test, r.Variant.Config.RawLift)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
 			hypMeans = append(hypMeans, report.Summarize(hyp).Mean)
 			alphas = append(alphas, r.Trainer.Alpha())
 		}
 		t.AddRow(rs[0].Variant.Label, Cell(rs, T2VR1), Cell(rs, V2TR1), report.Summarize(hypMeans).Format(2), report.Summarize(alphas).Format(3))
 	}
-	return t, map[string][]*Run{defaultRuns[0].Variant.Label: defaultRuns, raw.Label: rawRuns}, nil
+	return tableWithCurves(sec, "raw-lift", "lift", t, CurveRow{d, map[string][]*Run{defaultRuns[0].Variant.Label: defaultRuns, raw.Label: rawRuns}})
 }

@@ -139,14 +139,7 @@ func gramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedS
 			sec.Table("fig3-score-vs-recall", t3)
 			return nil
 		}),
-		reproduce.Step("table4", func(sec *reproduce.Section) error {
-			t4, cs, err := o.Modalities(runs, tux)
-			if err != nil {
-				return err
-			}
-			sec.Comparisons = cs
-			return tableWithCurves(sec, "table4-modalities", "Table 4", t4, CurveRow{tux, modalityRuns(runs, tux)})
-		}),
+		reproduce.Step("table4", func(sec *reproduce.Section) error { return o.Modalities(sec, runs, tux) }),
 		reproduce.Step("table4-k", func(sec *reproduce.Section) error {
 			langs, err := o.TuxPaintLangs()
 			if err != nil {
@@ -164,14 +157,7 @@ func gramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.NamedS
 			sec.Plot("table4-k-modalities", pk)
 			return err
 		}),
-		reproduce.Step("table6", func(sec *reproduce.Section) error {
-			t6, cs, err := o.LossAblation(runs, tux)
-			if err != nil {
-				return err
-			}
-			sec.Comparisons = cs
-			return tableWithCurves(sec, "table6-loss-ablation", "Table 6", t6, CurveRow{tux, runs.Groups(tux, lossAblationVariants()...)})
-		}),
+		reproduce.Step("table6", func(sec *reproduce.Section) error { return o.LossAblation(sec, runs, tux) }),
 		reproduce.Step("table7", func(sec *reproduce.Section) error {
 			t7, cs := ModalityGap(o, runs.Get(tux, Pairwise.Label), runs.Get(tux, GRAM.Label))
 			sec.Comparisons = cs

@@ -36,16 +36,7 @@ func hypergramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.N
 			sec.Comparisons = cs
 			return tableWithCurves(sec, "geometries", "geometries", tg, GeometriesCurveRows(runs, sets)...)
 		}),
-		reproduce.Step("volume-statistics", func(sec *reproduce.Section) error {
-			tv, cs, random, err := o.VolumeCollapse(runs, sets)
-			if err != nil {
-				return err
-			}
-			sec.Comparisons, sec.Findings = cs, []reproduce.Claim{random}
-			tv.Provenance.Notes = append(tv.Provenance.Notes, "the models are the geometries table's; "+curvesNote("geometries-learning-curves"))
-			sec.Table("volume-statistics", tv)
-			return nil
-		}),
+		reproduce.Step("volume-statistics", func(sec *reproduce.Section) error { return o.VolumeCollapse(sec, runs, sets) }),
 		reproduce.Step("alpha", func(sec *reproduce.Section) error {
 			groups := map[string][]*Run{}
 			for _, d := range sets {
@@ -96,12 +87,7 @@ func hypergramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.N
 			if err != nil {
 				return err
 			}
-			ts, vsr, err := o.SemanticRole(rs)
-			if err != nil {
-				return err
-			}
-			sec.Findings = []reproduce.Claim{vsr}
-			return tableWithCurves(sec, "semantic-role", "semantic role", ts, CurveRow{rich, map[string][]*Run{HyperGRAM.Label: rs}})
+			return o.SemanticRole(sec, rs)
 		}),
 		reproduce.Step("text-length", func(sec *reproduce.Section) error {
 			tl, vl, err := o.TextLengthCorrelation(runs.Get(tux, HyperGRAM.Label))
@@ -111,11 +97,7 @@ func hypergramSections(o Options, sets []*gram.Dataset, runs Runs) []reproduce.N
 			sec.Findings = []reproduce.Claim{vl}
 			tl.Provenance.Notes = append(tl.Provenance.Notes, "the models are the geometries table's HyperGRAM on "+ShortName(tux)+"; "+curvesNote("geometries-learning-curves"))
 			sec.Table("text-length", tl)
-			traw, rawGroups, err := o.RawLift(tux, runs.Get(tux, HyperGRAM.Label))
-			if err != nil {
-				return err
-			}
-			return tableWithCurves(sec, "raw-lift", "lift", traw, CurveRow{tux, rawGroups})
+			return o.RawLift(sec, tux, runs.Get(tux, HyperGRAM.Label))
 		}),
 		reproduce.Step("low-precision", func(sec *reproduce.Section) error {
 			tp, _, vp, err := LowPrecision(o)
