@@ -200,10 +200,10 @@ func (st *SyntheticStudy) Table() *report.Table {
 		if r.Floor != nil {
 			floorR1, floorMnR = fmt.Sprintf("%.1f", R1.Of(r.Floor.result())), fmt.Sprintf("%.1f", MnR.Of(r.Floor.result()))
 		}
-		base, gare := r.Results[0], r.Results[1]
-		gain := reproduce.Paired(base, gare, R1)
-		t.AddRow(fmt.Sprintf("%.2f", st.Rates[i]), fn, base.Summary(R1).Format(1), gare.Summary(R1).Format(1),
-			fmt.Sprintf("%+.1f ± %.1f", gain.Mean, gain.Std), base.Summary(MnR).Format(1), gare.Summary(MnR).Format(1),
+		base, withGARE := r.Results[0], r.Results[1]
+		gain := reproduce.Paired(base, withGARE, R1)
+		t.AddRow(fmt.Sprintf("%.2f", st.Rates[i]), fn, base.Summary(R1).Format(1), withGARE.Summary(R1).Format(1),
+			fmt.Sprintf("%+.1f ± %.1f", gain.Mean, gain.Std), base.Summary(MnR).Format(1), withGARE.Summary(MnR).Format(1),
 			floorR1, floorMnR)
 	}
 	return t
@@ -228,9 +228,9 @@ func (st *SyntheticStudy) Comparisons() []reproduce.Comparison {
 	}
 	if n := len(st.Runs); n > 1 {
 		gain := func(i int) reproduce.Sample {
-			base, gare := st.Runs[i].Results[0], st.Runs[i].Results[1]
-			return reproduce.Sample{Name: fmt.Sprintf("GARE − baseline R@1 at rate %.2f", st.Rates[i]), Seeds: gare.Seeds,
-				Values: reproduce.Differences(base, gare, R1)}
+			base, withGARE := st.Runs[i].Results[0], st.Runs[i].Results[1]
+			return reproduce.Sample{Name: fmt.Sprintf("GARE − baseline R@1 at rate %.2f", st.Rates[i]), Seeds: withGARE.Seeds,
+				Values: reproduce.Differences(base, withGARE, R1)}
 		}
 		out = append(out, reproduce.Comparison{Paper: Paper, Claim: "GARE's gain over the baseline grows with the false-negative rate",
 			PaperFigure: "implied by Sec. 1 and Fig. 6 (no number)", Data: "synthetic false-negative pairs (one data set per rate, data seed 7)",

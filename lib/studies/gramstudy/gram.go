@@ -191,12 +191,12 @@ func (o Options) Modalities(sec *reproduce.Section, runs Runs, d *gram.Dataset) 
 		t.AddRow(r.label, Cell(results[r.label], T2VR1), Cell(results[r.label], V2TR1), r.paper)
 	}
 	const paper = "MSR-VTT zero-shot T2V R@1: text+video 52.8 → +audio 54.1 (GRAM Table 4)"
-	sec.Comparisons = []reproduce.Comparison{
+	sec.Comparisons = append(sec.Comparisons,
 		Compare(PaperGRAM, "adding audio to text–image improves GRAM ("+ShortName(d)+", T→data R@1)", paper, d, T2DataR1,
 			"text–image", results[rows[0].label], "k = 3", results[rows[2].label]),
 		Compare(PaperGRAM, "adding the image to text–audio improves GRAM ("+ShortName(d)+", T→data R@1)", paper, d, T2DataR1,
 			"text–audio", results[rows[1].label], "k = 3", results[rows[2].label]),
-	}
+	)
 	return tableWithCurves(sec, "table4-modalities", "Table 4", t, CurveRow{d, results})
 }
 
@@ -263,12 +263,12 @@ func (o Options) LossAblation(sec *reproduce.Section, runs Runs, d *gram.Dataset
 		return Compare(PaperGRAM, claim+" ("+ShortName(d)+", T→V+A R@1)", claimed, d, T2VR1,
 			variants[a].Label, runs.Get(d, variants[a].Label), variants[b].Label, runs.Get(d, variants[b].Label))
 	}
-	sec.Comparisons = []reproduce.Comparison{
+	sec.Comparisons = append(sec.Comparisons,
 		cmp("the full GRAM loss beats the pairwise-cosine losses", 0, 4),
 		cmp("both volume directions beat anchor→data alone", 1, 3),
 		cmp("both volume directions beat data→anchor alone", 2, 3),
 		cmp("DAM improves the volume loss", 3, 4),
-	}
+	)
 	return tableWithCurves(sec, "table6-loss-ablation", "Table 6", t, CurveRow{d, runs.Groups(d, variants...)})
 }
 

@@ -200,7 +200,7 @@ func (o Options) VolumeCollapse(sec *reproduce.Section, runs Runs, sets []*gram.
 		fmt.Sprintf("%.3f", h.Mean), fmt.Sprintf("%.3f", h.Std), fmt.Sprintf("%.1f", h.Std/e.Std), "—", "—")
 	t.AddRow("MSR-VTT (the summary's model)", "HyperGRAM paper", "—", "—", "—", "—", "—", "1.000 / 0.005", "2.15 / 0.12")
 	t.Provenance.Notes = append(t.Provenance.Notes, "the models are the geometries table's; "+curvesNote("geometries-learning-curves"))
-	sec.Comparisons, sec.Findings = claims, []reproduce.Claim{rv}
+	sec.Comparisons, sec.Findings = append(sec.Comparisons, claims...), append(sec.Findings, rv)
 	sec.Table("volume-statistics", t)
 	return nil
 }
@@ -416,7 +416,7 @@ func (o Options) SemanticRole(sec *reproduce.Section, runs []*Run) error {
 	v := reproduce.Describe(PaperHyperGRAM, "the matched hyperbolic volume grows monotonically with the text's semantic richness",
 		"MSR-VTT, 300 triplets: 2.08 → 2.21 → 2.38 (+14%)", dataLabel(d),
 		"V_hyp by richness "+strings.Join(means, " → ")+" ("+mono+fmt.Sprintf("); r(V_hyp, log|S(T)|) = %s", report.Summarize(rHyp).Format(3)))
-	sec.Findings = []reproduce.Claim{v}
+	sec.Findings = append(sec.Findings, v)
 	return tableWithCurves(sec, "semantic-role", "semantic role", t, CurveRow{d, map[string][]*Run{runs[0].Variant.Label: runs}})
 }
 
