@@ -276,8 +276,9 @@ func (o Options) LossAblation(sec *reproduce.Section, runs Runs, d *gram.Dataset
 // split's own triplets) against T→V+A R@1, one point per evaluated epoch of every run given, and
 // their Pearson correlation (the paper: ρ = 0.923 across seven models). The points are checkpoints of
 // a few runs, not independent models, so the finding is descriptive under the claim rule. The runs
-// must have been trained with evalEvery > 0.
-func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plot, *report.Table, reproduce.Claim, error) {
+// must have been trained with evalEvery > 0. It adds to sec the figure and the table
+// fig3-score-vs-recall (notes added to the table's) and the finding.
+func (o Options) ScoreVsRecall(sec *reproduce.Section, title string, groups map[string][]*Run, notes ...string) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "GRAM alignment score 1 − mean matched volume"
@@ -288,7 +289,7 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 	data := groups[labels[0]][0].Data
 	t := report.NewTable("GRAM Fig. 3 analogue: alignment score vs R@1",
 		provenance(o, []*gram.Dataset{data}, "GRAM alignment score = 1 − mean Euclidean volume of the test split's own (text, image, audio) triplets",
-			"points: every evaluated epoch of every run (checkpoints of several models), not seven pretrained models"),
+			append([]string{"points: every evaluated epoch of every run (checkpoints of several models), not seven pretrained models"}, notes...)...),
 		"points", "n", "Pearson ρ (ours)")
 	t.AddPaperColumn("Pearson ρ (paper)", "GRAM Fig. 3 (7 models on MSR-VTT)")
 	for i, label := range labels {
@@ -303,11 +304,11 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 			}
 		}
 		if len(pts) == 0 {
-			return nil, nil, reproduce.Claim{}, fmt.Errorf("study.ScoreVsRecall: runs of %q have no per-epoch evaluations (train with evalEvery > 0)", label)
+			return fmt.Errorf("study.ScoreVsRecall: runs of %q have no per-epoch evaluations (train with evalEvery > 0)", label)
 		}
 		s, err := plotter.NewScatter(pts)
 		if err != nil {
-			return nil, nil, reproduce.Claim{}, err
+			return err
 		}
 		s.GlyphStyle.Color = colors[i]
 		s.GlyphStyle.Shape = plotutil.Shape(i)
@@ -321,7 +322,10 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 	v := reproduce.Describe(PaperGRAM, "GRAM's alignment score (1 − mean matched volume) is strongly correlated with R@1",
 		"ρ = 0.923 over 7 models on MSR-VTT (GRAM Fig. 3)", dataLabel(data),
 		fmt.Sprintf("Pearson ρ = %.3f over %d checkpoints of %d run groups (checkpoints of the same runs are not independent models)", rho, len(xs), len(groups)))
-	return p, t, v, nil
+	sec.Findings = append(sec.Findings, v)
+	sec.Plot("fig3-score-vs-recall", p)
+	sec.Table("fig3-score-vs-recall", t)
+	return nil
 }
 
 // ModalityGap is GRAM Table 7's analogue: the mean intra-modality cosine (II, TT, AA) and the
@@ -329,8 +333,9 @@ func ScoreVsRecall(o Options, title string, groups map[string][]*Run) (*plot.Plo
 // mean ± std over seeds, beside the paper's fine-tuned VAST and GRAM rows. Here I (image) plays the
 // paper's V (video). The verdicts test GRAM's two hypotheses (App. B.3): its loss squeezes each
 // modality's cluster more than a cosine model (mean of II, TT, AA) and widens the gaps between the
-// modalities (mean of IT, TA, IA), per seed.
-func ModalityGap(o Options, cosine, volume []*Run) (*report.Table, []reproduce.Comparison) {
+// modalities (mean of IT, TA, IA), per seed. It adds to sec the table table7-modality-gap (notes
+// added to its notes) and the verdicts.
+func (o Options) ModalityGap(sec *reproduce.Section, cosine, volume []*Run, notes ...string) {
 	stats := []struct { // IntraCosine[a] when a = b, else CentroidDistance[a][b]; the paper's VAST and GRAM
 		name  string
 		a, b  int
@@ -345,7 +350,7 @@ func ModalityGap(o Options, cosine, volume []*Run) (*report.Table, []reproduce.C
 	}
 	const cite = "GRAM Table 7 (MSR-VTT, fine-tuned VAST and GRAM; V = video)"
 	t := report.NewTable("GRAM Table 7 analogue: modality gap of the test embeddings",
-		provenance(o, []*gram.Dataset{volume[0].Data}, "L2-normalised contra-head outputs; intra-modality cosine over distinct pairs; centroids of unit vectors (Liang et al. 2022)"),
+		provenance(o, []*gram.Dataset{volume[0].Data}, "L2-normalised contra-head outputs; intra-modality cosine over distinct pairs; centroids of unit vectors (Liang et al. 2022)", notes...),
 		"statistic", cosine[0].Variant.Label+" (ours)", volume[0].Variant.Label+" (ours)")
 	t.AddPaperColumn("VAST ft (paper)", cite).AddPaperColumn("GRAM ft (paper)", cite)
 	measure := func(rs []*Run) [][]float64 { // [stat][seed]
@@ -381,13 +386,12 @@ func ModalityGap(o Options, cosine, volume []*Run) (*report.Table, []reproduce.C
 			Data: dataLabel(d), Metric: metric, Higher: true,
 			A: measured(cosine[0].Variant.Label, cosine, avg(gc, from, to)), B: measured(volume[0].Variant.Label, volume, avg(gv, from, to))}
 	}
-	claims := []reproduce.Comparison{
+	sec.Comparisons = append(sec.Comparisons,
 		cmp("GRAM's loss squeezes each modality's cluster more than the cosine loss", "mean intra-modality cosine",
 			"MSR-VTT fine-tuned: VV/TT/AA 0.21/0.23/0.84 (GRAM) vs 0.08/0.07/0.69 (VAST) (GRAM Table 7)", 0, 3),
 		cmp("GRAM's loss widens the gaps between modality centroids", "mean centroid distance",
-			"MSR-VTT fine-tuned: VT/TA/VA 0.40/0.96/1.09 (GRAM) vs 0.37/0.86/0.84 (VAST) (GRAM Table 7)", 3, 6),
-	}
-	return t, claims
+			"MSR-VTT fine-tuned: VT/TA/VA 0.40/0.96/1.09 (GRAM) vs 0.37/0.86/0.84 (VAST) (GRAM Table 7)", 3, 6))
+	sec.Table("table7-modality-gap", t)
 }
 
 // VolumeIntuition is GRAM Fig. 1 as a measurement: the Euclidean volume (and HyperGRAM's hyperbolic

@@ -222,8 +222,10 @@ const alphaSameTolerance = 2
 // AlphaTrajectory plots α after every optimizer step of each group's runs (one line per seed) and
 // tabulates the final α, against the summary's "α converges to ≈ 0.5 (0.48–0.52)". The finding is
 // descriptive: from α₀ = 0.5 a run that ends near 0.5 cannot tell "α converges to 0.5" from "α does
-// not move", and the trajectories are the evidence (identifiability: see the table's notes).
-func AlphaTrajectory(o Options, groups map[string][]*Run) (*plot.Plot, *report.Table, reproduce.Claim, error) {
+// not move", and the trajectories are the evidence (identifiability: see the table's notes). It adds
+// to sec the finding, the figure alpha-trajectory and the table alpha-final with the learning curves
+// of the groups (tableWithCurves: one row per data set, in the order of the sorted labels).
+func (o Options) AlphaTrajectory(sec *reproduce.Section, groups map[string][]*Run) error {
 	p := plot.New()
 	p.Title.Text = "HyperGRAM's α during training"
 	p.X.Label.Text = "optimizer step"
@@ -247,11 +249,11 @@ func AlphaTrajectory(o Options, groups map[string][]*Run) (*plot.Plot, *report.T
 				}
 			}
 			if len(pts) == 0 {
-				return nil, nil, reproduce.Claim{}, fmt.Errorf("study.AlphaTrajectory: %q is not a hybrid-geometry run", label)
+				return fmt.Errorf("study.AlphaTrajectory: %q is not a hybrid-geometry run", label)
 			}
 			l, err := plotter.NewLine(pts)
 			if err != nil {
-				return nil, nil, reproduce.Claim{}, err
+				return err
 			}
 			l.Color = colors[i]
 			l.Width = vg.Points(1)
@@ -279,7 +281,19 @@ func AlphaTrajectory(o Options, groups map[string][]*Run) (*plot.Plot, *report.T
 	}
 	v := reproduce.Describe(PaperHyperGRAM, "α converges to ≈ 0.5 from any initialisation",
 		"α ∈ [0.48, 0.52] on four datasets (initialised at 0.5)", "real and synthetic", ours)
-	return p, t, v, nil
+	sec.Findings = append(sec.Findings, v)
+	sec.Plot("alpha-trajectory", p)
+	var rows []CurveRow
+	for _, d := range uniqueSets(data) {
+		g := map[string][]*Run{}
+		for label, rs := range groups {
+			if rs[0].Data.Name == d.Name {
+				g[label] = rs
+			}
+		}
+		rows = append(rows, CurveRow{d, g})
+	}
+	return tableWithCurves(sec, "alpha-final", "α runs", t, rows...)
 }
 
 // alphaIdentifiability says, for every data set and α learning rate with runs from several
@@ -425,17 +439,18 @@ func (o Options) SemanticRole(sec *reproduce.Section, runs []*Run) error {
 // and the matched V_hyp, V_euc and the model's own V_α, mean ± std over seeds, beside the summary's
 // MSR-VTT (+0.335) and DiDeMo (−0.124). The summary's reading — the sign depends on the dataset
 // (coherent vs fragmented text) — needs several captioned datasets, so its verdict is "not testable
-// here" with the measured r.
-func (o Options) TextLengthCorrelation(runs []*Run) (*report.Table, reproduce.Claim, error) {
+// here" with the measured r. It adds to sec the table text-length (notes added to its notes) and the
+// finding.
+func (o Options) TextLengthCorrelation(sec *reproduce.Section, runs []*Run, notes ...string) error {
 	var rh, re, ra []float64
 	for _, r := range runs {
 		length := r.Test.Attributes["text_length"]
 		if length == nil {
-			return nil, reproduce.Claim{}, fmt.Errorf("study.TextLengthCorrelation: %s has no text_length attribute", r.Data.Name)
+			return fmt.Errorf("study.TextLengthCorrelation: %s has no text_length attribute", r.Data.Name)
 		}
 		euc, hyp, err := gram.MatchedVolumes(o.backend(), r.Test, r.Variant.Config.RawLift)
 		if err != nil {
-			return nil, reproduce.Claim{}, err
+			return err
 		}
 		a := r.Trainer.Alpha()
 		mix := make([]float64, len(euc))
@@ -447,7 +462,7 @@ func (o Options) TextLengthCorrelation(runs []*Run) (*report.Table, reproduce.Cl
 	d := runs[0].Data
 	t := report.NewTable("HyperGRAM volume–text-length correlation analogue",
 		provenance(o, []*gram.Dataset{d}, runs[0].Variant.Config.Behavior(),
-			fmt.Sprintf("model: %s; Pearson r over the %d test triplets of each seed; |r| > %.2f is two standard errors from 0", runs[0].Variant.Label, runs[0].Test.N, 2/math.Sqrt(float64(runs[0].Test.N)))),
+			append([]string{fmt.Sprintf("model: %s; Pearson r over the %d test triplets of each seed; |r| > %.2f is two standard errors from 0", runs[0].Variant.Label, runs[0].Test.N, 2/math.Sqrt(float64(runs[0].Test.N)))}, notes...)...),
 		"volume", "Pearson r with caption length (ours)")
 	t.AddPaperColumn("r (paper)", "HyperGRAM summary: MSR-VTT r = +0.335, DiDeMo r = −0.124")
 	t.AddRow("V_hyp", report.Summarize(rh).Format(3), "+0.335 (MSR-VTT) / −0.124 (DiDeMo)")
@@ -457,7 +472,9 @@ func (o Options) TextLengthCorrelation(runs []*Run) (*report.Table, reproduce.Cl
 	v := reproduce.Untestable(PaperHyperGRAM, claim, "r = +0.335 (MSR-VTT), −0.124 (DiDeMo)",
 		fmt.Sprintf("only one real set here has captions of varying length, so a change of sign across datasets cannot be observed (measured on it: r(V_hyp, caption length) = %s, %s, n = %d seeds)",
 			report.Summarize(rh).Format(3), ShortName(d), len(runs)))
-	return t, v, nil
+	sec.Findings = append(sec.Findings, v)
+	sec.Table("text-length", t)
+	return nil
 }
 
 // RandomUnitVolumesTable tabulates RandomUnitVolumes (1,000 triplets, seed 1) for each dimension:

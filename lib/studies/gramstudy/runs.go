@@ -6,11 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/geoalign/geoalign/lib/encoders"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/geoalign/geoalign/lib/encoders"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"

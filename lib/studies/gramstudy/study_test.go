@@ -281,3 +281,26 @@ func TestNoClaimOnFewDistinctTexts(t *testing.T) {
 		t.Fatalf("%d distinct texts: %q", MinDistinctQueries, why)
 	}
 }
+
+// Suite.Section finds a section by name in either paper, so the names must be unique across both;
+// an unknown name is an error that lists them.
+func TestSuiteSectionNames(t *testing.T) {
+	s := &Suite{Sets: make([]*gram.Dataset, 3), Runs: Runs{}}
+	seen := map[string]string{}
+	for _, paper := range []string{"gram", "hypergram"} {
+		names := reproduce.Names(s.Sections(paper))
+		if len(names) == 0 {
+			t.Fatalf("%s: no sections", paper)
+		}
+		for _, n := range names {
+			if p, ok := seen[n]; ok {
+				t.Errorf("section %q is in both %s and %s", n, p, paper)
+			}
+			seen[n] = paper
+		}
+	}
+	_, err := s.Section("table9")
+	if err == nil || !strings.Contains(err.Error(), "table9") || !strings.Contains(err.Error(), "geometries") {
+		t.Errorf("unknown section: err = %v, want one naming it and the sections", err)
+	}
+}
