@@ -176,11 +176,12 @@ var WholeTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 const maxWholeTicks = 8
 
 // ExactTicks is gonum's default ticker (plot.DefaultTicks) with labels that read as the values
-// they mark. gonum chooses the labels' decimals from the tick step alone, so ticks at 3.95, 4.05
-// and 4.15 (a stage-2 loss axis) read "4", "4", "4.2". When every default label already reads as
-// its tick's value, the ticks are gonum's, unchanged; otherwise every labelled tick is written with
-// the fewest decimals (at most maxTickDecimals) at which all of them do. Render and Grid draw
-// every axis that uses the default ticker with ExactTicks.
+// they mark, in as few digits as they need. gonum chooses the labels' decimals from the tick step
+// alone, so ticks at 3.95, 4.05 and 4.15 (a stage-2 loss axis) read "4", "4", "4.2", and ticks at
+// 125, 150 and 175 read "125.00", "150.00", "175.00". Every labelled tick is written with the fewest
+// decimals (at most maxTickDecimals) at which all of them read as their values, unless gonum's own
+// labels already do and none is longer: then the ticks are gonum's, unchanged. Render and Grid
+// draw every axis that uses the default ticker with ExactTicks.
 var ExactTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
 	// exact reports whether every labelled tick, written with dec decimals (dec < 0: gonum's own
@@ -200,17 +201,20 @@ var ExactTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 		}
 		return true
 	}
-	if exact(-1) { // gonum's own labels
+	dec := 0
+	for dec < maxTickDecimals && !exact(dec) {
+		dec++
+	}
+	// longer reports whether one of gonum's labels is longer than it is with dec decimals.
+	longer := slices.ContainsFunc(ticks, func(t plot.Tick) bool {
+		return !t.IsMinor() && len(t.Label) > len(strconv.FormatFloat(t.Value, 'f', dec, 64))
+	})
+	if exact(-1) && !longer || !exact(dec) { // gonum's own labels
 		return ticks
 	}
-	for dec := 0; dec <= maxTickDecimals; dec++ {
-		if exact(dec) {
-			for i := range ticks {
-				if !ticks[i].IsMinor() {
-					ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', dec, 64)
-				}
-			}
-			break
+	for i := range ticks {
+		if !ticks[i].IsMinor() {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', dec, 64)
 		}
 	}
 	return ticks

@@ -86,7 +86,11 @@ func TestExactTicks(t *testing.T) {
 	if got, want := labels(ExactTicks.Ticks(lo, hi)), []string{"3.95", "4.05", "4.15"}; !slices.Equal(got, want) {
 		t.Errorf("ExactTicks [%g, %g]: %q, want %q", lo, hi, got, want)
 	}
-	// Where gonum's labels read right, its ticks are kept as they are.
+	// gonum writes ticks of step 25 with two decimals; they need none.
+	if got, want := labels(ExactTicks.Ticks(124, 176)), []string{"125", "150", "175"}; !slices.Equal(got, want) {
+		t.Errorf("ExactTicks [124, 176]: %q, want %q", got, want)
+	}
+	// Where gonum's labels read right in as few digits, its ticks are kept as they are.
 	for _, r := range [][2]float64{{0, 10}, {1, 9.3}, {-2.5, 300}, {0.001, 0.0047}} {
 		if got, want := ExactTicks.Ticks(r[0], r[1]), (plot.DefaultTicks{}).Ticks(r[0], r[1]); !slices.Equal(got, want) {
 			t.Errorf("ExactTicks %v = %v, want gonum's %v", r, got, want)
