@@ -28,12 +28,6 @@ func (e *Evidence) Add(cs ...Claim) {
 	}
 }
 
-// Merge adds every item of other, in its order.
-func (e *Evidence) Merge(other Evidence) { e.items = append(e.items, other.items...) }
-
-// Len is the number of claims collected.
-func (e *Evidence) Len() int { return len(e.items) }
-
 // Decide applies the rule (Decide) to the comparisons, together, and returns every claim in the
 // order it was added.
 func (e *Evidence) Decide() ([]Claim, error) {
