@@ -13,6 +13,7 @@ import (
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 )
 
 // Float16 and bfloat16 (precision.go): values and gradients against float64 references evaluated at
@@ -457,15 +458,24 @@ func scaled(a array, s float64) array {
 
 // checkComputedInFloat32 compares, bit for bit, each case's value and gradients with its inputs in dt
 // against the float32 ones at the same inputs (rounded to dt first), converted to dt.
+//
+// On the Go backend every entry is compared. XLA compiles the two programs with different fusions,
+// and at the sweep's adversarial points where float32 itself is rounding noise (ExteriorAngle of
+// x = y at ‖x‖ ≈ 2e3 and c = 0.5: 1.76 in float32, π/2 in float64; its ∂/∂x entries 1e-3 of float64's)
+// a last-bit difference in the float32 evaluation moves the rounded result: on AVX-512 hosts one
+// float16 gradient entry reads 9.06e-6 instead of 9.54e-6 (both agree with --xla_cpu_max_isa=AVX2).
+// There the rule "computed in float32" says nothing, so on XLA an entry that differs is forgiven
+// where the float32 result is noise — its row (the point's value, or its gradient vector) off the
+// float64 one by more than xlaNoiseTolerance (computeNoise) — and the test logs every one.
 func checkComputedInFloat32(t *testing.T, dt dtypes.DType, cases []finiteCase, inputs ...array) {
 	t.Helper()
-	narrowArgs, wideArgs := make([]any, len(inputs)), make([]any, len(inputs))
+	narrowArgs, wideArgs, refArgs := make([]any, len(inputs)), make([]any, len(inputs)), make([]any, len(inputs))
 	for i, a := range inputs {
 		a = a.clone()
 		for k, v := range a.data {
 			a.data[k] = roundedTo(v, dt)
 		}
-		narrowArgs[i], wideArgs[i] = a.tensorIn(dt), a.tensor(true)
+		narrowArgs[i], wideArgs[i], refArgs[i] = a.tensorIn(dt), a.tensor(true), a.tensor(false)
 	}
 	narrow := valuesAndGradients(cases)
 	defer narrow.Finalize()
@@ -482,16 +492,62 @@ func checkComputedInFloat32(t *testing.T, dt dtypes.DType, cases []finiteCase, i
 	})
 	defer wide.Finalize()
 	got, want := narrow.MustCall(narrowArgs...), wide.MustCall(wideArgs...)
+	var ref []*tensors.Tensor // float64 values and gradients, on XLA only
+	if backend.IsXLA() {
+		refExec := valuesAndGradients(cases)
+		defer refExec.Finalize()
+		ref = refExec.MustCall(refArgs...)
+	}
 	per := 1 + len(inputs)
+	var forgiven []string
 	for ci, fc := range cases {
 		for k := 0; k < per; k++ {
 			g, w := flat(got[per*ci+k]), flat(want[per*ci+k])
+			row := 1 // entries per row: the last axis of a gradient of points
+			if dims := got[per*ci+k].Shape().Dimensions; len(dims) > 1 {
+				row = dims[len(dims)-1]
+			}
 			for e := range g {
-				if math.Float64bits(g[e]) != math.Float64bits(w[e]) && !(math.IsNaN(g[e]) && math.IsNaN(w[e])) {
-					t.Errorf("%s %s output %d entry %d: %g, float32 rounded %g", dt, fc.name, k, e, g[e], w[e])
-					break
+				if math.Float64bits(g[e]) == math.Float64bits(w[e]) || math.IsNaN(g[e]) && math.IsNaN(w[e]) {
+					continue
 				}
+				if ref != nil {
+					lo := e - e%row
+					if r := flat(ref[per*ci+k]); computeNoise(w[lo:lo+row], r[lo:lo+row], dt) {
+						forgiven = append(forgiven, fmt.Sprintf("%s output %d entry %d: %g vs %g (float64 %g)", fc.name, k, e, g[e], w[e], r[e]))
+						continue
+					}
+				}
+				t.Errorf("%s %s output %d entry %d: %g, float32 rounded %g", dt, fc.name, k, e, g[e], w[e])
+				break
 			}
 		}
 	}
+	if len(forgiven) > 0 {
+		t.Logf("%s on XLA: %d entries differ where float32 is rounding noise: %s", dt, len(forgiven), strings.Join(forgiven, "; "))
+	}
+}
+
+// xlaNoiseTolerance is how far, in units of dt's precision (2⁻¹⁰ for float16, 2⁻⁷ for bfloat16),
+// a float32 result rounded to dt may be from the float64 one and still count as accurate: 4 units of
+// relative error (of the row's norm), beyond the half unit of the rounding, plus dt's smallest normal
+// value as an absolute floor (below it dt keeps few bits).
+const xlaNoiseTolerance = 4
+
+// computeNoise reports whether w, a row of float32 results rounded to dt, is float32 rounding noise:
+// off the float64 row r by more than xlaNoiseTolerance units of dt's precision of r's norm (plus dt's
+// smallest normal value). Rows with a NaN or an infinity in either are noise unless they are equal.
+func computeNoise(w, r []float64, dt dtypes.DType) bool {
+	unit := 0x1p-10
+	if dt == dtypes.BFloat16 {
+		unit = 0x1p-7
+	}
+	var diff, norm float64
+	for i := range w {
+		norm += r[i] * r[i]
+		if w[i] != r[i] { // equal infinities are no difference
+			diff += (w[i] - r[i]) * (w[i] - r[i])
+		}
+	}
+	return !(math.Sqrt(diff) <= xlaNoiseTolerance*unit*math.Sqrt(norm)+smallestNormal(dt))
 }
