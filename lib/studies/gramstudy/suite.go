@@ -34,7 +34,9 @@ func (o Options) NewSuite() (*Suite, error) {
 // trained models has its <table>-learning-curves figure beside it, or names the figure of its models.
 func (s *Suite) Sections(paper string) []reproduce.NamedSection {
 	step, o, tux := reproduce.Step, s.Options, s.tux()
-	t1, geo := after(s.TrainTable1), after(s.TrainGeometries)
+	quiet := *s // the same sets and Runs: the models are trained (or reloaded) without progress bars
+	quiet.Options.Progress = false
+	t1, geo := after(quiet.TrainTable1), after(quiet.TrainGeometries)
 	return map[string][]reproduce.NamedSection{
 		"gram": {
 			step("volume-intuition", s.volumeIntuition),
@@ -79,7 +81,8 @@ func (s *Suite) Sections(paper string) []reproduce.NamedSection {
 }
 
 // after is the sections that use the models train trains (TrainTable1, TrainGeometries): fill,
-// once train has trained or reloaded them into Runs.
+// once train has trained or reloaded them into Runs — silently, as the sections of Table 1 and of
+// the geometries showed them training.
 func after(train func() (*report.Table, []reproduce.Comparison, error)) func(fill func(*reproduce.Section) error) func(*reproduce.Section) error {
 	return func(fill func(*reproduce.Section) error) func(*reproduce.Section) error {
 		return func(sec *reproduce.Section) error {
