@@ -459,14 +459,15 @@ func scaled(a array, s float64) array {
 // checkComputedInFloat32 compares, bit for bit, each case's value and gradients with its inputs in dt
 // against the float32 ones at the same inputs (rounded to dt first), converted to dt.
 //
-// On the Go backend every entry is compared. XLA compiles the two programs with different fusions,
-// and at the sweep's adversarial points where float32 itself is rounding noise (ExteriorAngle of
-// x = y at ‖x‖ ≈ 2e3 and c = 0.5: 1.76 in float32, π/2 in float64; its ∂/∂x entries 1e-3 of float64's)
-// a last-bit difference in the float32 evaluation moves the rounded result: on AVX-512 hosts one
-// float16 gradient entry reads 9.06e-6 instead of 9.54e-6 (both agree with --xla_cpu_max_isa=AVX2).
-// There the rule "computed in float32" says nothing, so on XLA an entry that differs is forgiven
-// where the float32 result is noise — its row (the point's value, or its gradient vector) off the
-// float64 one by more than xlaNoiseTolerance (computeNoise) — and the test logs every one.
+// On the Go backend every entry is compared. XLA compiles the two programs separately, and at the
+// sweep's adversarial points where float32 itself is rounding noise (ExteriorAngle of x = y at
+// ‖x‖ ≈ 2e3 and c = 0.5: 1.76 in float32, π/2 in float64; its ∂/∂x entries 1e-3 of float64's) a
+// last-bit difference in the float32 evaluation moves the rounded result: on AVX-512 hosts 16
+// float16 entries of its ∂/∂x round differently, e.g. 9.06e-6 instead of 9.54e-6 (all agree with
+// --xla_cpu_max_isa=AVX2). There the rule "computed in float32" says nothing, so on XLA an entry
+// that differs is forgiven where the float32 result is noise — its row (the point's value, or its
+// gradient vector) off the float64 one by more than xlaNoiseTolerance (computeNoise) — and the test
+// logs every one.
 func checkComputedInFloat32(t *testing.T, dt dtypes.DType, cases []finiteCase, inputs ...array) {
 	t.Helper()
 	narrowArgs, wideArgs, refArgs := make([]any, len(inputs)), make([]any, len(inputs)), make([]any, len(inputs))
