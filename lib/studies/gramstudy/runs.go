@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/geoalign/geoalign/lib/encoders"
 
@@ -249,7 +250,7 @@ func (o Options) TrainSeeds(d *gram.Dataset, v Variant, evalEvery int) ([]*Run, 
 	var runs []*Run
 	var bar *progress.Bar
 	if o.Progress {
-		bar = progress.New(fmt.Sprintf("%s on %s", v.Label, ShortName(d)), len(o.seeds()))
+		bar = progress.New(fmt.Sprintf("%s on %s", v.Label, barName(d)), len(o.seeds()))
 		defer bar.Done()
 	}
 	for _, s := range o.seeds() {
@@ -263,6 +264,17 @@ func (o Options) TrainSeeds(d *gram.Dataset, v Variant, evalEvery int) ([]*Run, 
 		}
 	}
 	return runs, nil
+}
+
+// barName is the data set a progress bar names: its short name, with the "[modalities]" of a
+// modality subset (modalitySubset), e.g. "Tux Paint multilingual [k = 3]".
+func barName(d *gram.Dataset) string {
+	name, subset, _ := strings.Cut(d.Name, " [")
+	short, _, _ := strings.Cut(name, " (")
+	if subset != "" {
+		short += " [" + subset
+	}
+	return short
 }
 
 // runDir is the run-cache directory of one run ("" without Options.CacheDir): lib/runcache's key of
