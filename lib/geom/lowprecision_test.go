@@ -504,6 +504,10 @@ func checkComputedInFloat32(t *testing.T, dt dtypes.DType, cases []finiteCase, i
 	for ci, fc := range cases {
 		for k := 0; k < per; k++ {
 			g, w := flat(got[per*ci+k]), flat(want[per*ci+k])
+			var r []float64
+			if ref != nil {
+				r = flat(ref[per*ci+k])
+			}
 			row := 1 // entries per row: the last axis of a gradient of points
 			if dims := got[per*ci+k].Shape().Dimensions; len(dims) > 1 {
 				row = dims[len(dims)-1]
@@ -512,12 +516,9 @@ func checkComputedInFloat32(t *testing.T, dt dtypes.DType, cases []finiteCase, i
 				if math.Float64bits(g[e]) == math.Float64bits(w[e]) || math.IsNaN(g[e]) && math.IsNaN(w[e]) {
 					continue
 				}
-				if ref != nil {
-					lo := e - e%row
-					if r := flat(ref[per*ci+k]); computeNoise(w[lo:lo+row], r[lo:lo+row], dt) {
-						forgiven = append(forgiven, fmt.Sprintf("%s output %d entry %d: %g vs %g (float64 %g)", fc.name, k, e, g[e], w[e], r[e]))
-						continue
-					}
+				if lo := e - e%row; r != nil && computeNoise(w[lo:lo+row], r[lo:lo+row], dt) {
+					forgiven = append(forgiven, fmt.Sprintf("%s output %d entry %d: %g vs %g (float64 %g)", fc.name, k, e, g[e], w[e], r[e]))
+					continue
 				}
 				t.Errorf("%s %s output %d entry %d: %g, float32 rounded %g", dt, fc.name, k, e, g[e], w[e])
 				break
@@ -529,7 +530,7 @@ func checkComputedInFloat32(t *testing.T, dt dtypes.DType, cases []finiteCase, i
 	}
 }
 
-// xlaNoiseTolerance is how far, in units of dt's precision (2⁻¹⁰ for float16, 2⁻⁷ for bfloat16),
+// xlaNoiseTolerance is how far, in units of dt's precision (ulpAboveOne),
 // a float32 result rounded to dt may be from the float64 one and still count as accurate: 4 units of
 // relative error (of the row's norm), beyond the half unit of the rounding, plus dt's smallest normal
 // value as an absolute floor (below it dt keeps few bits).
@@ -539,10 +540,7 @@ const xlaNoiseTolerance = 4
 // off the float64 row r by more than xlaNoiseTolerance units of dt's precision of r's norm (plus dt's
 // smallest normal value). Rows with a NaN or an infinity in either are noise unless they are equal.
 func computeNoise(w, r []float64, dt dtypes.DType) bool {
-	unit := 0x1p-10
-	if dt == dtypes.BFloat16 {
-		unit = 0x1p-7
-	}
+	unit := ulpAboveOne(dt)
 	var diff, norm float64
 	for i := range w {
 		norm += r[i] * r[i]
