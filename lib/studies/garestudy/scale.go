@@ -101,7 +101,7 @@ func FullScale() Scale {
 		PretrainEpochs: 20, Epochs: 6, ExtraEpochs: 2, PretrainLR: 1e-3, LR: 1e-3, ProjectionLR: 1e-6,
 		SynthPairs: 5000, SynthTrain: 4000, FalseNegativeRates: []float64{0, 0.3, 0.6},
 		ProbePairs: 128, DynamicsEvery: 10,
-		Tuning: "one-seed sweep of stage-1/stage-2 epochs and stage-2 learning rate (lib/studies/garestudy/cmd/garetune; figures/gare/tuning/sweep.md)",
+		Tuning: "one-seed sweep of stage-1/stage-2 epochs and stage-2 learning rate (lib/cmd/garetune; figures/gare/tuning/sweep.md)",
 	}
 }
 

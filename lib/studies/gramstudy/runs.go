@@ -132,7 +132,7 @@ func (o Options) Sets(syntheticOnly bool) ([]*gram.Dataset, error) {
 // the shared learning rate 1e-3 (gram.DefaultConfig: AdamW, warmup_linear 0.1, batch 64), which
 // the validation curves give no reason to change. The trainer keeps the epoch of the best
 // validation SumR, so the budget only has to reach the plateau; the sweep that chose it is
-// lib/studies/gramstudy/cmd/gramcurves (full-scale data, seed 1, validation only), and every full
+// lib/cmd/gramcurves (full-scale data, seed 1, validation only), and every full
 // table's notes and learning-curve figure show the curves of its own runs (ConvergenceNotes):
 //
 //   - Tux Paint stamps and the multilingual stamps (< 1000 training tuples, 10 steps per epoch):

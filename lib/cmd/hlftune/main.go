@@ -6,7 +6,7 @@
 // of hlformerstudy (hlformerstudy.FullScale's doc quotes its results); the test split is evaluated once,
 // after selection.
 //
-//	go run ./lib/studies/hlformerstudy/cmd/hlftune -lr 1e-3 -epochs 20 -out build/tune/lr1e-3.json
+//	go run ./lib/cmd/hlftune -lr 1e-3 -epochs 20 -out build/tune/lr1e-3.json
 package main
 
 import (

@@ -5,8 +5,8 @@
 // data.CarveValidation. The test split is never read. It is the tool of the epochs / learning-rate
 // sweep behind garestudy.FullScale (figures/gare/tuning/); -render tabulates the runs' files.
 //
-//	go run ./lib/studies/garestudy/cmd/garetune -pre-epochs 20 -epochs 8 -lr 1e-3 -out build/gare-tune/a.json
-//	go run ./lib/studies/garestudy/cmd/garetune -render figures/gare/tuning/sweep build/gare-tune/*.json
+//	go run ./lib/cmd/garetune -pre-epochs 20 -epochs 8 -lr 1e-3 -out build/gare-tune/a.json
+//	go run ./lib/cmd/garetune -render figures/gare/tuning/sweep build/gare-tune/*.json
 package main
 
 import (

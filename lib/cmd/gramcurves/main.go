@@ -4,7 +4,7 @@
 // and R@1 on the validation split carved from train (gram.CarveValidation, ValFraction 0.1), α and the
 // seconds. The test split is never evaluated: this is the sweep that chooses Options.Epochs.
 //
-//	go run ./lib/studies/gramstudy/cmd/gramcurves -data tuxpaint -variant hypergram -epochs 30 -json out.json
+//	go run ./lib/cmd/gramcurves -data tuxpaint -variant hypergram -epochs 30 -json out.json
 package main
 
 import (
