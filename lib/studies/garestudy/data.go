@@ -96,7 +96,7 @@ func DefaultCache() string {
 }
 
 // SyntheticConfig is the synthetic false-negative benchmark (lib/data/synth GeneratePairs) at a
-// false-negative rate: 64-d latent concepts seen through a random text projection and a random
+// false-negative rate: 32-d latent concepts seen through a random text projection and a random
 // frame projection, each modality shifted by a constant offset of norm 4 (the modality gap),
 // noise 0.5 on both sides and 0.5 latent jitter across a video's 12 frames.
 func SyntheticConfig(pairs int, falseNegativeRate float64, seed uint64) synth.PairsConfig {

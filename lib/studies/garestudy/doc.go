@@ -12,8 +12,8 @@
 //     the two-stage coverage curve) and the claims they declare: reproduce.Comparisons over the
 //     seeds, with the zero-training floor of the split (ZeroTraining) and the metric's best and
 //     random levels, and descriptive findings for single-seed figure shapes;
-//   - Claims: every section's claims and the untestable ones decided by the one claim rule
-//     (reproduce.Evidence, one Holm family for GARE), for claims.json and the notebook;
+//   - claims: every section's claims and the untestable ones (Untestable) are decided by the one
+//     claim rule in reproduce.RunSections, one Holm family for GARE, for claims.json and the notebook;
 //   - Scales: SmallScale (CI notebook), CIScale (Table 1 in ≤ 2 minutes), FullScale (committed
 //     figures, 5 seeds).
 package garestudy

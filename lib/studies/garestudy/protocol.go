@@ -254,7 +254,7 @@ type Fitted struct {
 
 // Fit trains cfg on d from the pretrained encoders of seed (stage 1, trained or loaded first) and
 // returns the model of its best validation epoch; nothing here sees a test split (Run evaluates the
-// result; the tuning sweep, cmd/garetune, reads only the curves).
+// result; the tuning sweep, lib/cmd/garetune, reads only the curves).
 func (p *Protocol) Fit(b compute.Backend, cfg gare.Config, d *gare.Dataset, seed int64) (*Fitted, error) {
 	m, pre, err := p.stage2(b, cfg, d, seed)
 	if err != nil {

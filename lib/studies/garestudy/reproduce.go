@@ -66,7 +66,7 @@ func gareTable1(opts reproduce.Options) ([]*report.Table, error) {
 
 // gareFigures regenerates figures/gare/: every table and figure of the notebook at the full scale
 // (the whole Charades split, D = 128, 5 seeds) and claims.json, every claim decided by the one rule
-// in one Holm family (Claims). Without opts.Full it runs the notebook's small scale into the same
+// in one Holm family (reproduce.RunSections). Without opts.Full it runs the notebook's small scale into the same
 // files (a smoke run; do not commit its output). Runs are cached in DefaultWorkDir
 // ($GEOALIGN_RUN_CACHE/gare-<scale>/ when set, else build/gare-<scale>/), so an interrupted run
 // resumes where it stopped and the notebook (FULL=1) reuses them.

@@ -72,7 +72,7 @@ func CIScale() Scale {
 // lib/reproduce MinSeeds; the smaller scales' claims are inconclusive by that rule).
 //
 // Its epochs and learning rates were chosen on the validation split (10 % of the training pairs,
-// data.CarveValidation; never the test split) by a one-seed sweep of cmd/garetune, committed as
+// data.CarveValidation; never the test split) by a one-seed sweep of lib/cmd/garetune, committed as
 // figures/gare/tuning/sweep.{md,png} with the run files (issue 19):
 //   - stage 1 at lr 1e-3: 5 epochs (the earlier recipe) were still improving at their last epoch;
 //     20 epochs reach a plateau of validation SumR well above it (best epoch 16, flat from about

@@ -21,7 +21,7 @@
 // Options.Full switches every study from the CI-sized configuration (3 seeds, few epochs) to the
 // full one (5 seeds, more epochs, larger synthetic sets). Every model is selected on a validation
 // split carved from train (the epoch of the best validation SumR); Options.Epochs is the budget
-// chosen on that split (the sweep: cmd/gramcurves). Every table of trained models has a
+// chosen on that split (the sweep: lib/cmd/gramcurves). Every table of trained models has a
 // learning-curve figure beside it (TrainingCurves: validation SumR and training loss per epoch,
 // mean ± s.e. over seeds) and notes on how its runs ended (ConvergenceNotes, Options.ValidationNote).
 package gramstudy

@@ -270,7 +270,7 @@ type Runs struct {
 
 // RunVariant trains variant v (from base and lc) once per seed on setup.Train with hlformer.Trainer
 // (lib/train's loop), selects each seed's epoch on setup.Val (best SumR, early stopping) and evaluates
-// the selected model on setup.Test (nil: not evaluated, as cmd/hlftune -no-test). With tc.CheckpointDir set, each seed's run directory is
+// the selected model on setup.Test (nil: not evaluated, as lib/cmd/hlftune -no-test). With tc.CheckpointDir set, each seed's run directory is
 // runDir's (lib/runcache), so that an interrupted study resumes exactly and a finished run is only
 // re-evaluated (its best model restored from train.BestDir).
 func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlformer.LossConfig, tc hlformer.TrainConfig, v Variant, seeds []int64, log io.Writer) (*Runs, error) {
@@ -455,7 +455,7 @@ type Scale struct {
 	Tuning string
 }
 
-// tunedOnValidation is the Tuning of the scales tuned with cmd/hlftune.
+// tunedOnValidation is the Tuning of the scales tuned with lib/cmd/hlftune.
 const tunedOnValidation = "Learning rate and schedule were chosen on the validation split (10 % of the train videos, prvr.CarveValidation; " +
 	"cmd/hlftune), never on test; the epochs are the budget's, from the same validation curves"
 
@@ -469,7 +469,7 @@ var CIScale = Scale{Name: "CI", TrainVideos: 256, TestVideos: 256, Dim: 32, Lore
 // 6 epochs (222 steps) of the code's warmup_linear at lr 1e-3, hard negatives from epoch 1, no early
 // stopping; 5 seeds of each Table 1 variant, all three claimed.
 //
-// The lr and schedule were chosen on the validation split (cmd/hlftune, one seed per point; its run
+// The lr and schedule were chosen on the validation split (lib/cmd/hlftune, one seed per point; its run
 // files were never committed, so the numbers below, from its output, are the only record): the
 // code's lr 2e-4 over 5 epochs ends at the zero-training floor (best epoch = last); at 2e-4 the loss barely moves in a few hundred steps, 3e-3 diverges to validation SumR ≈ 58
 // where 1e-3 reaches ≈ 138 after the same 36 steps; a constant lr after warm-up and warmup_linear reach
@@ -480,7 +480,7 @@ var CIScale = Scale{Name: "CI", TrainVideos: 256, TestVideos: 256, Dim: 32, Lore
 // Six epochs keep 5 seeds per claim within the ≈ 4 h budget of all HLFormer figures on an idle 2-core
 // machine (15 runs × 6 epochs × ≈ 90 s ≈ 2.3 h here, AblationScale ≈ 1.5 h, the synthetic study minutes);
 // the shorter warmup_linear decays to 0 at epoch 6, where the 20-epoch run still trained at 75 % of its
-// lr and stood at 173. Checked on one seed with the single-graph step (cmd/hlftune -lr 1e-3 -schedule
+// lr and stood at 173. Checked on one seed with the single-graph step (lib/cmd/hlftune -lr 1e-3 -schedule
 // linear -epochs 6 -chunk -1, on the current validation carve): validation SumR 142.1, 157.8, 160.6,
 // 165.1, 167.1, 167.7 — flat at the end, as the decayed schedule converges — against the zero-training
 // floor's 145.8 (ties pessimistic; 157.0 with random ties); test SumR 109.1 against 93.9 (random ties).
