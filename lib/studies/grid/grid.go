@@ -316,9 +316,14 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	res.Curves[GridCurvesHLFormer+"-curves-loss"], res.Curves[GridCurvesHLFormer+"-curves-val"] = report.Grid{{hLoss}}, report.Grid{{hVal}}
 	notes = append(notes, "PRVR rows: "+hlformerstudy.CurvesNote(GridCurvesHLFormer+"-curves-loss", GridCurvesHLFormer+"-curves-val", []*hlformerstudy.Runs{hruns}))
 
+	// The tasks' common data kind, or label-derived when they differ (the Data line gives each task's).
+	kind := setup.Kind
+	if tri.Kind != kind || report.DataKind(tvTest.Kind) != kind {
+		kind = report.LabelDerived
+	}
 	t := report.NewTable("Cross-paper similarity grid: every similarity × every task that admits it", report.Provenance{
 		Data:     fmt.Sprintf("tri-modal: %s [%s]; text–video: %s [%s]; PRVR: %s [%s]", tri.Name, tri.Kind, tvTest.Name, tvTest.Kind, setup.Name, setup.Kind),
-		Kind:     gridKind(tri.Kind, report.DataKind(tvTest.Kind), setup.Kind),
+		Kind:     kind,
 		Seeds:    size.Seeds,
 		Config:   map[string]any{"size": size.Name, "gare_scale": gs, "hlformer_scale": hs, "gram_epochs_override": size.GramEpochs},
 		Behavior: "official-code behaviour of every model (lib/models/gram DefaultConfig family, gare DefaultConfig via its study protocol, hlformer CharadesLoss + CIScale-style training); R@1 and SumR text→query direction only",
@@ -353,17 +358,6 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	t.Provenance.Notes = append(t.Provenance.Notes, notes...)
 	res.Table = t
 	return res, nil
-}
-
-// gridKind is the table's data kind: the tasks' common kind, or label-derived when they differ
-// (the Data line gives each task's own kind).
-func gridKind(kinds ...report.DataKind) report.DataKind {
-	for _, k := range kinds[1:] {
-		if k != kinds[0] {
-			return report.LabelDerived
-		}
-	}
-	return kinds[0]
 }
 
 // gramPairs turns GARE's text–video pairs into a two-modality GRAM dataset: text features as given,
@@ -504,30 +498,4 @@ func prvrSwap(b compute.Backend, em *hlformer.Embeddings, c hlformer.Config, tes
 		return retrieval.Metrics{}, err
 	}
 	return res.T2V, nil
-}
-
-// TinyGridSize is a seconds-long grid on synthetic data only (tests, smoke runs): a 256-tuple
-// synthetic tri-modal set, 256 synthetic text–video pairs, a 64-video synthetic PRVR world, one or
-// two epochs of every model.
-func TinyGridSize(seeds []int64) GridSize {
-	gs := garestudy.SmallScale()
-	gs.Dim, gs.TemporalHeads, gs.Batch, gs.PretrainEpochs, gs.Epochs = 16, 2, 32, 1, 1
-	hs := hlformerstudy.CIScale
-	hs.Name, hs.TrainVideos, hs.TestVideos, hs.Dim, hs.LorentzDim, hs.FrameLen, hs.QueryLen, hs.Epochs, hs.BatchVideos = "tiny", 0, 0, 16, 7, 16, 8, 1, 16
-	return GridSize{
-		Name:  "tiny",
-		Seeds: seeds,
-		TriModal: func(o gramstudy.Options) (*gram.Dataset, error) {
-			cfg := o.SyntheticConfig(0, 0.3)
-			cfg.N = 256
-			return gram.SyntheticTriModal(cfg, 64)
-		},
-		GramEpochs: 2,
-		TextVideo: func() (*gare.Dataset, *gare.Dataset, error) {
-			return garestudy.SyntheticData(256, 192, 0, 1)
-		},
-		GARE:     gs,
-		PRVR:     func() (*hlformerstudy.Setup, error) { return hlformerstudy.SyntheticSetup(7, 64) },
-		HLFormer: hs,
-	}
 }

@@ -6,6 +6,11 @@ import (
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/models/gare"
+	"github.com/geoalign/geoalign/lib/models/gram"
+	garestudy "github.com/geoalign/geoalign/lib/studies/garestudy"
+	gramstudy "github.com/geoalign/geoalign/lib/studies/gramstudy"
+	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
 )
 
 // TestGridTiny runs the whole grid on the tiny synthetic configuration and checks its shape: one
@@ -18,7 +23,7 @@ func TestGridTiny(t *testing.T) {
 	backend.SkipOnXLA(t, "trains every model of the grid for 2 seeds: dozens of distinct programs, over 10 min of XLA compiling; "+
 		"the grid's logic is backend-independent and runs on the Go backend in every go test, the models' numbers on XLA are "+
 		"lib/parity's and their training lib/cmd/geoalign's TestTrainEval*")
-	res, err := RunGrid(backend.MustNew(), TinyGridSize([]int64{1, 2}))
+	res, err := RunGrid(backend.MustNew(), tinyGridSize([]int64{1, 2}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,5 +101,31 @@ func TestGridTiny(t *testing.T) {
 	}
 	if !found {
 		t.Error("no [PRVR] provenance note")
+	}
+}
+
+// tinyGridSize is a seconds-long grid on synthetic data only: a 256-tuple
+// synthetic tri-modal set, 256 synthetic text–video pairs, a 64-video synthetic PRVR world, one or
+// two epochs of every model.
+func tinyGridSize(seeds []int64) GridSize {
+	gs := garestudy.SmallScale()
+	gs.Dim, gs.TemporalHeads, gs.Batch, gs.PretrainEpochs, gs.Epochs = 16, 2, 32, 1, 1
+	hs := hlformerstudy.CIScale
+	hs.Name, hs.TrainVideos, hs.TestVideos, hs.Dim, hs.LorentzDim, hs.FrameLen, hs.QueryLen, hs.Epochs, hs.BatchVideos = "tiny", 0, 0, 16, 7, 16, 8, 1, 16
+	return GridSize{
+		Name:  "tiny",
+		Seeds: seeds,
+		TriModal: func(o gramstudy.Options) (*gram.Dataset, error) {
+			cfg := o.SyntheticConfig(0, 0.3)
+			cfg.N = 256
+			return gram.SyntheticTriModal(cfg, 64)
+		},
+		GramEpochs: 2,
+		TextVideo: func() (*gare.Dataset, *gare.Dataset, error) {
+			return garestudy.SyntheticData(256, 192, 0, 1)
+		},
+		GARE:     gs,
+		PRVR:     func() (*hlformerstudy.Setup, error) { return hlformerstudy.SyntheticSetup(7, 64) },
+		HLFormer: hs,
 	}
 }
