@@ -139,32 +139,16 @@ var modalityRows = []struct {
 	{"text–image–audio (k = 3)", []int{0, 1, 2}, "54.1"},
 }
 
-// modalitySubset is the name of d restricted to a row's modalities.
-func modalitySubset(d *gram.Dataset, label string) string { return d.Name + " [" + label + "]" }
-
-// trainSubset trains v once per seed on d restricted to modalities (named modalitySubset(d, label),
+// trainSubset trains v once per seed on d restricted to modalities (named "<d's name> [label]",
 // skipped if runs has them) and returns those runs.
 func (o Options) trainSubset(runs Runs, d *gram.Dataset, modalities []int, label string, v Variant, evalEvery int) ([]*Run, error) {
 	sub, err := d.SelectModalities(modalities)
 	if err != nil {
 		return nil, err
 	}
-	sub.Name = modalitySubset(d, label)
+	sub.Name = d.Name + " [" + label + "]"
 	err = o.trainVariants(runs, sub, evalEvery, v)
 	return runs.Get(sub, v.Label), err
-}
-
-// modalityRuns are the GRAM runs of each row of Modalities on d, by row label (k = 3 is GRAM on
-// all of d when Table 1 trained it).
-func modalityRuns(runs Runs, d *gram.Dataset) map[string][]*Run {
-	out := map[string][]*Run{}
-	for _, r := range modalityRows {
-		out[r.label] = runs[modalitySubset(d, r.label)][GRAM.Label]
-		if rs := runs.Get(d, GRAM.Label); len(r.modalities) == 3 && rs != nil {
-			out[r.label] = rs
-		}
-	}
-	return out
 }
 
 // Modalities is GRAM's Table 4 analogue: GRAM trained and evaluated with text + image (k = 2), text +
@@ -172,30 +156,31 @@ func modalityRuns(runs Runs, d *gram.Dataset) map[string][]*Run {
 // retrieval" (T→data R@1 of k = 3 against each k = 2 model). It adds to sec the table
 // table4-modalities with its learning curves (tableWithCurves) and the verdicts.
 func (o Options) Modalities(sec *reproduce.Section, runs Runs, d *gram.Dataset) error {
-	rows := modalityRows
-	for _, r := range rows {
-		if len(r.modalities) == 3 && runs.Get(d, GRAM.Label) != nil {
-			continue
+	results := map[string][]*Run{} // GRAM's runs of each row, by label
+	for _, r := range modalityRows {
+		rs := runs.Get(d, GRAM.Label) // k = 3 is GRAM on all of d when Table 1 trained it
+		if len(r.modalities) < 3 || rs == nil {
+			var err error
+			if rs, err = o.trainSubset(runs, d, r.modalities, r.label, GRAM, 0); err != nil {
+				return err
+			}
 		}
-		if _, err := o.trainSubset(runs, d, r.modalities, r.label, GRAM, 0); err != nil {
-			return err
-		}
+		results[r.label] = rs
 	}
-	results := modalityRuns(runs, d)
 	t := report.NewTable("GRAM Table 4 analogue: adding modalities one by one (GRAM, R@1 %)",
 		provenance(o, []*gram.Dataset{d}, gram.DefaultConfig().Behavior(),
 			"k = 2: the volume is the area |sin θ| of text and one modality (GRAM App. A); the query retrieves that modality only"),
 		"modalities", "text → data R@1", "data → text R@1")
 	t.AddPaperColumn("T2V R@1 (paper)", "GRAM Table 4 (MSR-VTT zero-shot: text+video 52.8, +audio 54.1)")
-	for _, r := range rows {
+	for _, r := range modalityRows {
 		t.AddRow(r.label, Cell(results[r.label], T2VR1), Cell(results[r.label], V2TR1), r.paper)
 	}
 	const paper = "MSR-VTT zero-shot T2V R@1: text+video 52.8 → +audio 54.1 (GRAM Table 4)"
 	sec.Comparisons = append(sec.Comparisons,
 		Compare(PaperGRAM, "adding audio to text–image improves GRAM ("+ShortName(d)+", T→data R@1)", paper, d, T2DataR1,
-			"text–image", results[rows[0].label], "k = 3", results[rows[2].label]),
+			"text–image", results[modalityRows[0].label], "k = 3", results[modalityRows[2].label]),
 		Compare(PaperGRAM, "adding the image to text–audio improves GRAM ("+ShortName(d)+", T→data R@1)", paper, d, T2DataR1,
-			"text–audio", results[rows[1].label], "k = 3", results[rows[2].label]),
+			"text–audio", results[modalityRows[1].label], "k = 3", results[modalityRows[2].label]),
 	)
 	return tableWithCurves(sec, "table4-modalities", "Table 4", t, CurveRow{d, results})
 }

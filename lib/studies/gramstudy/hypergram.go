@@ -19,12 +19,9 @@ import (
 // HyperGRAM summary's main table, MSR-VTT T2V R@1 (zero-shot). Quoted, never computed.
 const paperGeometryCite = "HyperGRAM summary, main results (MSR-VTT zero-shot T2V R@1)"
 
-// GeometriesCurveRows are the learning curves of Geometries' trained models (TrainingCurves), one
-// row per dataset: GRAM, pure hyperbolic, fixed-α and learnable-α HyperGRAM (the ensemble trains
-// nothing of its own).
-func GeometriesCurveRows(runs Runs, sets []*gram.Dataset) []CurveRow {
-	return runs.CurveRows(sets, GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM)
-}
+// geometriesVariants are the models Geometries trains on each set (the ensemble trains nothing of
+// its own): GRAM, pure hyperbolic, fixed-α and learnable-α HyperGRAM, its learning curves' groups.
+var geometriesVariants = []Variant{GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM}
 
 // Geometries is HyperGRAM's main comparison on each dataset: GRAM (Euclidean), pure hyperbolic,
 // HyperGRAM with α fixed at 0.5, HyperGRAM (learnable α) and a plain ensemble of the GRAM and pure
@@ -34,9 +31,8 @@ func GeometriesCurveRows(runs Runs, sets []*gram.Dataset) []CurveRow {
 // mixture jointly matters); GRAM beats pure hyperbolic — on every dataset that can test them
 // (NoClaimReason: not FSDD digits).
 func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
-	trained := []Variant{GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM}
 	for _, d := range sets {
-		if err := o.trainVariants(runs, d, 0, trained...); err != nil {
+		if err := o.trainVariants(runs, d, 0, geometriesVariants...); err != nil {
 			return nil, nil, err
 		}
 		if runs.Get(d, Ensemble.Label) == nil {
@@ -47,7 +43,7 @@ func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []r
 			runs.add(d, Ensemble.Label, ens)
 		}
 	}
-	variants := append(trained, Ensemble)
+	variants := append(slices.Clone(geometriesVariants), Ensemble)
 	t := report.NewTable("HyperGRAM main comparison analogue: GRAM vs pure hyperbolic vs HyperGRAM (R@1 %)",
 		provenance(o, sets, gram.HyperGRAMConfig().Behavior(),
 			"GRAM and pure hyperbolic differ from HyperGRAM only in the geometry (α = 1 and α = 0 fixed)",
@@ -209,7 +205,7 @@ func (o Options) VolumeCollapse(sec *reproduce.Section, runs Runs, sets []*gram.
 // trajectory (gram.Config.AlphaLRMultiplier): at the shared lr = 1e-3 an Adam step moves α by at
 // most ≈ 1e-3, and Tux Paint's 20 epochs are 200 steps under a linearly decaying rate, so α moves a
 // few hundredths (0.50 → 0.55 in 30 epochs, seed 1). Measured on the validation sweep
-// (cmd/gramcurves, Tux Paint, seed 1): × 30 needs 30 epochs to take α from 0.2 to 0.86; × 100
+// (lib/cmd/gramcurves, Tux Paint, seed 1): × 30 needs 30 epochs to take α from 0.2 to 0.86; × 100
 // moves it across [0.1, 0.98] within 20 epochs from 0.2 and from 0.8, with validation SumR no
 // lower than at the shared rate — so × 100.
 const AlphaMobileLR = 100.0
@@ -231,7 +227,8 @@ func (o Options) AlphaTrajectory(sec *reproduce.Section, groups map[string][]*Ru
 	p.X.Label.Text = "optimizer step"
 	p.Y.Label.Text = "α  (V_α = (1−α)V_hyp + αV_euc)"
 	p.Y.Min, p.Y.Max = 0, 1
-	var data []*gram.Dataset
+	var data []*gram.Dataset // the groups' data sets, in order of first appearance
+	var rows []CurveRow      // the learning curves' rows: one per data set
 	t := report.NewTable("HyperGRAM α at the end of training", report.Provenance{}, "runs", "initial α", "α lr ×", "α at the last step", "α of the selected model")
 	t.AddPaperColumn("final α (paper)", "HyperGRAM summary: α ∈ [0.48, 0.52] on four datasets, initialised at 0.5")
 	var off, finals []string
@@ -239,7 +236,12 @@ func (o Options) AlphaTrajectory(sec *reproduce.Section, groups map[string][]*Ru
 	colors := report.Colors(labels...)
 	for i, label := range labels {
 		rs := groups[label]
-		data = append(data, rs[0].Data)
+		j := slices.IndexFunc(data, func(d *gram.Dataset) bool { return d.Name == rs[0].Data.Name })
+		if j < 0 {
+			j = len(rows)
+			data, rows = append(data, rs[0].Data), append(rows, CurveRow{rs[0].Data, map[string][]*Run{}})
+		}
+		rows[j].Groups[label] = rs
 		var last, selected []float64
 		for s, r := range rs {
 			var pts plotter.XYs
@@ -271,7 +273,7 @@ func (o Options) AlphaTrajectory(sec *reproduce.Section, groups map[string][]*Ru
 		}
 		finals = append(finals, fmt.Sprintf("%s: %.2f → %s", label, cfg.AlphaInit, sel.Format(3)))
 	}
-	t.Provenance = provenance(o, uniqueSets(data), gram.HyperGRAMConfig().Behavior(),
+	t.Provenance = provenance(o, data, gram.HyperGRAMConfig().Behavior(),
 		"α is a raw parameter clipped to [0, 1] after each AdamW step; an Adam step moves it by at most ≈ its learning rate (1e-3 × the α lr multiplier), so its range over a run is bounded by the number of steps",
 		"α at the last step ends the trajectory; the selected model is the epoch of the best validation SumR, whose α the claim and the other tables use")
 	t.Provenance.Notes = append(t.Provenance.Notes, alphaIdentifiability(groups)...)
@@ -283,16 +285,6 @@ func (o Options) AlphaTrajectory(sec *reproduce.Section, groups map[string][]*Ru
 		"α ∈ [0.48, 0.52] on four datasets (initialised at 0.5)", "real and synthetic", ours)
 	sec.Findings = append(sec.Findings, v)
 	sec.Plot("alpha-trajectory", p)
-	var rows []CurveRow
-	for _, d := range uniqueSets(data) {
-		g := map[string][]*Run{}
-		for label, rs := range groups {
-			if rs[0].Data.Name == d.Name {
-				g[label] = rs
-			}
-		}
-		rows = append(rows, CurveRow{d, g})
-	}
 	return tableWithCurves(sec, "alpha-final", "α runs", t, rows...)
 }
 
@@ -347,17 +339,6 @@ func alphaIdentifiability(groups map[string][]*Run) []string {
 			k.data, k.lr, strings.Join(parts, ", "), hi-lo, noise, verdict))
 	}
 	return notes
-}
-
-// uniqueSets are ds without repeats (by name), in order.
-func uniqueSets(ds []*gram.Dataset) []*gram.Dataset {
-	var out []*gram.Dataset
-	for _, d := range ds {
-		if !slices.ContainsFunc(out, func(e *gram.Dataset) bool { return e.Name == d.Name }) {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // SemanticRole is HyperGRAM's semantic-role test on the synthetic hierarchy, where a text's semantic

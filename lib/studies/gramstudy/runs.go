@@ -266,7 +266,7 @@ func (o Options) TrainSeeds(d *gram.Dataset, v Variant, evalEvery int) ([]*Run, 
 }
 
 // barName is the data set a progress bar names: its short name, with the "[modalities]" of a
-// modality subset (modalitySubset), e.g. "Tux Paint multilingual [k = 3]".
+// modality subset (Options.trainSubset), e.g. "Tux Paint multilingual [k = 3]".
 func barName(d *gram.Dataset) string {
 	name, subset, _ := strings.Cut(d.Name, " [")
 	short, _, _ := strings.Cut(name, " (")

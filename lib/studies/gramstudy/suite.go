@@ -185,7 +185,7 @@ func (s *Suite) geometries(sec *reproduce.Section) error {
 		return err
 	}
 	sec.Comparisons = append(sec.Comparisons, cs...)
-	return tableWithCurves(sec, "geometries", "geometries", t, GeometriesCurveRows(s.Runs, s.Sets)...)
+	return tableWithCurves(sec, "geometries", "geometries", t, s.Runs.CurveRows(s.Sets, geometriesVariants...)...)
 }
 
 // alpha trains HyperGRAM on Tux Paint from the starts α₀ = 0.2 and 0.8 at the shared learning rate;
