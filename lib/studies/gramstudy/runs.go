@@ -268,12 +268,14 @@ func (o Options) TrainSeeds(d *gram.Dataset, v Variant, evalEvery int) ([]*Run, 
 // barName is the data set a progress bar names: its short name, with the "[modalities]" of a
 // modality subset (Options.trainSubset), e.g. "Tux Paint multilingual [k = 3]".
 func barName(d *gram.Dataset) string {
-	name, subset, _ := strings.Cut(d.Name, " [")
-	short, _, _ := strings.Cut(name, " (")
-	if subset != "" {
-		short += " [" + subset
+	name, subset := d.Name, ""
+	// The subset is the name's last bracket; a set's own description may hold brackets too
+	// ("noise [0.3 0.3 0.3]"), inside its parentheses.
+	if i := strings.LastIndex(name, " ["); i >= 0 && strings.HasSuffix(name, "]") {
+		name, subset = name[:i], name[i:]
 	}
-	return short
+	short, _, _ := strings.Cut(name, " (")
+	return short + subset
 }
 
 // runDir is the run-cache directory of one run ("" without Options.CacheDir): lib/runcache's key of

@@ -308,9 +308,11 @@ func TestSuiteSectionNames(t *testing.T) {
 // A progress bar names a modality subset by its modalities (the short name alone cuts them off).
 func TestBarNameKeepsTheSubset(t *testing.T) {
 	for name, want := range map[string]string{
-		"Tux Paint stamps [text–image (k = 2)]":                         "Tux Paint stamps [text–image (k = 2)]",
-		"Tux Paint multilingual (speech fr, es, ru) [k = 3]":            "Tux Paint multilingual [k = 3]",
-		"synthetic tri-modal (depth 3, branching 4, richness 0, gap 1)": "synthetic tri-modal",
+		"Tux Paint stamps [text–image (k = 2)]":                                                            "Tux Paint stamps [text–image (k = 2)]",
+		"Tux Paint multilingual (speech fr, es, ru) [k = 3]":                                               "Tux Paint multilingual [k = 3]",
+		"synthetic tri-modal (depth 3, branching 4, richness 0, gap 1)":                                    "synthetic tri-modal",
+		"synthetic tri-modal (depth 3, noise [0.3 0.3 0.3], uninformative audio 0.3)":                      "synthetic tri-modal",
+		"synthetic tri-modal (depth 3, noise [0.3 0.3 0.3], uninformative audio 0.3) [text–image (k = 2)]": "synthetic tri-modal [text–image (k = 2)]",
 	} {
 		if got := barName(&gram.Dataset{Name: name}); got != want {
 			t.Errorf("barName(%q) = %q, want %q", name, got, want)
