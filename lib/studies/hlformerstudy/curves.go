@@ -42,10 +42,10 @@ func CurvesNote(loss, val string, runs []*Runs) string {
 			curves[v], best[v] = append(curves[v], valCurve(res)), append(best[v], res.BestEpoch)
 			epochs = append(epochs, fmt.Sprint(res.BestEpoch+1))
 			if n := len(res.History); n > 0 && res.BestEpoch == n-1 {
-				last = append(last, fmt.Sprintf("%s seed %d", shortName(r.Variant.Name), r.Seeds[i]))
+				last = append(last, fmt.Sprintf("%s seed %d", ShortName(r.Variant.Name), r.Seeds[i]))
 			}
 		}
-		parts = append(parts, fmt.Sprintf("%s %s", shortName(r.Variant.Name), strings.Join(epochs, ", ")))
+		parts = append(parts, fmt.Sprintf("%s %s", ShortName(r.Variant.Name), strings.Join(epochs, ", ")))
 	}
 	note := fmt.Sprintf("Learning curves: %s and %s (training loss and validation SumR per epoch, "+
 		"mean ± s.e. over seeds). Selected (best validation SumR) epoch per seed, 1-based: %s.", loss, val, strings.Join(parts, "; "))

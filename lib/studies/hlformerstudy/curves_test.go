@@ -29,8 +29,8 @@ func TestLearningCurvesAndNote(t *testing.T) {
 	}
 	note := CurvesNote("table1-curves-loss-full", "table1-curves-val-full", runs)
 	for _, want := range []string{"table1-curves-loss-full and table1-curves-val-full",
-		shortName(HybridVariant.Name) + " 3, 2", shortName(EuclideanOnlyVariant.Name) + " 2",
-		"for 2 of the runs: " + shortName(HybridVariant.Name) + " seed 0, " + shortName(EuclideanOnlyVariant.Name) + " seed 0."} {
+		ShortName(HybridVariant.Name) + " 3, 2", ShortName(EuclideanOnlyVariant.Name) + " 2",
+		"for 2 of the runs: " + ShortName(HybridVariant.Name) + " seed 0, " + ShortName(EuclideanOnlyVariant.Name) + " seed 0."} {
 		if !strings.Contains(note, want) {
 			t.Errorf("note lacks %q:\n%s", want, note)
 		}

@@ -39,8 +39,9 @@ type Setup struct {
 	// Text is the encoder of the query tokens (zero value: GloVe). It enters the run keys (runDir),
 	// Name and Data; with MiniLM the floor is random ranking (FloorsOn).
 	Text encoders.Text
-	// cache and shared locate the Charades files (for floors and moment annotations).
-	cache, shared string
+	// Cache and Shared locate the Charades files: the track cache and the staged annotations (for
+	// floors, moment times and lib/search's action names).
+	Cache, Shared string
 }
 
 // CharadesData describes the Charades-STA track in every table.
@@ -87,7 +88,7 @@ func LoadCharadesSTAText(cache, shared string, t encoders.Text) (*Setup, error) 
 	if t != encoders.GloVe {
 		name += ", " + t.Describe()
 	}
-	return &Setup{Name: name, Train: tr, Val: val, Test: te, Data: CharadesDataText(t), Kind: report.LabelDerived, Text: t, cache: cache, shared: shared}, nil
+	return &Setup{Name: name, Train: tr, Val: val, Test: te, Data: CharadesDataText(t), Kind: report.LabelDerived, Text: t, Cache: cache, Shared: shared}, nil
 }
 
 // SyntheticData describes the synthetic benchmark in every table.
@@ -179,11 +180,11 @@ func (s *Setup) FloorScores(sp *prvr.Split) (map[string][]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := glove.ReadText(filepath.Join(s.cache, "glove", "glove100_subset.txt"))
+	g, err := glove.ReadText(filepath.Join(s.Cache, "glove", "glove100_subset.txt"))
 	if err != nil {
 		return nil, err
 	}
-	classes, err := charades.ReadClasses(filepath.Join(s.shared, "charades", "classes.tsv"))
+	classes, err := charades.ReadClasses(filepath.Join(s.Shared, "charades", "classes.tsv"))
 	if err != nil {
 		return nil, err
 	}

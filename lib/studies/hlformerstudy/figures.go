@@ -66,7 +66,7 @@ func (s *Study) Figure5(sec *reproduce.Section, maxVideos, maxQueries int) (*rep
 		t.AddRow(v.Name, report.Summarize(mc).Format(3), report.Summarize(mt).Format(3), report.Summarize(mf).Format(3),
 			fmt.Sprintf("%d of %d", ordered, len(r.Results)))
 		perSeed[v.Name] = [3][]float64{mc, mt, mf}
-		p, err := report.Histograms(fmt.Sprintf("%s (seed %d, c = %.2f)", shortName(v.Name), r.Seeds[0], first.C), "distance from the origin", 40,
+		p, err := report.Histograms(fmt.Sprintf("%s (seed %d, c = %.2f)", ShortName(v.Name), r.Seeds[0], first.C), "distance from the origin", 40,
 			report.Series{Name: "clip (glance)", Y: first.Clips}, report.Series{Name: "text query", Y: first.Queries}, report.Series{Name: "frame (gaze)", Y: first.Frames})
 		if err != nil {
 			return nil, err
@@ -179,7 +179,7 @@ func (s *Study) Figure4(sec *reproduce.Section) error {
 	if s.Setup.Kind != report.LabelDerived {
 		return fmt.Errorf("hlformer: Fig. 4 needs Charades-STA moment annotations (setup %q)", s.Setup.Name)
 	}
-	ms, err := charades.ReadSTA(filepath.Join(s.Setup.shared, "charades", "charades_sta_test.txt"))
+	ms, err := charades.ReadSTA(filepath.Join(s.Setup.Shared, "charades", "charades_sta_test.txt"))
 	if err != nil {
 		return err
 	}
@@ -235,7 +235,7 @@ func (s *Study) Figure4(sec *reproduce.Section) error {
 			seps = append(seps, sum/float64(max(count, 1)))
 			if si == 0 {
 				m, l := labels(best)
-				p, err := scatterByLabel(fmt.Sprintf("%s — video %s (PCA)", shortName(v.Name), te.VideoIDs[best]), pca2(em.Frames[best*frameLen*d:(best*frameLen+m)*d], m, d), l)
+				p, err := scatterByLabel(fmt.Sprintf("%s — video %s (PCA)", ShortName(v.Name), te.VideoIDs[best]), pca2(em.Frames[best*frameLen*d:(best*frameLen+m)*d], m, d), l)
 				if err != nil {
 					return err
 				}
@@ -246,7 +246,7 @@ func (s *Study) Figure4(sec *reproduce.Section) error {
 		perVariant[v.Name] = seps
 	}
 	sep := func(v Variant) reproduce.Sample {
-		return reproduce.Sample{Name: shortName(v.Name), Seeds: s.Seeds, Values: perVariant[v.Name]}
+		return reproduce.Sample{Name: ShortName(v.Name), Seeds: s.Seeds, Values: perVariant[v.Name]}
 	}
 	sec.Table("fig4", t)
 	sec.Comparisons = []reproduce.Comparison{s.comparison("Lorentz attention makes frame embeddings of the same moment more compact and different moments more separated (Fig. 4)",

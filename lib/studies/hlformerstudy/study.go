@@ -142,10 +142,10 @@ func sumRRandom(n int) float64 {
 	return total
 }
 
-// short is r with the variant's short name (shortName), as the claims name their samples.
+// short is r with the variant's short name (ShortName), as the claims name their samples.
 func (r *Runs) short() reproduce.Runs[Run] {
 	s := r.Runs
-	s.Name = shortName(s.Name)
+	s.Name = ShortName(s.Name)
 	return s
 }
 
@@ -210,10 +210,11 @@ func (s *Study) BeatsFloor(v Variant, paper string) (reproduce.Comparison, error
 	if err != nil {
 		return reproduce.Comparison{}, err
 	}
-	return reproduce.BeatsFloor(s.sumRClaim(shortName(v.Name)+" beats the zero-training floor of the same split", paper), *f, r.short(), SumR), nil
+	return reproduce.BeatsFloor(s.sumRClaim(ShortName(v.Name)+" beats the zero-training floor of the same split", paper), *f, r.short(), SumR), nil
 }
 
-func shortName(n string) string {
+// ShortName is a variant's name up to its first parenthesis or comma, as the claims name it.
+func ShortName(n string) string {
 	if i := strings.IndexAny(n, "(,"); i > 0 {
 		return strings.TrimSpace(n[:i])
 	}

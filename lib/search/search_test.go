@@ -1,4 +1,4 @@
-package hlformerstudy
+package search
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
+	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
 )
 
 // A query searched alone (rankVideos: its own embedding, one row of scores) ranks the videos by the
@@ -13,11 +14,11 @@ import (
 // cosines + α_f·max over its frame cosines (Eq. 8–9; padded frames are zero vectors, cosine 0),
 // recomputed on the host from the per-clip and per-frame cosines the hit carries.
 func TestSearchRanksAsTheEvaluator(t *testing.T) {
-	setup, err := SyntheticSetup(7, 48)
+	setup, err := hlformerstudy.SyntheticSetup(7, 48)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := CIScale
+	sc := hlformerstudy.CIScale
 	sc.QueryLen = 8
 	c := sc.Config(setup.Train.Dim, setup.Train.QueryDim)
 	m, err := hlformer.New(c)

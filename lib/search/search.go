@@ -1,4 +1,11 @@
-package hlformerstudy
+// Package search is text→video search over the test videos of an HLFormer study
+// (lib/studies/hlformerstudy) with one of its trained models, as notebooks/15-search.ipynb runs it:
+// New opens it, Find ranks the videos for a typed sentence, Table lists the hits with the Charades
+// actions in the moment that matched, and Plot draws where in each video the query matched.
+//
+// It reproduces no table of the paper: it is an application of the model the study trains, so it
+// lives beside the studies, not in one.
+package search
 
 import (
 	"cmp"
@@ -15,6 +22,7 @@ import (
 	"github.com/geoalign/geoalign/lib/encoders/minilm"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -27,8 +35,8 @@ import (
 // hit carries the cosine of the query with every clip and frame — which part of the video matched —
 // and the video's annotated Charades actions.
 type Search struct {
-	Study *Study
-	Runs  *Runs // the variant whose first seed's selected model searches
+	Study *hlformerstudy.Study
+	Runs  *hlformerstudy.Runs // the variant whose first seed's selected model searches
 	eval  *hlformer.Evaluator
 	// videos are the evaluation embeddings of the test split (its own queries included, unused).
 	videos  *hlformer.Embeddings
@@ -38,18 +46,18 @@ type Search struct {
 	classes  []string
 }
 
-// NewSearch trains (or restores from the run cache) variant v of the study on its seeds and opens a
+// New trains (or restores from the run cache) variant v of study s on its seeds and opens a
 // search with the model of the first seed, which embeds the test videos; modelDir is MiniLM's folder
 // (minilm.DefaultDir() after `make setup`). The study's setup must have MiniLM query tokens (OpenText
 // with encoders.MiniLM): the sentence is encoded by the encoder the model was trained on.
-func (s *Study) NewSearch(v Variant, modelDir string) (*Search, error) {
+func New(s *hlformerstudy.Study, v hlformerstudy.Variant, modelDir string) (*Search, error) {
 	if s.Setup.Text != encoders.MiniLM {
-		return nil, fmt.Errorf("hlformer: search encodes sentences with MiniLM, but setup %q has %s query tokens (open the study with encoders.MiniLM)",
+		return nil, fmt.Errorf("search encodes sentences with MiniLM, but setup %q has %s query tokens (open the study with encoders.MiniLM)",
 			s.Setup.Name, s.Setup.Text.Describe())
 	}
 	enc, err := minilm.Load(modelDir)
 	if err != nil {
-		return nil, fmt.Errorf("hlformer: search: %w (MiniLM is installed by `make setup`)", err)
+		return nil, fmt.Errorf("search: %w (MiniLM is installed by `make setup`)", err)
 	}
 	r, err := s.Run(v)
 	if err != nil {
@@ -57,20 +65,20 @@ func (s *Study) NewSearch(v Variant, modelDir string) (*Search, error) {
 	}
 	videos := map[string]charades.Video{}
 	for _, split := range []string{"train", "test"} {
-		vs, err := charades.ReadVideos(filepath.Join(s.Setup.shared, "charades", "Charades_v1_"+split+".csv"))
+		vs, err := charades.ReadVideos(filepath.Join(s.Setup.Shared, "charades", "Charades_v1_"+split+".csv"))
 		if err != nil {
-			return nil, fmt.Errorf("hlformer: search: the Charades annotations: %w", err)
+			return nil, fmt.Errorf("search: the Charades annotations: %w", err)
 		}
 		for _, cv := range vs {
 			videos[cv.ID] = cv
 		}
 	}
-	classes, err := charades.ReadClasses(filepath.Join(s.Setup.shared, "charades", "classes.tsv"))
+	classes, err := charades.ReadClasses(filepath.Join(s.Setup.Shared, "charades", "classes.tsv"))
 	if err != nil {
-		return nil, fmt.Errorf("hlformer: search: %w", err)
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	if len(r.Results) == 0 {
-		return nil, fmt.Errorf("hlformer: search: %s has no trained run", r.Variant.Name)
+		return nil, fmt.Errorf("search: %s has no trained run", r.Variant.Name)
 	}
 	m, err := hlformer.New(r.Config)
 	if err != nil {
@@ -85,7 +93,7 @@ func (s *Study) NewSearch(v Variant, modelDir string) (*Search, error) {
 		return nil, err
 	}
 	if em.ClipSteps != prvr.ClipCount {
-		return nil, fmt.Errorf("hlformer: search: %s scores %d clip windows, not the %d clips whose times it plots", r.Variant.Name, em.ClipSteps, prvr.ClipCount)
+		return nil, fmt.Errorf("search: %s scores %d clip windows, not the %d clips whose times it plots", r.Variant.Name, em.ClipSteps, prvr.ClipCount)
 	}
 	return &Search{Study: s, Runs: r, eval: ev, videos: em, encoder: enc, charades: videos, classes: classes}, nil
 }
@@ -98,8 +106,8 @@ func (se *Search) Summary() *report.Table {
 	r.Seeds, r.Results = r.Seeds[:1], r.Results[:1]
 	prov := s.Provenance()
 	prov.Seeds = r.Seeds
-	return MetricsTable(fmt.Sprintf("The searching model: %s on %s (%s scale, seed %d)", shortName(r.Variant.Name), s.Setup.Name, s.Scale.Name, r.Seeds[0]),
-		prov, []*Runs{&r}, s.Setup.Floors, nil, "")
+	return hlformerstudy.MetricsTable(fmt.Sprintf("The searching model: %s on %s (%s scale, seed %d)", hlformerstudy.ShortName(r.Variant.Name), s.Setup.Name, s.Scale.Name, r.Seeds[0]),
+		prov, []*hlformerstudy.Runs{&r}, s.Setup.Floors, nil, "")
 }
 
 // Hit is one retrieved video.
@@ -158,7 +166,7 @@ func (o oneQuery) GroundTruth(int) int              { return 0 }
 // returns the k best videos with their clip and frame cosines.
 func rankVideos(ev *hlformer.Evaluator, sp *prvr.Split, em *hlformer.Embeddings, tokens []float32, n, k int) ([]Hit, error) {
 	if n == 0 {
-		return nil, fmt.Errorf("hlformer: search: empty query")
+		return nil, fmt.Errorf("search: empty query")
 	}
 	q, err := ev.EncodeSource(oneQuery{Split: sp, tokens: tokens, n: n})
 	if err != nil {
