@@ -73,27 +73,10 @@ func CIScale() Scale {
 //
 // Its epochs and learning rates were chosen on the validation split (10 % of the training pairs,
 // data.CarveValidation; never the test split) by a one-seed sweep of lib/cmd/garetune, committed as
-// figures/gare/tuning/sweep.{md,png} with the run files (issue 19):
-//   - stage 1 at lr 1e-3: 5 epochs (the earlier recipe) were still improving at their last epoch;
-//     20 epochs reach a plateau of validation SumR well above it (best epoch 16, flat from about
-//     epoch 10), at about a third of stage 2's cost per epoch — so 20;
-//   - stage 2 restarts ψ from its random initialisation, which costs about a third of stage 1's validation
-//     SumR in the first epoch; the following epochs win it back. At lr 1e-3, 8 epochs peak at epoch 6
-//     and stay flat after it, 5 epochs still gain several points in their last epoch, 6 epochs end
-//     flat (the last epoch gains less than the epoch-to-epoch fluctuation of the 8-epoch runs); at
-//     lr 3e-4 recovery is slower (8 epochs: best at the last) — so lr 1e-3 and 6 epochs.
-//
-// Fewer, better-trained variants (issue 19): Tables 6, 7 and 8 keep the rows their claims read
-// (σ = 100, four of Table 7's eight and α = 3, 4, 5 are left out).
-//
-// Wall time of the whole GARE `make figures`, from the sweep's cost at low load (its first epochs:
-// ≈ 4.5 s per stage-1 epoch, ≈ 11 s per stage-2 epoch of a Δ model, training + validation; ≈ 2–5 s
-// per test evaluation): 90 Charades stage-2 runs (18 configurations × 5 seeds, 17 of them with Δ)
-// of 6 epochs ≈ 5,800 s, 5 stage-1 runs of 20 epochs ≈ 450 s, test evaluations ≈ 400 s, the
-// synthetic benchmark (3 rates × 2 variants × 5 seeds on 4,000 pairs, with its own stage 1)
-// ≈ 1,400 s, the probes and compilation ≈ 550 s: about 8,600 s ≈ 2.4 h on an idle 2-core machine;
-// the longer-training check (Table 1's 2 variants × 5 seeds for 8 stage-2 epochs, ExtraEpochs = 2,
-// Suite.LongerTraining) adds 11 min (measured: 40 s per baseline run, 1.6 min per GARE run).
+// figures/gare/tuning/sweep.{md,png}: stage 1 20 epochs and stage 2 6 epochs, both at lr 1e-3
+// (docs/tuning.md §2.1–§2.2). Tables 6, 7 and 8 keep the rows their claims read (§2.3). The whole GARE
+// `make figures` takes about 2.4 h on an idle 2-core machine, plus 11 min for the longer-training
+// check (§2.4).
 func FullScale() Scale {
 	return Scale{
 		Name: "full", Seeds: []int64{1, 2, 3, 4, 5},

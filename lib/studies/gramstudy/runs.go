@@ -129,26 +129,11 @@ func (o Options) Sets(syntheticOnly bool) ([]*gram.Dataset, error) {
 
 // Epochs is the number of training epochs for a dataset, chosen on the VALIDATION split (the
 // tenth of the train split carved out by gram.CarveValidation; the test split chooses nothing) at
-// the shared learning rate 1e-3 (gram.DefaultConfig: AdamW, warmup_linear 0.1, batch 64), which
-// the validation curves give no reason to change. The trainer keeps the epoch of the best
-// validation SumR, so the budget only has to reach the plateau; the sweep that chose it is
-// lib/cmd/gramcurves (full-scale data, seed 1, validation only), and every full
-// table's notes and learning-curve figure show the curves of its own runs (ConvergenceNotes):
-//
-//   - Tux Paint stamps and the multilingual stamps (< 1000 training tuples, 10 steps per epoch):
-//     20 epochs. The validation SumR peaks within the first 10 epochs (HyperGRAM: epoch 4 of 30;
-//     GRAM on the k = 5 stamps: epoch 10 of 30; pairwise cosine and GRAM of the CI runs: epochs
-//     2–8 of 20, one at 19 on a flat curve) and the training loss is flat from epoch ≈ 12, so 30
-//     epochs (the earlier full budget) trained on a flat curve. In the full figures with seed 1
-//     the latest best epoch is 18 of 20 (Table 6's anchor→data-only loss, whose one-sided
-//     gradient learns slowest: its training loss is still falling, its validation flat from
-//     epoch 11) and no run ends rising (report.EndOfCurves in the notes).
-//   - FSDD digits: 3 epochs. The validation SumR is at its ceiling (300) from the first epoch for
-//     every variant: more epochs cannot be selected on (NoClaimReason keeps the set as a sanity
-//     check).
-//   - Synthetic tri-modal (6000 tuples in full, 70 steps per epoch): 12 epochs (8 in CI). Pairwise
-//     cosine, the slowest to peak: best epoch 7 of 12, and over 24 epochs the best is epoch 6 and
-//     the validation falls from epoch 10 while the training loss still falls (overfitting).
+// the shared learning rate 1e-3 of gram.DefaultConfig, by the sweep lib/cmd/gramcurves: 20 for the
+// Tux Paint stamps (docs/tuning.md §1.1), 3 for the FSDD digits (§1.2), 12 for the synthetic set (8
+// in CI, §1.3). The trainer keeps the epoch of the best validation SumR, so a budget only has to
+// reach the plateau; every full table's notes and learning-curve figure show the curves of its own
+// runs (ConvergenceNotes).
 func (o Options) Epochs(d *gram.Dataset) int {
 	if o.FixedEpochs > 0 {
 		return o.FixedEpochs

@@ -470,22 +470,9 @@ var CIScale = Scale{Name: "CI", TrainVideos: 256, TestVideos: 256, Dim: 32, Lore
 // 6 epochs (222 steps) of the code's warmup_linear at lr 1e-3, hard negatives from epoch 1, no early
 // stopping; 5 seeds of each Table 1 variant, all three claimed.
 //
-// The lr and schedule were chosen on the validation split (lib/cmd/hlftune, one seed per point; its run
-// files were never committed, so the numbers below, from its output, are the only record): the
-// code's lr 2e-4 over 5 epochs ends at the zero-training floor (best epoch = last); at 2e-4 the loss barely moves in a few hundred steps, 3e-3 diverges to validation SumR ≈ 58
-// where 1e-3 reaches ≈ 138 after the same 36 steps; a constant lr after warm-up and warmup_linear reach
-// the same validation SumR (ablation scale, 30 epochs), and warmup_linear flattens the curve at the end.
-// The length is the budget's: the 20-epoch warmup_linear run on full data (validation SumR per epoch
-// 138, 154, 160, 164, 170, 173, 176, 178, 181, then within 181–183 to epoch 18; floor 147.6) gains less
-// than 2 % after epoch 9, and 3 variants × 5 seeds × 20 epochs at ≈ 90 s an epoch would take 7.5 h.
-// Six epochs keep 5 seeds per claim within the ≈ 4 h budget of all HLFormer figures on an idle 2-core
-// machine (15 runs × 6 epochs × ≈ 90 s ≈ 2.3 h here, AblationScale ≈ 1.5 h, the synthetic study minutes);
-// the shorter warmup_linear decays to 0 at epoch 6, where the 20-epoch run still trained at 75 % of its
-// lr and stood at 173. Checked on one seed with the single-graph step (lib/cmd/hlftune -lr 1e-3 -schedule
-// linear -epochs 6 -chunk -1, on the current validation carve): validation SumR 142.1, 157.8, 160.6,
-// 165.1, 167.1, 167.7 — flat at the end, as the decayed schedule converges — against the zero-training
-// floor's 145.8 (ties pessimistic; 157.0 with random ties); test SumR 109.1 against 93.9 (random ties).
-// The 20-epoch run (on the earlier carve) ended 35 above its floor, this one 22, at 3.3 times the cost.
+// The lr, schedule and epochs were chosen on the validation split with lib/cmd/hlftune
+// (docs/tuning.md §3.1): the code's lr 2e-4 ends at the zero-training floor in this budget, 3e-3
+// diverges, and six epochs keep 5 seeds per claim within the ≈ 4 h budget of all HLFormer figures.
 var FullScale = Scale{Name: "full", Dim: 64, LorentzDim: 31, FrameLen: 64, QueryLen: 12,
 	Epochs: 6, BatchVideos: 128, LearningRate: 1e-3, Seeds: []int64{0, 1, 2, 3, 4},
 	Claims: []string{EuclideanOnlyVariant.Name, MSSLVariant.Name}, Tuning: tunedOnValidation}
@@ -493,15 +480,11 @@ var FullScale = Scale{Name: "full", Dim: 64, LorentzDim: 31, FrameLen: 64, Query
 // AblationScale is the size of the ablations and sweeps of the full study (Table 2, Fig. 3, Fig. 5,
 // Fig. 6): 768 random train videos (all their queries), 512 random validation and 512 random test
 // videos, d = 32, L^15, 32 frames, batches of 64 videos, 12 epochs (144 steps) of warmup_linear at lr
-// 1e-3, hard negatives from epoch 2, no early stopping — lr and schedule chosen on the validation split
-// like FullScale. On the 30-epoch ablation-scale curve (validation SumR 45 → 149 at epoch 12, 155 at
-// epoch 26, flat from ≈ 20; floor 150) the last 18 epochs add ≈ 4 %; 12 epochs at ≈ 20 s fit the budget.
-//
-// Fewer, better-trained variants: the claims at this scale are the full model against "w/o L_pop"
-// (Table 2; Fig. 5 needs that model too) and against Lorentz-only blocks (Fig. 3; Euclidean-only is
-// compared at FullScale in Table 1), 5 seeds each. The rest is descriptive, seed 0 only: Table 2's
-// "w/o gaze" and "w/o glance" rows, Fig. 3's N_O = 2 and N_L = 0 points, Fig. 6's uniform widths 1 and
-// 8 (the other Table 2 rows and sweep points are not trained at this budget; CIScale runs them all).
+// 1e-3, hard negatives from epoch 2, no early stopping — lr, schedule and epochs chosen on the
+// validation split like FullScale (docs/tuning.md §3.2). Fewer, better-trained variants: the claims at
+// this scale are the full model against "w/o L_pop" and against Lorentz-only blocks, 5 seeds each;
+// the rest is descriptive, seed 0 only: Table 2's "w/o gaze" and "w/o glance" rows, Fig. 3's N_O = 2
+// and N_L = 0 points, Fig. 6's uniform widths 1 and 8.
 var AblationScale = Scale{Name: "ablation", TrainVideos: 768, TestVideos: 512, Dim: 32, LorentzDim: 15, FrameLen: 32,
 	QueryLen: 12, Epochs: 12, BatchVideos: 64, LearningRate: 1e-3, Seeds: []int64{0, 1, 2, 3, 4},
 	Claims: []string{NoPOPVariant.Name, lorentzOnlyName}, SweepSeeds: 1,
@@ -510,10 +493,8 @@ var AblationScale = Scale{Name: "ablation", TrainVideos: 768, TestVideos: 512, D
 
 // SyntheticScale is the size of the synthetic-benchmark study: every video of SyntheticSetup, d = 32,
 // L^15, 32 frames, 8 tokens, batches of 64 videos, up to 30 epochs of warmup_linear at lr 1e-3 with
-// early stopping (patience 2) on the validation split, 5 seeds (its Table 1 claims). At 3 epochs (the
-// budget until f08498c) every variant's validation SumR was still rising by ≈ 10 per epoch (176–185 →
-// 218–231, figures/hlformer/table1-synthetic-curves-val at that commit): undertrained. An epoch here
-// costs ≈ 3 s, so 30 epochs are cheap; the learning curves beside the table show where it flattens.
+// early stopping (patience 2) on the validation split, 5 seeds (its Table 1 claims). The earlier
+// 3 epochs left every variant undertrained; an epoch costs ≈ 3 s (docs/tuning.md §3.3).
 var SyntheticScale = Scale{Name: "synthetic", Dim: 32, LorentzDim: 15, FrameLen: 32, QueryLen: 8,
 	Epochs: 30, BatchVideos: 64, LearningRate: 1e-3, Patience: 2, Seeds: []int64{0, 1, 2, 3, 4}}
 
