@@ -12,12 +12,15 @@ import (
 
 // GRAM (ICLR 2025) on the tri-modal sets available here: FSDD digits (the largest real set,
 // class-level), Tux Paint stamps (real, instance-level) and the synthetic concept hierarchy with 30 %
-// uninformative audio (lib/studies/gramstudy). Notebook: notebooks/10-gram.ipynb.
+// uninformative audio. Notebook: notebooks/10-gram.ipynb. HyperGRAM (CVPR 2026; no public code,
+// summary only) on the same sets. Notebook: notebooks/11-hypergram.ipynb.
 func init() {
 	reproduce.Register(reproduce.Experiment{Paper: "gram", Figures: figures("gram", Untestable()),
 		Table1: table1(func(o Options, runs Runs, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
 			return o.Table1(runs, sets, 0)
 		})})
+	reproduce.Register(reproduce.Experiment{Paper: "hypergram", Figures: figures("hypergram", UntestableHyperGRAM()),
+		Table1: table1(Options.Geometries)})
 }
 
 // studyOptions maps the reproduction options to the studies'. The run cache (lib/runcache:
@@ -30,15 +33,12 @@ func studyOptions(opts reproduce.Options) Options {
 	if opts.Full {
 		fallback = filepath.Join("build", "runs")
 	}
-	cache := runcache.Root(fallback)
-	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: cache, Text: opts.Text}
+	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: runcache.Root(fallback), Text: opts.Text}
 }
 
-// table1 is the Table1 of a paper: study's table on the three sets (or the synthetic one alone),
-// trained without per-epoch evaluations. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores. GRAM's
-// (Options.Table1): text → image+audio retrieval, GRAM vs pairwise cosine (and GRAM's cosine →
-// volume recipe); HyperGRAM's (Options.Geometries): GRAM vs pure hyperbolic vs HyperGRAM (T→V+A
-// and V+A→T R@1, final α).
+// table1 is the Table1 of a paper: study's table (GRAM: Options.Table1, HyperGRAM:
+// Options.Geometries) on the three sets (or the synthetic one alone), trained without per-epoch
+// evaluations. CI-sized: 3 seeds, ≈ 1–2 minutes on 2 cores.
 func table1(study func(o Options, runs Runs, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error)) func(reproduce.Options) ([]*report.Table, error) {
 	return func(opts reproduce.Options) ([]*report.Table, error) {
 		o := studyOptions(opts)
