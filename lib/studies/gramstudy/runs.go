@@ -135,22 +135,17 @@ func (o Options) Sets(syntheticOnly bool) ([]*gram.Dataset, error) {
 // reach the plateau; every full table's notes and learning-curve figure show the curves of its own
 // runs (ConvergenceNotes).
 func (o Options) Epochs(d *gram.Dataset) int {
-	if o.FixedEpochs > 0 {
-		return o.FixedEpochs
-	}
-	var ci, full int
 	switch {
+	case o.FixedEpochs > 0:
+		return o.FixedEpochs
 	case d.Train.N < 1000: // Tux Paint stamps, monolingual or multilingual
-		ci, full = 20, 20
+		return 20
 	case d.Kind == report.Real: // FSDD digits: validation at its ceiling from epoch 1
-		ci, full = 3, 3
-	default: // synthetic
-		ci, full = 8, 12
+		return 3
+	case o.Full: // synthetic, full
+		return 12
 	}
-	if o.Full {
-		return full
-	}
-	return ci
+	return 8 // synthetic, CI
 }
 
 // Variant is a row of a comparison: a model configuration, optionally continued from another
@@ -324,7 +319,7 @@ var (
 	Pairwise = Variant{Label: "pairwise cosine", Config: gram.PairwiseConfig()}
 	// GRAMFromCosine is GRAM's own recipe: half the epochs with the pairwise-cosine loss (the VAST
 	// stage), then the volume loss from those encoders.
-	GRAMFromCosine = Variant{Label: "GRAM (cosine → volume)", Config: gram.DefaultConfig(), WarmStart: ptr(gram.PairwiseConfig())}
+	GRAMFromCosine = Variant{Label: "GRAM (cosine → volume)", Config: gram.DefaultConfig(), WarmStart: new(gram.PairwiseConfig())}
 	HyperGRAM      = Variant{Label: "HyperGRAM", Config: gram.HyperGRAMConfig()}
 	// FixedAlphaHyperGRAM is HyperGRAM's mixture with α held at its initial 0.5 (not learned).
 	FixedAlphaHyperGRAM = Variant{Label: "HyperGRAM, α fixed at 0.5", Config: func() gram.Config {
@@ -341,5 +336,3 @@ var (
 		return c
 	}()}
 )
-
-func ptr[T any](x T) *T { return &x }
