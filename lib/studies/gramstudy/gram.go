@@ -51,14 +51,8 @@ func (o Options) trainVariants(runs Runs, d *gram.Dataset, evalEvery int, varian
 	return nil
 }
 
-// GRAM Table 1, MSR-VTT zero-shot T-VA rows: VAST (a cosine model) and GRAM. Quoted, never computed.
-const (
-	paperTable1Cite = "GRAM Table 1 (MSR-VTT zero-shot, T-VA rows: VAST for the cosine baseline, GRAM for GRAM)"
-	paperVASTT2V    = "49.3"
-	paperVASTV2T    = "43.7"
-	paperGRAMT2V    = "54.2"
-	paperGRAMV2T    = "50.5"
-)
+// table1Variants are the rows of Table 1 on each set.
+var table1Variants = []Variant{Pairwise, GRAM, GRAMFromCosine}
 
 // Table1 is GRAM's Table 1 analogue: T→V+A and V+A→T retrieval of GRAM against the pairwise-cosine
 // baseline on each dataset, mean ± std over seeds, with the claims "GRAM beats the pairwise-cosine
@@ -66,7 +60,7 @@ const (
 // scratch and GRAM's own recipe (cosine stage, then volume stage; same total epochs). evalEvery > 0
 // keeps per-epoch evaluations (for ScoreVsRecall). The runs are added to runs.
 func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report.Table, []reproduce.Comparison, error) {
-	variants := []Variant{Pairwise, GRAM, GRAMFromCosine}
+	variants := table1Variants
 	for _, d := range sets {
 		if err := o.trainVariants(runs, d, evalEvery, variants...); err != nil {
 			return nil, nil, err
@@ -78,13 +72,13 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 			"GRAM (cosine → volume) trains half the epochs with the pairwise loss, then the volume loss from those encoders (GRAM's VAST → GRAM recipe)",
 			"the paper column is MSR-VTT with VAST/EVA-CLIP/BEATs/BERT features: a different task and scale, shown for the direction of the effect only"),
 		"data", "model", "T→V+A R@1", "T→V+A R@10", "V+A→T R@1", "V+A→T R@10")
-	t.AddPaperColumn("T2V R@1 (paper)", paperTable1Cite).AddPaperColumn("V2T R@1 (paper)", paperTable1Cite)
-	paper := map[string][2]string{Pairwise.Label: {paperVASTT2V, paperVASTV2T}, GRAMFromCosine.Label: {paperGRAMT2V, paperGRAMV2T}}
+	const cite = "GRAM Table 1 (MSR-VTT zero-shot, T-VA rows: VAST for the cosine baseline, GRAM for GRAM)"
+	t.AddPaperColumn("T2V R@1 (paper)", cite).AddPaperColumn("V2T R@1 (paper)", cite)
+	paper := map[string][2]string{Pairwise.Label: {"49.3", "43.7"}, GRAM.Label: {"—", "—"}, GRAMFromCosine.Label: {"54.2", "50.5"}}
 	var claims []reproduce.Comparison
 	for _, d := range sets {
 		for _, v := range variants {
-			rs := runs.Get(d, v.Label)
-			p := paperOr(paper, v.Label)
+			rs, p := runs.Get(d, v.Label), paper[v.Label]
 			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, T2VR10), Cell(rs, V2TR1), Cell(rs, V2TR10), p[0], p[1])
 		}
 		if why := NoClaimReason(d, allRuns(runs, d, variants)); why != "" {
@@ -99,14 +93,6 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 		}
 	}
 	return t, claims, nil
-}
-
-// paperOr is a row's pair of paper numbers, "—" where the paper has none.
-func paperOr[K comparable](paper map[K][2]string, k K) [2]string {
-	if p, ok := paper[k]; ok {
-		return p
-	}
-	return [2]string{"—", "—"}
 }
 
 // allRuns are the runs of every variant on d.
@@ -185,20 +171,6 @@ func (o Options) Modalities(sec *reproduce.Section, runs Runs, d *gram.Dataset) 
 	return tableWithCurves(sec, "table4-modalities", "Table 4", t, CurveRow{d, results})
 }
 
-// lossAblationVariants are the rows of LossAblation: the pairwise-cosine losses, each volume
-// direction alone, both, and both + DAM (GRAM's full loss, the GRAM variant's configuration).
-func lossAblationVariants() []Variant {
-	noDAM := func(c gram.Config) gram.Config { c.DAM = false; return c }
-	dir := func(dr gram.Directions) gram.Config { c := noDAM(gram.DefaultConfig()); c.Directions = dr; return c }
-	return []Variant{
-		{Label: "TV + TA (pairwise cosine)", Config: noDAM(gram.PairwiseConfig())},
-		{Label: "anchor→data only (code's d2a)", Config: dir(gram.AnchorToData)},
-		{Label: "data→anchor only (code's a2d)", Config: dir(gram.DataToAnchor)},
-		{Label: "both directions", Config: dir(gram.BothDirections)},
-		{Label: "both directions + DAM", Config: gram.DefaultConfig()},
-	}
-}
-
 // Groups are the runs of variants on d, by label (for TrainingCurves and ConvergenceNotes).
 func (r Runs) Groups(d *gram.Dataset, variants ...Variant) map[string][]*Run {
 	out := map[string][]*Run{}
@@ -225,7 +197,15 @@ func (r Runs) CurveRows(sets []*gram.Dataset, variants ...Variant) []CurveRow {
 // numbers. It adds to sec the table table6-loss-ablation with its learning curves (tableWithCurves)
 // and the verdicts.
 func (o Options) LossAblation(sec *reproduce.Section, runs Runs, d *gram.Dataset) error {
-	variants := lossAblationVariants()
+	noDAM := func(c gram.Config) gram.Config { c.DAM = false; return c }
+	dir := func(dr gram.Directions) gram.Config { c := noDAM(gram.DefaultConfig()); c.Directions = dr; return c }
+	variants := []Variant{
+		{Label: "TV + TA (pairwise cosine)", Config: noDAM(gram.PairwiseConfig())},
+		{Label: "anchor→data only (code's d2a)", Config: dir(gram.AnchorToData)},
+		{Label: "data→anchor only (code's a2d)", Config: dir(gram.DataToAnchor)},
+		{Label: "both directions", Config: dir(gram.BothDirections)},
+		{Label: "both directions + DAM", Config: gram.DefaultConfig()}, // the GRAM variant's configuration
+	}
 	if r := runs.Get(d, GRAM.Label); r != nil { // the full loss is GRAM's default
 		runs.add(d, variants[4].Label, r)
 	}
@@ -238,9 +218,9 @@ func (o Options) LossAblation(sec *reproduce.Section, runs Runs, d *gram.Dataset
 			"the middle rows of the paper's Table 6 are not given: their checkmarks are lost in the text we have"),
 		"loss", "T→V+A R@1", "V+A→T R@1")
 	t.AddPaperColumn("T2V R@1 (paper)", cite).AddPaperColumn("V2T R@1 (paper)", cite)
-	paper := map[int][2]string{0: {"36.4", "36.7"}, 4: {"38.9", "41.9"}}
+	paper := [][2]string{{"36.4", "36.7"}, {"—", "—"}, {"—", "—"}, {"—", "—"}, {"38.9", "41.9"}}
 	for i, v := range variants {
-		p, rs := paperOr(paper, i), runs.Get(d, v.Label)
+		p, rs := paper[i], runs.Get(d, v.Label)
 		t.AddRow(v.Label, Cell(rs, T2VR1), Cell(rs, V2TR1), p[0], p[1])
 	}
 	const claimed = "MSR-VTT T2V R@1 from scratch: TV+TA 36.4 → full loss 38.9 (GRAM Table 6)"
@@ -343,11 +323,11 @@ func (o Options) ModalityGap(sec *reproduce.Section, cosine, volume []*Run, note
 		for _, r := range rs {
 			g := gram.MeasureModalityGap(r.Test)
 			for i, s := range stats {
+				v := g.CentroidDistance[s.a][s.b]
 				if s.a == s.b {
-					out[i] = append(out[i], g.IntraCosine[s.a])
-				} else {
-					out[i] = append(out[i], g.CentroidDistance[s.a][s.b])
+					v = g.IntraCosine[s.a]
 				}
+				out[i] = append(out[i], v)
 			}
 		}
 		return out
@@ -388,9 +368,8 @@ func VolumeIntuition(o Options) (*plot.Plot, float64, error) {
 	tuples := make([][][]float64, n)
 	thetas := make([]float64, n)
 	for i := range tuples {
-		th := (math.Pi / 2) * float64(i) / float64(n-1) * 1.3 // 0 … 117°, past the orthogonal 90°
-		thetas[i] = th
-		tuples[i] = equiangular(th, d)
+		thetas[i] = (math.Pi / 2) * float64(i) / float64(n-1) * 1.3 // 0 … 117°, past the orthogonal 90°
+		tuples[i] = equiangular(thetas[i], d)
 	}
 	outs, err := graph.ExecOnceN(o.backend(), func(v *graph.Node) []*graph.Node {
 		return []*graph.Node{geom.GramVolume(v), geom.HyperbolicGramVolume(v)}

@@ -109,9 +109,6 @@ func (s *Suite) Section(name string) (*reproduce.Section, error) {
 
 func (s *Suite) tux() *gram.Dataset { return s.Sets[1] }
 
-// table1Variants are the rows of Table 1 on each set.
-var table1Variants = []Variant{Pairwise, GRAM, GRAMFromCosine}
-
 // TrainTable1 trains (or reloads) Table 1's models into Runs — on Tux Paint with per-epoch
 // evaluations (the test learning curves and Fig. 3), then on the other sets without — and returns
 // Table 1 and its claims (Options.Table1).
