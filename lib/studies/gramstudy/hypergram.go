@@ -11,13 +11,11 @@ import (
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
-
-// HyperGRAM summary's main table, MSR-VTT T2V R@1 (zero-shot). Quoted, never computed.
-const paperGeometryCite = "HyperGRAM summary, main results (MSR-VTT zero-shot T2V R@1)"
 
 // geometriesVariants are the models Geometries trains on each set (the ensemble trains nothing of
 // its own): GRAM, pure hyperbolic, fixed-α and learnable-α HyperGRAM, its learning curves' groups.
@@ -49,7 +47,7 @@ func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []r
 			"GRAM and pure hyperbolic differ from HyperGRAM only in the geometry (α = 1 and α = 0 fixed)",
 			"HyperGRAM has no public code: τ, label smoothing and DAM follow GRAM's code (docs/official-code.md §2, open points)"),
 		"data", "model", "T→V+A R@1", "V+A→T R@1", "final α")
-	t.AddPaperColumn("T2V R@1 (paper)", paperGeometryCite)
+	t.AddPaperColumn("T2V R@1 (paper)", "HyperGRAM summary, main results (MSR-VTT zero-shot T2V R@1)")
 	paper := map[string]string{GRAM.Label: "54.8", PureHyperbolic.Label: "54.8", HyperGRAM.Label: "56.6", FixedAlphaHyperGRAM.Label: "—", Ensemble.Label: "—"}
 	var claims []reproduce.Comparison
 	for _, d := range sets {
@@ -171,10 +169,7 @@ func (o Options) VolumeCollapse(sec *reproduce.Section, runs Runs, sets []*gram.
 			}
 			f := func(x []float64) string { return report.Summarize(x).Format(3) }
 			t.AddRow(ShortName(d), v.Label, f(em), f(es), f(hm), f(hs), report.Summarize(ratio).Format(1), "—", "—")
-			tenfold := make([]float64, len(es))
-			for k, x := range es {
-				tenfold[k] = 10 * x
-			}
+			tenfold := floats.ScaleTo(make([]float64, len(es)), 10, es)
 			claims = append(claims, reproduce.Comparison{Paper: PaperHyperGRAM,
 				Claim:       fmt.Sprintf("the hyperbolic volume varies ≥ 10× more than the Euclidean one (%s, %s; the summary: 20–25×)", ShortName(d), v.Label),
 				PaperFigure: "MSR-VTT: V_euc 1.000 ± 0.005, V_hyp 2.15 ± 0.12 (ratio ≈ 24; 20–25× on four datasets)",
@@ -479,15 +474,9 @@ func RandomUnitVolumesTable(o Options, dims ...int) (*report.Table, error) {
 
 // RawLift compares HyperGRAM with the default lift π(normalize(x)) and with the raw contra-head
 // outputs lifted (Config.RawLift) on d: retrieval, the mean matched hyperbolic volume (whose scale the
-// lift sets) and the final α. defaultRuns are the default HyperGRAM runs on d (trained if nil). It
-// adds to sec the table raw-lift with the learning curves of both groups of runs (tableWithCurves).
+// lift sets) and the final α. defaultRuns are the default HyperGRAM runs on d. It adds to sec the
+// table raw-lift with the learning curves of both groups of runs (tableWithCurves).
 func (o Options) RawLift(sec *reproduce.Section, d *gram.Dataset, defaultRuns []*Run) error {
-	if defaultRuns == nil {
-		var err error
-		if defaultRuns, err = o.TrainSeeds(d, HyperGRAM, 0); err != nil {
-			return err
-		}
-	}
 	raw := HyperGRAM
 	raw.Label = "HyperGRAM, π(raw x)"
 	raw.Config.RawLift = true
