@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
+	"slices"
 
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/report"
@@ -50,7 +50,7 @@ func (c PrecisionCell) String() string {
 // The findings compare, per low-precision dtype, the fraction of non-finite distances or gradients of
 // the two models over all radii ("the Lorentz model is more stable than the Poincaré ball"): one set
 // of random points, so they are descriptive under the claim rule.
-func LowPrecision(o Options) (*report.Table, map[string]PrecisionCell, []reproduce.Claim, error) {
+func LowPrecision(o Options) (*report.Table, map[string]PrecisionCell, []reproduce.Claim) {
 	dts := []dtypes.DType{dtypes.Float32, dtypes.Float16, dtypes.BFloat16}
 	cols := []string{"geometry", "dtype"}
 	for _, r := range PrecisionRadii {
@@ -114,7 +114,7 @@ func LowPrecision(o Options) (*report.Table, map[string]PrecisionCell, []reprodu
 			fmt.Sprintf("over r ∈ %v: non-finite distance or gradient Lorentz %.0f%%, Poincaré %.0f%% (first failure: Lorentz %s, Poincaré %s); largest median relative error Lorentz %.1e, Poincaré %.1e",
 				PrecisionRadii, 100*bad["Lorentz"], 100*bad["Poincaré"], first["Lorentz"], first["Poincaré"], worst["Lorentz"], worst["Poincaré"])))
 	}
-	return t, cells, findings, nil
+	return t, cells, findings
 }
 
 // pairsAtRadius returns n pairs of unit directions (u, v) in R^dim and cos φ = u·v.
@@ -157,8 +157,7 @@ func distanceCell(o Options, geo string, dt dtypes.DType, r float64) PrecisionCe
 		for j := range u[i] {
 			x[i][j], y[i][j] = scale*u[i][j], scale*v[i][j]
 		}
-		ch := math.Cosh(r)*math.Cosh(r) - math.Sinh(r)*math.Sinh(r)*cosPhi[i]
-		ref[i] = math.Acosh(ch)
+		ref[i] = math.Acosh(math.Cosh(r)*math.Cosh(r) - math.Sinh(r)*math.Sinh(r)*cosPhi[i])
 	}
 	return measureCell(func() ([]float64, []float64, []float64) {
 		got, grad := execWithGrad(o, func(x, y *graph.Node) (*graph.Node, *graph.Node) {
@@ -231,12 +230,11 @@ func measureCell(run func() (got, ref, grad []float64)) PrecisionCell {
 			badGrad++
 		}
 	}
-	c := PrecisionCell{NonFinite: float64(bad) / float64(len(got)), NonFiniteGrad: float64(badGrad) / float64(len(got))}
+	c := PrecisionCell{MedianRelErr: math.NaN(), // unless some distance is finite
+		NonFinite: float64(bad) / float64(len(got)), NonFiniteGrad: float64(badGrad) / float64(len(got))}
 	if len(errs) > 0 {
-		sort.Float64s(errs)
+		slices.Sort(errs)
 		c.MedianRelErr = errs[len(errs)/2]
-	} else {
-		c.MedianRelErr = math.NaN()
 	}
 	return c
 }
