@@ -93,10 +93,7 @@ func (km *KModalities) Table(o Options) *report.Table {
 	t.AddPaperColumn("T2V R@1 (paper)", paperTable4Cite)
 	for i, k := range km.K {
 		rs := km.Runs[i]
-		random := "—"
-		if len(rs) > 0 && rs[0].Test != nil {
-			random = fmt.Sprintf("%.1f", T2DataR1.Random(rs[0].Test))
-		}
+		random := fmt.Sprintf("%.1f", T2DataR1.Random(rs[0].Test))
 		t.AddRow(k, strings.Join(d.Modalities[:k], " + "), Cell(rs, T2DataR1), Cell(rs, T2VR10), Cell(rs, V2TR1), random, cmp.Or(paperTable4[k], "—"))
 	}
 	return t
@@ -130,17 +127,15 @@ func (km *KModalities) Plot() (*plot.Plot, error) {
 		}
 		p.Legend.Add(m.Name, l, pts)
 	}
-	if rs := km.Runs[0]; len(rs) > 0 && rs[0].Test != nil {
-		level := T2DataR1.Random(rs[0].Test)
-		rl, err := plotter.NewLine(plotter.XYs{{X: float64(km.K[0]), Y: level}, {X: float64(km.K[len(km.K)-1]), Y: level}})
-		if err != nil {
-			return nil, err
-		}
-		rl.Color = color.Gray{Y: 120}
-		rl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		p.Add(rl)
-		p.Legend.Add("random ranking", rl)
+	level := T2DataR1.Random(km.Runs[0][0].Test)
+	rl, err := plotter.NewLine(plotter.XYs{{X: float64(km.K[0]), Y: level}, {X: float64(km.K[len(km.K)-1]), Y: level}})
+	if err != nil {
+		return nil, err
 	}
+	rl.Color = color.Gray{Y: 120}
+	rl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(rl)
+	p.Legend.Add("random ranking", rl)
 	p.X.Tick.Marker = report.WholeTicks                                     // k = 2, 3, …
 	p.X.Min, p.X.Max = float64(km.K[0])-0.2, float64(km.K[len(km.K)-1])+0.2 // room for the end points' error bars
 	p.Legend.Top, p.Legend.Left = false, false

@@ -74,8 +74,7 @@ func (o Options) TuxPaint() (*gram.Dataset, error) {
 	return o.load(func(c string) (*gram.Dataset, error) { return TuxPaintText(c, o.Text) })
 }
 
-// load runs a loader on the data cache: DataCache, or datasets/cache of the checkout
-// (runcache.ModuleRoot: notebooks run in notebooks/).
+// load runs a loader on the data cache (Options.DataCache; runcache.ModuleRoot finds the checkout).
 func (o Options) load(loader func(cache string) (*gram.Dataset, error)) (*gram.Dataset, error) {
 	if o.DataCache != "" {
 		return loader(o.DataCache)
@@ -161,13 +160,12 @@ type Variant struct {
 
 // Run is one trained model of a study.
 type Run struct {
-	Variant Variant
-	Data    *gram.Dataset
-	Seed    int64
-	Trainer *gram.Trainer
-	History []gram.EpochStats // of the last stage (the warm stage's history is in WarmHistory)
-	// WarmHistory is the warm-start stage's history (nil without WarmStart).
-	WarmHistory []gram.EpochStats
+	Variant     Variant
+	Data        *gram.Dataset
+	Seed        int64
+	Trainer     *gram.Trainer
+	History     []gram.EpochStats // of the last stage
+	WarmHistory []gram.EpochStats // of the warm-start stage (nil without WarmStart)
 	Test        *gram.Embeddings
 	Eval        gram.Evaluation // the model's own score on the test split
 }

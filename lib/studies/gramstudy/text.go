@@ -51,7 +51,6 @@ func withText(t encoders.Text, dir string, load func() (*gram.Dataset, error)) (
 func swapText(d *gram.Dataset, dir string, t encoders.Text) (*gram.Dataset, error) {
 	text := &gram.Dataset{}
 	raw := map[*gram.Split][]float32{}
-	dim := 0
 	for _, sp := range []struct {
 		name  string
 		split *gram.Split
@@ -65,14 +64,14 @@ func swapText(d *gram.Dataset, dir string, t encoders.Text) (*gram.Dataset, erro
 		if rows != sp.split.N {
 			return nil, fmt.Errorf("gram study: %s has %d rows, the Tux Paint %s split %d stamps (rebuild the minilm track: `make data`)", p, rows, sp.name, sp.split.N)
 		}
-		raw[sp.split], dim = append([]float32(nil), x...), cols
+		raw[sp.split] = append([]float32(nil), x...)
 		*sp.dst = &gram.Split{N: rows, Dims: []int{cols}, Features: [][]float32{x}}
 	}
 	text.Standardize()
 	for _, pair := range [][2]*gram.Split{{d.Train, text.Train}, {d.Test, text.Test}} {
 		sp, tx := pair[0], pair[1]
-		sp.Features[0], sp.Dims[0] = tx.Features[0], dim
-		sp.Relevant = gram.SameLabel(gram.SameRows(raw[sp], dim))
+		sp.Features[0], sp.Dims[0] = tx.Features[0], tx.Dims[0]
+		sp.Relevant = gram.SameLabel(gram.SameRows(raw[sp], tx.Dims[0]))
 	}
 	// The name's parenthesis (the languages of tuxpaint-langs) stays last: ShortName cuts there.
 	if i := strings.Index(d.Name, " ("); i >= 0 {
