@@ -150,11 +150,7 @@ const MinDistinctQueries = 100
 
 // DistinctQueries is the number of distinct anchor (text) rows of a split.
 func DistinctQueries(s *gram.Split) int {
-	n := 0
-	for _, id := range gram.SameRows(s.Features[0], s.Dims[0]) {
-		n = max(n, id+1)
-	}
-	return n
+	return slices.Max(gram.SameRows(s.Features[0], s.Dims[0])) + 1
 }
 
 // UntestableReason says why d's test split cannot test a retrieval claim, or "" when it can: with

@@ -18,7 +18,7 @@ import (
 )
 
 // geometriesVariants are the models Geometries trains on each set (the ensemble trains nothing of
-// its own): GRAM, pure hyperbolic, fixed-α and learnable-α HyperGRAM, its learning curves' groups.
+// its own), its learning curves' groups.
 var geometriesVariants = []Variant{GRAM, PureHyperbolic, FixedAlphaHyperGRAM, HyperGRAM}
 
 // Geometries is HyperGRAM's main comparison on each dataset: GRAM (Euclidean), pure hyperbolic,
@@ -86,9 +86,8 @@ func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []r
 	return t, claims, nil
 }
 
-// ensemble scores the test split of each seed with the average of the GRAM run's and the pure
-// hyperbolic run's −volume scores (the same seed's two models): a plain ensemble of the two
-// geometries, each trained alone. Its runs carry an evaluation but no trainer.
+// ensemble builds Ensemble's runs from the same seed's GRAM and pure hyperbolic runs. Its runs carry
+// an evaluation but no trainer.
 func (o Options) ensemble(euc, hyp []*Run) ([]*Run, error) {
 	if len(euc) != len(hyp) {
 		return nil, fmt.Errorf("study.ensemble: %d GRAM runs vs %d pure hyperbolic runs", len(euc), len(hyp))

@@ -148,8 +148,7 @@ func (o Options) Epochs(d *gram.Dataset) int {
 }
 
 // Variant is a row of a comparison: a model configuration, optionally continued from another
-// trained configuration (GRAM's recipe: a cosine-trained VAST model further trained with the volume
-// loss), splitting the epochs between the two stages.
+// trained configuration (GRAMFromCosine).
 type Variant struct {
 	Label  string
 	Config gram.Config
