@@ -352,8 +352,7 @@ func (o Options) SemanticRole(sec *reproduce.Section, runs []*Run) error {
 	if len(order) < 2 {
 		return fmt.Errorf("study.SemanticRole: the test texts span %d level(s); generate with RichnessLevels > 0", len(order))
 	}
-	hypBy := make([][]float64, len(order)) // per level, per seed mean
-	eucBy := make([][]float64, len(order))
+	hypBy, eucBy := make([][]float64, len(order)), make([][]float64, len(order)) // per level, per seed mean
 	var rHyp, rEuc []float64
 	monotone := true
 	for _, r := range runs {

@@ -8,11 +8,10 @@ import (
 	"github.com/geoalign/geoalign/lib/reproduce"
 )
 
-// Suite is the GRAM and HyperGRAM studies as `make figures` and notebooks 10 and 11 run them: the
-// options, the three tri-modal sets (Options.Sets: FSDD digits, Tux Paint stamps, synthetic) and the
-// runs their sections share. A section trains what it needs, or reloads it from the run cache
-// (Options.CacheDir: every notebook cell is a new program), and returns what figures/gram/ or
-// figures/hypergram/ has of it: tables with their learning curves, figures, comparisons, findings.
+// Suite is the GRAM and HyperGRAM studies as `make figures` and notebooks 10 and 11 run them (the
+// package doc says what its sections hold): the options, the three tri-modal sets (Options.Sets) and
+// the runs their sections share. A section trains what it needs, or reloads it from the run cache
+// (Options.CacheDir: every notebook cell is a new program).
 type Suite struct {
 	Options Options
 	Sets    []*gram.Dataset

@@ -50,7 +50,6 @@ func withText(t encoders.Text, dir string, load func() (*gram.Dataset, error)) (
 // by the caption features of t (TuxPaintText says how).
 func swapText(d *gram.Dataset, dir string, t encoders.Text) (*gram.Dataset, error) {
 	text := &gram.Dataset{}
-	raw := map[*gram.Split][]float32{}
 	for _, sp := range []struct {
 		name  string
 		split *gram.Split
@@ -64,15 +63,12 @@ func swapText(d *gram.Dataset, dir string, t encoders.Text) (*gram.Dataset, erro
 		if rows != sp.split.N {
 			return nil, fmt.Errorf("gram study: %s has %d rows, the Tux Paint %s split %d stamps (rebuild the minilm track: `make data`)", p, rows, sp.name, sp.split.N)
 		}
-		raw[sp.split] = append([]float32(nil), x...)
+		sp.split.Relevant = gram.SameLabel(gram.SameRows(x, cols)) // of the features before standardising
 		*sp.dst = &gram.Split{N: rows, Dims: []int{cols}, Features: [][]float32{x}}
 	}
 	text.Standardize()
-	for _, pair := range [][2]*gram.Split{{d.Train, text.Train}, {d.Test, text.Test}} {
-		sp, tx := pair[0], pair[1]
-		sp.Features[0], sp.Dims[0] = tx.Features[0], tx.Dims[0]
-		sp.Relevant = gram.SameLabel(gram.SameRows(raw[sp], tx.Dims[0]))
-	}
+	d.Train.Features[0], d.Train.Dims[0] = text.Train.Features[0], text.Train.Dims[0]
+	d.Test.Features[0], d.Test.Dims[0] = text.Test.Features[0], text.Test.Dims[0]
 	// The name's parenthesis (the languages of tuxpaint-langs) stays last: ShortName cuts there.
 	if i := strings.Index(d.Name, " ("); i >= 0 {
 		d.Name = d.Name[:i] + ", " + t.Describe() + d.Name[i:]
