@@ -40,8 +40,7 @@ func (m Metric) Of(e gram.Evaluation) float64 {
 // 1 − C(N − r, K) / C(N, K) (retrieval.RandomRecall, averaged over the queries). Relevance is emb's
 // (class-level) or the diagonal (instance-level). It is the level of the rule's collapse gate.
 func (m Metric) Random(emb *gram.Embeddings) float64 {
-	n := emb.N
-	total := 0.0
+	n, total := emb.N, 0.0
 	for q := range n {
 		r := 1
 		if emb.Relevant != nil {

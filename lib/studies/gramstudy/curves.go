@@ -1,6 +1,7 @@
 package gramstudy
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -127,10 +128,7 @@ func ConvergenceNotes(rows []CurveRow) []string {
 		if len(curves) == 0 {
 			continue
 		}
-		end := report.EndOfCurves("validation SumR", curves, selected)
-		if end == "" {
-			end = "no run's best epoch is its last."
-		}
+		end := cmp.Or(report.EndOfCurves("validation SumR", curves, selected), "no run's best epoch is its last.")
 		notes = append(notes, fmt.Sprintf("%s, end of the validation curves: %s", ShortName(row.Data), end))
 	}
 	return notes

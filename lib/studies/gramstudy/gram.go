@@ -56,13 +56,13 @@ var table1Variants = []Variant{Pairwise, GRAM, GRAMFromCosine}
 
 // Table1 is GRAM's Table 1 analogue: T→V+A and V+A→T retrieval of GRAM against the pairwise-cosine
 // baseline on each dataset, mean ± std over seeds, with the claims "GRAM beats the pairwise-cosine
-// baseline" (T→V+A R@1) on every dataset that can test them (NoClaimReason: not FSDD digits). Rows: pairwise cosine (−mean cosine score), GRAM from
-// scratch and GRAM's own recipe (cosine stage, then volume stage; same total epochs). evalEvery > 0
-// keeps per-epoch evaluations (for ScoreVsRecall). The runs are added to runs.
+// baseline" (T→V+A R@1) on every dataset that can test them (NoClaimReason: not FSDD digits).
+// Rows: pairwise cosine (−mean cosine score), GRAM from scratch and GRAM's own recipe (cosine stage,
+// then volume stage; same total epochs). evalEvery > 0 keeps per-epoch evaluations (for
+// ScoreVsRecall). The runs are added to runs.
 func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report.Table, []reproduce.Comparison, error) {
-	variants := table1Variants
 	for _, d := range sets {
-		if err := o.trainVariants(runs, d, evalEvery, variants...); err != nil {
+		if err := o.trainVariants(runs, d, evalEvery, table1Variants...); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -77,14 +77,14 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 	paper := map[string][2]string{Pairwise.Label: {"49.3", "43.7"}, GRAM.Label: {"—", "—"}, GRAMFromCosine.Label: {"54.2", "50.5"}}
 	var claims []reproduce.Comparison
 	for _, d := range sets {
-		for _, v := range variants {
+		for _, v := range table1Variants {
 			rs, p := runs.Get(d, v.Label), paper[v.Label]
 			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, T2VR10), Cell(rs, V2TR1), Cell(rs, V2TR10), p[0], p[1])
 		}
-		if why := NoClaimReason(d, allRuns(runs, d, variants)); why != "" {
+		if why := NoClaimReason(d, allRuns(runs, d, table1Variants)); why != "" {
 			t.Provenance.Notes = append(t.Provenance.Notes, why)
 		}
-		for _, v := range variants[1:] {
+		for _, v := range table1Variants[1:] {
 			c := Compare(PaperGRAM, fmt.Sprintf("%s beats pairwise cosine on %s (T→V+A R@1)", v.Label, ShortName(d)),
 				"MSR-VTT zero-shot T2V R@1: GRAM 54.2 vs VAST 49.3 (GRAM Table 1)", d, T2VR1,
 				Pairwise.Label, runs.Get(d, Pairwise.Label), v.Label, runs.Get(d, v.Label))

@@ -9,10 +9,8 @@ import (
 	"github.com/geoalign/geoalign/lib/runcache"
 )
 
-// GRAM (ICLR 2025) on the tri-modal sets available here: FSDD digits (the largest real set,
-// class-level), Tux Paint stamps (real, instance-level) and the synthetic concept hierarchy with 30 %
-// uninformative audio. Notebook: notebooks/10-gram.ipynb. HyperGRAM (CVPR 2026; no public code,
-// summary only) on the same sets. Notebook: notebooks/11-hypergram.ipynb.
+// GRAM (ICLR 2025; notebooks/10-gram.ipynb) and HyperGRAM (CVPR 2026, no public code, summary only;
+// notebooks/11-hypergram.ipynb) on the tri-modal sets of Options.Sets.
 func init() {
 	reproduce.Register(reproduce.Experiment{Paper: "gram", Figures: figures("gram", Untestable()),
 		Table1: table1(func(o Options, runs Runs, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
