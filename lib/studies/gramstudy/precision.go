@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/support/exceptions"
+	"gonum.org/v1/gonum/floats"
 )
 
 // PrecisionRadii are the hyperbolic distances from the origin at which LowPrecision places points.
@@ -117,8 +118,8 @@ func LowPrecision(o Options) (*report.Table, map[string]PrecisionCell, []reprodu
 	return t, cells, findings
 }
 
-// pairsAtRadius returns n pairs of unit directions (u, v) in R^dim and cos φ = u·v.
-func pairsAtRadius(n, dim int, seed uint64) (u, v [][]float64, cosPhi []float64) {
+// unitPairs returns n pairs of unit directions (u, v) in R^dim and cos φ = u·v.
+func unitPairs(n, dim int, seed uint64) (u, v [][]float64, cosPhi []float64) {
 	rng := rand.New(rand.NewPCG(seed, 0x70726563))
 	unit := func() []float64 {
 		x := make([]float64, dim)
@@ -145,18 +146,15 @@ func pairsAtRadius(n, dim int, seed uint64) (u, v [][]float64, cosPhi []float64)
 
 // distanceCell measures geo's distance of pairs at radius r in dt against the float64 closed form.
 func distanceCell(o Options, geo string, dt dtypes.DType, r float64) PrecisionCell {
-	u, v, cosPhi := pairsAtRadius(precisionPairs, precisionDim, 1)
+	u, v, cosPhi := unitPairs(precisionPairs, precisionDim, 1)
 	scale := math.Sinh(r)
 	if geo == "Poincaré" {
 		scale = math.Tanh(r / 2)
 	}
-	x, y := make([][]float64, len(u)), make([][]float64, len(v))
-	ref := make([]float64, len(u))
+	scaled := func(a []float64) []float64 { return floats.ScaleTo(make([]float64, len(a)), scale, a) }
+	x, y, ref := make([][]float64, len(u)), make([][]float64, len(v)), make([]float64, len(u))
 	for i := range u {
-		x[i], y[i] = make([]float64, precisionDim), make([]float64, precisionDim)
-		for j := range u[i] {
-			x[i][j], y[i][j] = scale*u[i][j], scale*v[i][j]
-		}
+		x[i], y[i] = scaled(u[i]), scaled(v[i])
 		ref[i] = math.Acosh(math.Cosh(r)*math.Cosh(r) - math.Sinh(r)*math.Sinh(r)*cosPhi[i])
 	}
 	return measureCell(func() ([]float64, []float64, []float64) {
@@ -176,8 +174,8 @@ func distanceCell(o Options, geo string, dt dtypes.DType, r float64) PrecisionCe
 
 // volumeCell measures HyperGRAM's V_hyp of lifted unit triplets in dt against float64.
 func volumeCell(o Options, dt dtypes.DType) PrecisionCell {
-	u, v, _ := pairsAtRadius(precisionPairs, precisionDim, 2)
-	w, _, _ := pairsAtRadius(precisionPairs, precisionDim, 3)
+	u, v, _ := unitPairs(precisionPairs, precisionDim, 2)
+	w, _, _ := unitPairs(precisionPairs, precisionDim, 3)
 	tuples := make([][][]float64, len(u))
 	for i := range u {
 		tuples[i] = [][]float64{u[i], v[i], w[i]}
