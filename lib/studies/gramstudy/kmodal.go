@@ -58,11 +58,9 @@ type KModalities struct {
 // evalEvery epochs (a test curve; the validation curves are always kept: CurveRow).
 func (o Options) ModalityCount(runs Runs, d *gram.Dataset, v Variant, evalEvery int) (*KModalities, []reproduce.Comparison, error) {
 	km := &KModalities{Data: d, Variant: v}
+	mods := []int{0} // the first k modalities
 	for k := 2; k <= len(d.Modalities); k++ {
-		mods := make([]int, k)
-		for m := range mods {
-			mods[m] = m
-		}
+		mods = append(mods, k-1)
 		rs, err := o.trainSubset(runs, d, mods, fmt.Sprintf("k = %d", k), v, evalEvery)
 		if err != nil {
 			return nil, nil, err
