@@ -25,6 +25,8 @@ var (
 	V2TR1  = Metric{Name: "V+A→T R@1", K: 1, V2T: true}
 	T2VR10 = Metric{Name: "T→V+A R@10", K: 10}
 	V2TR10 = Metric{Name: "V+A→T R@10", K: 10, V2T: true}
+	// T2DataR1 is text → data R@1 where the data tuple's modalities vary with the row (GRAM Table 4).
+	T2DataR1 = Metric{Name: "T→data R@1", K: 1}
 )
 
 // Of reads the metric from an evaluation.

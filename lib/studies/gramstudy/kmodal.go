@@ -28,9 +28,6 @@ func (o Options) TuxPaintLangs() (*gram.Dataset, error) {
 	return o.load(func(c string) (*gram.Dataset, error) { return TuxPaintLangsText(c, KModalityLanguages, o.Text) })
 }
 
-// T2DataR1 is text → data R@1 where the data tuple's modalities vary with the row (GRAM Table 4).
-var T2DataR1 = Metric{Name: "T→data R@1", K: 1}
-
 // paperTable4 is GRAM Table 4 (MSR-VTT zero-shot T2V R@1) by number of modalities k: text + video,
 // + audio, + subtitles, + depth. Quoted, never computed.
 var paperTable4 = map[int]string{2: "52.8", 3: "54.1", 4: "54.8", 5: "55.3"}
