@@ -118,8 +118,9 @@ func (o Options) ensemble(euc, hyp []*Run) ([]*Run, error) {
 }
 
 // RandomUnitVolumes returns the Euclidean and hyperbolic volumes of n random triplets of unit
-// vectors in R^dim (seeded): the "volume collapse" of near-orthogonal unit vectors (docs/official-code.md §2: in
-// 512-d, V_euc ≈ 0.997 ± 0.002 and V_hyp ≈ 2.239 ± 0.064, √5 = 2.236 for exact orthogonality).
+// vectors in R^dim (seeded): the "volume collapse" of near-orthogonal unit vectors
+// (docs/official-code.md §2: in 512-d, V_euc ≈ 0.997 ± 0.002 and V_hyp ≈ 2.239 ± 0.064, √5 = 2.236
+// for exact orthogonality).
 func RandomUnitVolumes(o Options, n, dim int, seed uint64) (euc, hyp []float64, err error) {
 	rng := rand.New(rand.NewPCG(seed, 0x766f6c))
 	emb := &gram.Embeddings{N: n, Dim: dim}

@@ -22,8 +22,7 @@ import (
 var KModalityLanguages = []string{"fr", "es", "ru"}
 
 // TuxPaintLangs loads the multilingual Tux Paint set (the stamps spoken in every language of the
-// tuxpaint-langs track) with the speech of KModalityLanguages: modalities text, image, speech (fr),
-// speech (es), speech (ru).
+// tuxpaint-langs track) with the speech of KModalityLanguages, in their order, after text and image.
 func (o Options) TuxPaintLangs() (*gram.Dataset, error) {
 	return o.load(func(c string) (*gram.Dataset, error) { return TuxPaintLangsText(c, KModalityLanguages, o.Text) })
 }
