@@ -53,28 +53,15 @@ func (f *ZeroFloor) result() Result { return Result{Outcome: Outcome{Report: f.R
 // ties broken uniformly at random (retrieval.RandomTies' expected metrics, text→video; video→text
 // too when every video has exactly one text, as in the Charades descriptions track).
 func RandomFloor(d *gare.Dataset) (retrieval.Report, error) {
-	random := func(truth []int, items int) (retrieval.Metrics, error) {
-		m, err := retrieval.RandomTies(make([]float32, len(truth)*items), truth, items, nil, retrieval.MedianNumPy)
-		if err != nil {
-			err = fmt.Errorf("garestudy: random floor of %q: %w", d.Name, err)
-		}
-		return m, err
-	}
 	videoOf := d.GroundTruth() // VideoOf, or the diagonal of a paired set (VideoOf nil)
-	t2v, err := random(videoOf, d.NumVideos)
+	t2v, err := retrieval.RandomTies(make([]float32, d.NumTexts*d.NumVideos), videoOf, d.NumVideos, nil, retrieval.MedianNumPy)
 	if err != nil {
-		return retrieval.Report{}, err
+		return retrieval.Report{}, fmt.Errorf("garestudy: random floor of %q: %w", d.Name, err)
 	}
 	rep := retrieval.Report{T2V: t2v}
-	if slices.Equal(slices.Sorted(slices.Values(videoOf)), seq(d.NumVideos)) { // one text per video
-		textOf := make([]int, d.NumVideos)
-		for t, v := range videoOf {
-			textOf[v] = t
-		}
-		v2t, err := random(textOf, d.NumTexts)
-		if err != nil {
-			return retrieval.Report{}, err
-		}
+	if slices.Equal(slices.Sorted(slices.Values(videoOf)), seq(d.NumVideos)) {
+		// one text per video: ranking n tied texts for a video is the same draw as n tied videos for a text
+		v2t := t2v
 		rep.V2T = &v2t
 	}
 	return rep, nil
