@@ -42,10 +42,8 @@ func (r *Runs) LearningCurves(title string) (loss, val report.Grid, err error) {
 	if loss, err = r.curveFigure(title+": train loss per epoch", trainLoss); err != nil {
 		return nil, nil, err
 	}
-	if val, err = r.curveFigure(title+": validation SumR per epoch", valSumR); err != nil {
-		return nil, nil, err
-	}
-	return loss, val, nil
+	val, err = r.curveFigure(title+": validation SumR per epoch", valSumR)
+	return loss, val, err
 }
 
 // stages are the lines of the learning-curve figures, per seed: stage 1 (Stage1Curve, the first

@@ -1,6 +1,7 @@
 package garestudy
 
 import (
+	"cmp"
 	"encoding/gob"
 	"fmt"
 	"io"
@@ -89,10 +90,7 @@ func repoRoot() string {
 
 // DefaultCache is $GEOALIGN_CACHE or datasets/cache under the repository root.
 func DefaultCache() string {
-	if c := os.Getenv("GEOALIGN_CACHE"); c != "" {
-		return c
-	}
-	return filepath.Join(repoRoot(), "datasets", "cache")
+	return cmp.Or(os.Getenv("GEOALIGN_CACHE"), filepath.Join(repoRoot(), "datasets", "cache"))
 }
 
 // SyntheticConfig is the synthetic false-negative benchmark (lib/data/synth GeneratePairs) at a
@@ -150,8 +148,5 @@ func cachedGob[T any](path string, compute func() (T, error)) (T, error) {
 // the other studies and kernel/nb.RunCache share; notebook 12 reads its runs through this function),
 // else build/gare-<scale> under the repository root (git-ignored).
 func DefaultWorkDir(scale string) string {
-	if d := runcache.Root(""); d != "" {
-		return filepath.Join(d, "gare-"+scale)
-	}
-	return filepath.Join(repoRoot(), "build", "gare-"+scale)
+	return filepath.Join(runcache.Root(filepath.Join(repoRoot(), "build")), "gare-"+scale)
 }

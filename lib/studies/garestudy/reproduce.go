@@ -4,11 +4,10 @@ import (
 	"cmp"
 	"path/filepath"
 
-	"github.com/geoalign/geoalign/lib/reproduce"
-
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
 )
 
 // GARE (NeurIPS 2025) on the Charades descriptions ↔ videos track (real text, label-derived video
