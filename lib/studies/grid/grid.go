@@ -10,14 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/geoalign/geoalign/lib/reproduce"
-
-	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
-
-	"github.com/gomlx/compute"
-	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
-
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/prvr"
@@ -26,9 +18,14 @@ import (
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
-	garestudy "github.com/geoalign/geoalign/lib/studies/garestudy"
-	gramstudy "github.com/geoalign/geoalign/lib/studies/gramstudy"
+	"github.com/geoalign/geoalign/lib/studies/garestudy"
+	"github.com/geoalign/geoalign/lib/studies/gramstudy"
+	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 )
 
 // The cross-paper similarity grid (issue 9): every similarity of the four papers — cosine, GRAM's
@@ -435,17 +432,6 @@ var prvrSimilarities = []prvrSimilarity{
 	}},
 }
 
-// prvrTimeScores returns the [Q, V] matrix max_t sim(query q, item (v, t)) of unit queries [Q, d]
-// against unit items [V·T, d] (clips or frames), with the items whose penalty is set (padded frames)
-// left out of the max.
-func prvrTimeScores(sim prvrSimilarity, alpha, queries, items, penalty *graph.Node) *graph.Node {
-	s := sim.sim(alpha, queries, items)
-	q := queries.Shape().Dimensions[0]
-	v, t := penalty.Shape().Dimensions[0], penalty.Shape().Dimensions[1]
-	s = graph.Add(graph.Reshape(s, q, v, t), graph.ExpandAxes(penalty, 0))
-	return graph.ReduceMax(s, 2)
-}
-
 // prvrSwap rescores a trained HLFormer's test embeddings with sim in place of the cosine, in the
 // model's own form S = α_c·max_clips + α_f·max_frames (HLFormer Eq. 8–9; a disabled branch is
 // skipped), and ranks them with the PRVR protocol (hlformer.EvaluateScores, lib/retrieval).
@@ -457,8 +443,12 @@ func prvrSwap(b compute.Backend, em *hlformer.Embeddings, c hlformer.Config, tes
 		return retrieval.Metrics{}, fmt.Errorf("embeddings of %d queries × %d videos, split %q has %d × %d",
 			em.Queries, em.Videos, test.Name, test.NumQueries(), test.NumVideos())
 	}
+	// [Q, V]: max_t sim(query q, item (v, t)) of the unit queries [Q, d] against unit items [V·T, d]
+	// (clips or frames), the items whose penalty is set (padded frames) left out of the max
 	exec, err := graph.NewExec(b, func(alpha, queries, items, penalty *graph.Node) *graph.Node {
-		return prvrTimeScores(sim, alpha, queries, items, penalty)
+		v, t := penalty.Shape().Dimensions[0], penalty.Shape().Dimensions[1]
+		s := graph.Reshape(sim.sim(alpha, queries, items), em.Queries, v, t)
+		return graph.ReduceMax(graph.Add(s, graph.ExpandAxes(penalty, 0)), 2)
 	})
 	if err != nil {
 		return retrieval.Metrics{}, err
