@@ -9,7 +9,6 @@ import (
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
-	"github.com/geoalign/geoalign/lib/train"
 )
 
 // LongerName is the file name (under figures/gare/) of the longer-training check's table; its
@@ -68,11 +67,10 @@ func (s *Suite) LongerTraining() (*reproduce.Section, error) {
 	if s.Floor != nil {
 		t.AddRow(s.Floor.Name, "—", "—", "—", "—", fmt.Sprintf("%.1f", R1.Of(s.Floor.result())))
 	}
-	arts, err := tableArtifacts(LongerName, t, both)
-	if err != nil {
+	sec := &reproduce.Section{Title: fmt.Sprintf("Longer training: stage 2 for %d vs %d epochs", n, m)}
+	if err := addTable(sec, LongerName, t, both); err != nil {
 		return nil, err
 	}
-	sec := &reproduce.Section{Title: fmt.Sprintf("Longer training: stage 2 for %d vs %d epochs", n, m), Artifacts: arts}
 	nVal := valPairs(s.Base, s.Train.NumTexts)
 	for v, variant := range short.Variants {
 		c := reproduce.Comparison{Paper: Paper, Claim: fmt.Sprintf("training %s's stage 2 for %d epochs instead of %d raises its validation SumR", variant.Name, m, n),
@@ -86,16 +84,12 @@ func (s *Suite) LongerTraining() (*reproduce.Section, error) {
 
 // validationSumR is the validation SumR of stage 2's kept model (its last Best record: the best so
 // far, so the largest; 0 without one).
-var validationSumR = Metric{Name: "validation t2v SumR", Of: func(res Result) float64 { return keptValidation(res.Curve) },
-	Decimals: 1, Higher: true, Best: 300}
-
-// keptValidation is the validation SumR of the kept record (Kept; 0 without one).
-func keptValidation(curve []train.Record) float64 {
-	if k := Kept(curve); k != nil {
+var validationSumR = Metric{Name: "validation t2v SumR", Decimals: 1, Higher: true, Best: 300, Of: func(res Result) float64 {
+	if k := Kept(res.Curve); k != nil {
 		return k.Val[retrieval.ValMetric]
 	}
 	return 0
-}
+}}
 
 // valPairs is the number of validation pairs gare.Model.Train carves from n training pairs
 // (data.CarveValidation; 0 when it cannot carve any).

@@ -10,21 +10,22 @@ import (
 	"gonum.org/v1/plot"
 )
 
-// tableArtifacts are a table of runs r saved as name and, beside it, its learning-curve figures
-// (curveArtifacts).
-func tableArtifacts(name string, t *report.Table, r *Runs) ([]reproduce.Artifact, error) {
-	curves, err := curveArtifacts(name, t.Title, r)
-	return append([]reproduce.Artifact{{Name: name, Table: t}}, curves...), err
+// addTable adds table t of runs r to sec as name and, beside it, its learning curves (addCurves).
+func addTable(sec *reproduce.Section, name string, t *report.Table, r *Runs) error {
+	sec.Table(name, t)
+	return addCurves(sec, name, t.Title, r)
 }
 
-// curveArtifacts are the learning-curve figures of runs r (Runs.LearningCurves of title) saved as
+// addCurves adds the learning-curve figures of runs r (Runs.LearningCurves of title) to sec as
 // name-curves-loss and name-curves-val.
-func curveArtifacts(name, title string, r *Runs) ([]reproduce.Artifact, error) {
+func addCurves(sec *reproduce.Section, name, title string, r *Runs) error {
 	loss, val, err := r.LearningCurves(title)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return []reproduce.Artifact{{Name: name + "-curves-loss", Figure: loss}, {Name: name + "-curves-val", Figure: val}}, nil
+	sec.Plot(name+"-curves-loss", loss)
+	sec.Plot(name+"-curves-val", val)
+	return nil
 }
 
 // ablation is one table of runs of the paper's variants, saved as name: Runs.Table titled title,
@@ -45,11 +46,9 @@ func (s *Suite) add(sec *reproduce.Section, label string, a ablation) error {
 	if err != nil {
 		return err
 	}
-	arts, err := tableArtifacts(a.name, r.Table(a.title, s.Provenance(append([]string{r.CurveNote(a.name)}, a.notes...)...), a.cite), r)
-	if err != nil {
+	if err := addTable(sec, a.name, r.Table(a.title, s.Provenance(append([]string{r.CurveNote(a.name)}, a.notes...)...), a.cite), r); err != nil {
 		return err
 	}
-	sec.Artifacts = append(sec.Artifacts, arts...)
 	for _, c := range a.claims {
 		sec.Comparisons = append(sec.Comparisons, r.Compare(c[0], c[1], r.Find(c[2]), r.Find(c[3]), R1))
 	}
@@ -96,11 +95,10 @@ func (s *Suite) Table1() (*reproduce.Section, error) {
 	t.AddPaperColumn("t2v R@1 (paper)", CiteTable1).AddPaperColumn("v2t R@1 (paper)", CiteTable1)
 	paperV2T := []string{"45.6", "48.6"}
 	r.addRows(t, metrics, func(v int) []string { return []string{r.Variants[v].Paper[0], paperV2T[v]} })
-	arts, err := tableArtifacts("table1", t, r)
-	if err != nil {
+	sec := &reproduce.Section{Title: "Table 1: baseline vs GARE"}
+	if err := addTable(sec, "table1", t, r); err != nil {
 		return nil, err
 	}
-	sec := &reproduce.Section{Title: "Table 1: baseline vs GARE", Artifacts: arts}
 	if r.Floor != nil {
 		sec.Comparisons = append(sec.Comparisons, r.BeatsFloor(0, R1))
 	}
@@ -260,7 +258,7 @@ func (s *Suite) Geometry() (*reproduce.Section, error) {
 		HistogramFigure("(d) distance to the pooled video", "distance", 30,
 			[]string{"‖t − v‖ positives", "‖t + Δ − v‖ positives", "‖t − v‖ negatives", "‖t + Δ − v‖ negatives"}, basePos, distPos, baseNeg, distNeg),
 	} {
-		sec.Artifacts = append(sec.Artifacts, reproduce.Artifact{Name: fmt.Sprintf("fig3%c", 'a'+i), Figure: f})
+		sec.Plot(fmt.Sprintf("fig3%c", 'a'+i), f)
 	}
 	data := fmt.Sprintf("%s: first %d pairs of %s, seed %d's models", test.Kind, n, test.Name, s.Scale.Seeds[0])
 	sec.Findings = []reproduce.Claim{
@@ -292,7 +290,7 @@ func (s *Suite) Dynamics() (*reproduce.Section, error) {
 	}
 	sec := &reproduce.Section{Title: "Fig. 8: training dynamics of Δ"}
 	for i, f := range DynamicsFigures(pts) {
-		sec.Artifacts = append(sec.Artifacts, reproduce.Artifact{Name: fmt.Sprintf("fig8%c", 'a'+i), Figure: f})
+		sec.Plot(fmt.Sprintf("fig8%c", 'a'+i), f)
 	}
 	first, last := pts[0], pts[len(pts)-1]
 	data := fmt.Sprintf("%s: first %d training pairs of %s, seed %d", s.Train.Kind, s.Scale.ProbePairs, s.Train.Name, seed)
@@ -347,11 +345,9 @@ func (s *Suite) SyntheticSection() (*reproduce.Section, error) {
 	sec := &reproduce.Section{Title: "Synthetic false negatives", Artifacts: []reproduce.Artifact{{Name: SyntheticName, Table: st.Table()}},
 		Comparisons: st.Comparisons()}
 	for i, r := range st.Runs {
-		arts, err := curveArtifacts(st.curveName(i), fmt.Sprintf("Synthetic false negatives, rate %.2f", st.Rates[i]), r)
-		if err != nil {
+		if err := addCurves(sec, st.curveName(i), fmt.Sprintf("Synthetic false negatives, rate %.2f", st.Rates[i]), r); err != nil {
 			return nil, err
 		}
-		sec.Artifacts = append(sec.Artifacts, arts...)
 	}
 	return sec, nil
 }

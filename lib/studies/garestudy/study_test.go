@@ -105,10 +105,11 @@ func TestLongerTrainingValues(t *testing.T) {
 		return train.Record{Val: map[string]float64{retrieval.ValMetric: sumr}, Best: best}
 	}
 	curve := []train.Record{rec(true, 100), rec(true, 150), {Loss: 1}, rec(false, 149), rec(true, 151), rec(false, 140)}
-	if got := keptValidation(curve); got != 151 {
+	kept := func(curve []train.Record) float64 { return validationSumR.Of(Result{Outcome: Outcome{Curve: curve}}) }
+	if got := kept(curve); got != 151 {
 		t.Errorf("kept validation SumR %g, want 151 (the last Best record)", got)
 	}
-	if got := keptValidation([]train.Record{rec(false, 10)}); got != 0 {
+	if got := kept([]train.Record{rec(false, 10)}); got != 0 {
 		t.Errorf("no Best record: %g, want 0", got)
 	}
 	for _, n := range []int{10, 100, 1237} {
