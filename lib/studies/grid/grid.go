@@ -248,12 +248,8 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("text–video GARE: %w", err)
 	}
-	for v, row := range map[string]string{garestudy.RowBaseline: GridGARECosine, "GARE": GridDelta} {
-		i := gruns.Find(v)
-		if i < 0 {
-			return nil, fmt.Errorf("grid: GARE variant %q not found", v)
-		}
-		for _, r := range gruns.Results[i].Results {
+	for v, row := range []string{GridGARECosine, GridDelta} { // Table1Variants: the baseline, then GARE
+		for _, r := range gruns.Results[v].Results {
 			add(row, GridTasks[1], r.Report.T2V)
 		}
 	}
@@ -275,15 +271,14 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	}
 	var maxCosineGap float64
 	for _, run := range hruns.Results {
-		test := run.Test
-		add(GridCosine, GridTasks[2], test)
+		add(GridCosine, GridTasks[2], run.Test)
 		for _, sw := range prvrSimilarities {
 			m, err := prvrSwap(b, run.Embeddings, hruns.Config, setup.Test, sw)
 			if err != nil {
 				return nil, fmt.Errorf("PRVR test-time %s: %w", sw.name, err)
 			}
 			if sw.row == "" { // the recomputed cosine must reproduce the model's own evaluation
-				maxCosineGap = math.Max(maxCosineGap, math.Abs(m.SumR-test.SumR))
+				maxCosineGap = math.Max(maxCosineGap, math.Abs(m.SumR-run.Test.SumR))
 				continue
 			}
 			add(sw.row, GridTasks[2], m)
@@ -344,15 +339,14 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 		}
 		t.AddRow(cs...)
 	}
-	t.Provenance.Notes = append(t.Provenance.Notes,
+	t.Provenance.Notes = append([]string{
 		fmt.Sprintf("Cells: mean ± sample std over seeds %v (%d runs per cell), text→item direction. SumR: R@1 + R@5 + R@10 on tri-modal and text–video (retrieval.TextVideoKs, one direction; the papers' two-way SumR would add v2t), R@1 + R@5 + R@10 + R@100 on PRVR (retrieval.PRVRKs, HLFormer's convention). All ranks from lib/retrieval, ties counted pessimistically.", size.Seeds, len(size.Seeds)),
 		"Footnote [Δ, tri-modal] —: GARE's Δ_ij = ψ(v̄_j − t_i, frames of j) corrects one text towards one video; a tri-modal tuple has no single pair to correct and neither lib/models/gram nor lib/models/gare defines Δ for k = 3.",
 		"Footnote [Δ, PRVR] —: lib/models/hlformer has no Δ hook, and GARE's ψ attends over a whole video's frames: scoring a caption against each clip would need a clip-level Δ that neither paper defines; not run.",
 		"Footnote [GARE's no-Δ cosine, tri-modal and PRVR] —: this row is Δ's control on text–video only (the cosine rows of the other tasks are in row 1).",
 		fmt.Sprintf("Footnote [volumes, PRVR] test-time swap: lib/models/hlformer has no option to train with a volume, so rows 2–4 rescore each seed's trained HLFormer test embeddings (L2-normalised queries, clips, frames) with −V of (query, clip) and (query, frame) from lib/geom (VolumeMatrix, HyperbolicVolumeMatrix, HybridVolumeMatrix, k = 2), max over time, same 0.7 / 0.3 mix; the hybrid uses α = %.1f (HyperGRAM's initial value: HLFormer learns no α). For unit vectors at k = 2, V_euc = √(1 − cos²) and the lifted V_hyp = √((1 − cos)(3 − cos)) (⟨π(a), π(b)⟩_L = cos − 2), so −V_hyp ranks exactly as cos and −V_euc as |cos|: swapped PRVR cells can differ from the cosine row only through negative cosines and float32 rounding.", gridPRVRHybridAlpha),
 		"Footnote [volumes, text–video]: trained, not swapped: lib/models/gram with two modalities (text, frame-mean video); the volume-contrastive loss with τ trains differently even though at k = 2 the volume is a function of the cosine (see the PRVR footnote).",
-	)
-	t.Provenance.Notes = append(t.Provenance.Notes, notes...)
+	}, notes...)
 	res.Table = t
 	return res, nil
 }
