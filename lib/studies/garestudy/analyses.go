@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"gonum.org/v1/gonum/floats"
 )
 
 // GradientStats aggregates gare.PairGradients over probe batches (GARE Fig. 2, 4, 7): per
@@ -42,10 +43,7 @@ func Gradients(name string, m *gare.Model, d *gare.Dataset, batches, batch int, 
 			return nil, err
 		}
 		for i, p := range g.Positive {
-			s := make([]float64, m.Config.Dim)
-			for k := range s {
-				s[k] = p[k] + g.NegativeSum[i][k]
-			}
+			s := floats.AddTo(make([]float64, len(p)), p, g.NegativeSum[i])
 			pos, neg, sum, tot = append(pos, p), append(neg, g.NegativeSum[i]), append(sum, s), append(tot, g.Total[i])
 		}
 		negPair, negMax = append(negPair, g.NegativeMeanNorm...), append(negMax, g.NegativeMaxNorm...)
