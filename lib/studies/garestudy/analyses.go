@@ -49,11 +49,10 @@ func Gradients(name string, m *gare.Model, d *gare.Dataset, batches, batch int, 
 		negPair, negMax = append(negPair, g.NegativeMeanNorm...), append(negMax, g.NegativeMaxNorm...)
 	}
 	perAnchor := func(f func(i int) float64) float64 { return mean(mapped(seq(len(pos)), f)) }
-	norm := func(x [][]float64) func(int) float64 { return func(i int) float64 { return vnorm(x[i]) } }
 	st := &GradientStats{Name: name, Anchors: len(pos),
 		CosPosNeg:    perAnchor(func(i int) float64 { return dotv(pos[i], neg[i]) / (vnorm(pos[i]) * vnorm(neg[i])) }),
 		Cancellation: perAnchor(func(i int) float64 { return vnorm(sum[i]) / (vnorm(pos[i]) + vnorm(neg[i])) }),
-		PosNorm:      perAnchor(norm(pos)), NegNorm: perAnchor(norm(neg)), TotNorm: perAnchor(norm(tot)),
+		PosNorm:      mean(mapped(pos, vnorm)), NegNorm: mean(mapped(neg, vnorm)), TotNorm: mean(mapped(tot, vnorm)),
 		NegPairNorm: mean(negPair), NegPairMaxNorm: mean(negMax)}
 	st.PosMean, st.PosVar = perDim(pos)
 	st.NegMean, st.NegVar = perDim(neg)

@@ -2,7 +2,6 @@ package garestudy
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"slices"
 	"strings"
@@ -69,7 +68,7 @@ func (r *Runs) curveFigure(title string, v curveValue) (report.Grid, error) {
 			c.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 			stage1.Curves = append(stage1.Curves, c)
 			continue
-		case slices.ContainsFunc(colors[1:i], func(col color.Color) bool { return col == colors[i] }):
+		case slices.Contains(colors[1:i], colors[i]):
 			// a variant of the same method as an earlier line (e.g. a longer run, LongerTraining): dotted
 			c.Dashes = []vg.Length{vg.Points(1.5), vg.Points(1.5)}
 		}

@@ -97,7 +97,8 @@ func RunVariants(b compute.Backend, p *Protocol, train, test *gare.Dataset, vari
 	defer bar.Done()
 	for v := range variants {
 		cfg := r.Config(v)
-		runs := reproduce.Runs[Result]{Name: variants[v].Name, Seeds: p.Seeds}
+		// Epoch: every result has its curves (Protocol.Run trains again a cached one without them)
+		runs := reproduce.Runs[Result]{Name: variants[v].Name, Seeds: p.Seeds, Epoch: trainedEpochs}
 		for _, seed := range p.Seeds {
 			res, err := p.Run(b, cfg, train, test, seed)
 			if err != nil {
@@ -105,9 +106,6 @@ func RunVariants(b compute.Backend, p *Protocol, train, test *gare.Dataset, vari
 			}
 			runs.Results = append(runs.Results, *res)
 			bar.Add(1, fmt.Sprintf("%s seed %d: R@1 %.1f", variants[v].Name, seed, res.Report.T2V.R(1)))
-		}
-		if !slices.ContainsFunc(runs.Results, func(res Result) bool { return res.Curve == nil }) { // else runs cached without curves: epochs unknown
-			runs.Epoch = trainedEpochs
 		}
 		r.Results = append(r.Results, runs)
 	}

@@ -210,7 +210,7 @@ func (s *Suite) Gradients() (*reproduce.Section, error) {
 		describe("Fig. 7: with Δ the total gradient on t_i stays closer to zero per dimension than the baseline's", "GARE's gradients on t_i remain centred around zero", data,
 			fmt.Sprintf("mean_d |E[∂/∂t_i]| = %.4f (GARE) vs %.4f (baseline)", meanAbs(gg.TotMean), meanAbs(gb.TotMean))),
 	}
-	one := []int64{int64(seed)}
+	one := []int64{seed}
 	sec.Comparisons = []reproduce.Comparison{{Paper: Paper, Data: data,
 		Claim:       "Fig. 4: with Δ each negative increment Δ_ij receives ≈ 1/B of the positive's gradient",
 		PaperFigure: "+g on Δ_ii, ≈ −g/B on each Δ_ij, so ≈ 2|g| of non-cancelling gradient per anchor",

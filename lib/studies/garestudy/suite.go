@@ -196,15 +196,11 @@ func (st *SyntheticStudy) Table() *report.Table {
 				fn += c
 			}
 		}
-		floorR1, floorMnR := "—", "—"
-		if r.Floor != nil {
-			floorR1, floorMnR = fmt.Sprintf("%.1f", R1.Of(r.Floor.result())), fmt.Sprintf("%.1f", MnR.Of(r.Floor.result()))
-		}
-		base, withGARE := r.Results[0], r.Results[1]
+		base, withGARE, floor := r.Results[0], r.Results[1], r.Floor.result() // every rate's suite has its floor (Synthetic)
 		gain := reproduce.Paired(base, withGARE, R1)
 		t.AddRow(fmt.Sprintf("%.2f", st.Rates[i]), fn, base.Summary(R1).Format(1), withGARE.Summary(R1).Format(1),
 			fmt.Sprintf("%+.1f ± %.1f", gain.Mean, gain.Std), base.Summary(MnR).Format(1), withGARE.Summary(MnR).Format(1),
-			floorR1, floorMnR)
+			fmt.Sprintf("%.1f", R1.Of(floor)), fmt.Sprintf("%.1f", MnR.Of(floor)))
 	}
 	return t
 }
