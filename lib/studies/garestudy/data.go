@@ -94,9 +94,8 @@ func DefaultCache() string {
 }
 
 // SyntheticConfig is the synthetic false-negative benchmark (lib/data/synth GeneratePairs) at a
-// false-negative rate: 32-d latent concepts seen through a random text projection and a random
-// frame projection, each modality shifted by a constant offset of norm 4 (the modality gap),
-// noise 0.5 on both sides and 0.5 latent jitter across a video's 12 frames.
+// false-negative rate: latent concepts seen through random text and frame projections, each
+// modality shifted by a constant offset (Gap, the modality gap), noisy frames jittered in time.
 func SyntheticConfig(pairs int, falseNegativeRate float64, seed uint64) synth.PairsConfig {
 	return synth.PairsConfig{Seed: seed, N: pairs, LatentDim: 32, FalseNegativeRate: falseNegativeRate,
 		TextDim: 64, FrameDim: 64, Frames: 12, Gap: 4, TextNoise: 0.5, FrameNoise: 0.5, FrameJitter: 0.5}

@@ -38,9 +38,8 @@ func gareSuite(opts reproduce.Options, scale Scale) (*Suite, error) {
 	return suite, nil
 }
 
-// gareTable1: baseline vs GARE, text→video and video→text, with the zero-training floor.
-// CI-sized: 2,048 training pairs, D = 64, 3 seeds (≈ 1–2 minutes on 2 cores); opts.Full: the whole
-// split at D = 128, 5 seeds. Its claims are decided with all of GARE's by `make figures`. With
+// gareTable1: baseline vs GARE, text→video and video→text, with the zero-training floor, at CIScale
+// (FullScale with opts.Full). Its claims are decided with all of GARE's by `make figures`. With
 // opts.Synthetic: baseline vs GARE on the synthetic false-negative benchmark at the scale's rates.
 func gareTable1(opts reproduce.Options) ([]*report.Table, error) {
 	scale := gareScale(opts, CIScale(), FullScale())
@@ -63,12 +62,11 @@ func gareTable1(opts reproduce.Options) ([]*report.Table, error) {
 	return []*report.Table{sec.Tables()[0]}, nil
 }
 
-// gareFigures regenerates figures/gare/: every table and figure of the notebook at the full scale
-// (the whole Charades split, D = 128, 5 seeds) and claims.json, every claim decided by the one rule
-// in one Holm family (reproduce.RunSections). Without opts.Full it runs the notebook's small scale into the same
-// files (a smoke run; do not commit its output). Runs are cached in DefaultWorkDir
-// ($GEOALIGN_RUN_CACHE/gare-<scale>/ when set, else build/gare-<scale>/), so an interrupted run
-// resumes where it stopped and the notebook (FULL=1) reuses them.
+// gareFigures regenerates figures/gare/: every table and figure of the notebook at FullScale and
+// claims.json, every claim decided by the one rule in one Holm family (reproduce.RunSections).
+// Without opts.Full it runs the notebook's SmallScale into the same files (a smoke run; do not
+// commit its output). Runs are cached in DefaultWorkDir, so an interrupted run resumes where it
+// stopped and the notebook (FULL=1) reuses them.
 func gareFigures(opts reproduce.Options) error {
 	if err := opts.NeedsRealData("gare"); err != nil {
 		return err

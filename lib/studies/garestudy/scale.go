@@ -56,8 +56,7 @@ func SmallScale() Scale {
 	}
 }
 
-// CIScale is the Table 1 analogue of `make reproduce-table1 PAPER=gare` (≤ 2 minutes on 2 cores):
-// 2,048 Charades training pairs, 1,000 test pairs, D = 64.
+// CIScale is the Table 1 analogue of `make reproduce-table1 PAPER=gare` (≤ 2 minutes on 2 cores).
 func CIScale() Scale {
 	s := SmallScale()
 	s.Name = "ci"
