@@ -20,7 +20,8 @@ type Suite struct {
 	Base        gare.Config
 	Protocol    *Protocol
 	WorkDir     string
-	// Floor is the zero-training baseline of Test (ZeroTraining), shown in every table and claim.
+	// Floor is the zero-training baseline of Test (ZeroTraining, or RandomFloor with MiniLM text; every
+	// constructor sets it), shown in every table and claim.
 	Floor *ZeroFloor
 	// Text is the encoder of the descriptions (zero value: GloVe), named in Provenance's data.
 	Text encoders.Text
@@ -99,7 +100,7 @@ func (s *Suite) Provenance(notes ...string) report.Provenance {
 			"No CLIP here: learned projections of the given features, pretrained as the baseline (stage 1, " +
 				fmt.Sprintf("%d epochs at lr %g", s.Scale.PretrainEpochs, s.Scale.PretrainLR) + ") stand in for CLIP; each row is stage 2 from those encoders (see study.Protocol).",
 			"Stage 2: " + Describe(s.Base, s.Train, s.Test) + "; projections at lr " + fmt.Sprint(s.Base.ProjectionLearningRate) + ".",
-			TrainingNote, SelectionNote(s.Base), s.Scale.TuningNote(), floorNote(s.Floor),
+			TrainingNote, SelectionNote(s.Base), s.Scale.TuningNote(), s.Floor.note(),
 			"Text→video R@K / MnR (1-based ranks, ties counted pessimistically) unless the column says v2t.",
 		}, notes...),
 	}
@@ -118,10 +119,7 @@ func SelectionNote(cfg gare.Config) string {
 		"and keeps the best test R@1, docs/official-code.md §4.4).", 100*cfg.ValFraction)
 }
 
-func floorNote(f *ZeroFloor) string {
-	if f == nil {
-		return "No zero-training floor computed for this split."
-	}
+func (f *ZeroFloor) note() string {
 	return fmt.Sprintf("Floor: %s, on the same test split, nothing learned (garestudy.ZeroTraining); every claim on this split prints it.", f.Name)
 }
 
@@ -181,7 +179,7 @@ func (st *SyntheticStudy) Table() *report.Table {
 			r0.Train.NumTexts, c.LatentDim, c.TextDim, c.Frames, c.FrameDim, c.Gap, c.TextNoise, c.FrameNoise, c.FrameJitter),
 		Kind: report.Synthetic, Seeds: st.Scale.Seeds, Config: r0.Base, Behavior: Behavior,
 		Notes: []string{"Same two-stage protocol as the Charades tables; " + Describe(r0.Base, r0.Train, r0.Test) + ".",
-			TrainingNote, SelectionNote(r0.Base), st.Scale.TuningNote(), floorNote(r0.Floor)},
+			TrainingNote, SelectionNote(r0.Base), st.Scale.TuningNote(), r0.Floor.note()},
 	}
 	for i, r := range st.Runs {
 		prov.Notes = append(prov.Notes, fmt.Sprintf("Rate %.2f: %s", st.Rates[i], r.CurveNote(st.curveName(i))))
