@@ -32,10 +32,7 @@ func gareScale(opts reproduce.Options, small, full Scale) Scale {
 // its runs cached in DefaultWorkDir.
 func gareSuite(opts reproduce.Options, scale Scale) (*Suite, error) {
 	suite, err := NewSuiteText(backend.MustNew(), scale, cmp.Or(opts.DataCache, DefaultCache()), DefaultWorkDir(scale.Name), opts.Text)
-	if err != nil {
-		return nil, data.BadInput(err) // NewSuite only reads the Charades track
-	}
-	return suite, nil
+	return suite, data.BadInput(err) // NewSuiteText only reads the Charades track
 }
 
 // gareTable1: baseline vs GARE, text→video and video→text, with the zero-training floor, at CIScale
