@@ -75,10 +75,8 @@ func Table7Variants() []Variant {
 }
 
 // Table5Variants compares ψ's query: the gap v̄ − t (code) or t alone (Δ = v̄ − t′, the "raw" form).
-// The paper's no-gap row (46.1 R@1) is not this raw form: its §4.4 text says the raw form "leads to
-// severe performance degradation" and that the row adds a unit Δ with a learned similarity-based
-// magnitude, which the paper does not specify and lib/models/gare does not implement; so the raw row
-// has no paper cells (Table5Note).
+// The raw row has no paper cells: the paper's no-gap row (46.1 R@1) is a mitigated form of it that
+// lib/models/gare does not implement (Table5Note gives the paper's §4.4 account).
 func Table5Variants() []Variant {
 	return []Variant{
 		{"query = t_i (no gap), raw Δ = v̄_j − t′_ij", func(c *gare.Config) { c.Query = gare.QueryText }, [4]string{}},

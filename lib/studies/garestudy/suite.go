@@ -181,13 +181,11 @@ func (st *SyntheticStudy) Table() *report.Table {
 		Notes: []string{"Same two-stage protocol as the Charades tables; " + Describe(r0.Base, r0.Train, r0.Test) + ".",
 			TrainingNote, SelectionNote(r0.Base), st.Scale.TuningNote(), r0.Floor.note()},
 	}
-	for i, r := range st.Runs {
-		prov.Notes = append(prov.Notes, fmt.Sprintf("Rate %.2f: %s", st.Rates[i], r.CurveNote(st.curveName(i))))
-	}
 	t := report.NewTable("Synthetic false negatives: baseline vs GARE", prov,
 		"false-negative rate", "false-negative train pairs", "baseline R@1", "GARE R@1", "GARE − baseline R@1 (paired)", "baseline MnR", "GARE MnR",
 		"floor R@1", "floor MnR")
 	for i, r := range st.Runs {
+		t.Provenance.Notes = append(t.Provenance.Notes, fmt.Sprintf("Rate %.2f: %s", st.Rates[i], r.CurveNote(st.curveName(i))))
 		fn := 0
 		for _, c := range concepts(r.Train) {
 			if c > 1 {
