@@ -3,13 +3,11 @@ package hlformerstudy
 import (
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
-	"github.com/geoalign/geoalign/lib/runcache"
 )
 
 // Suite is the HLFormer reproduction at one configuration (CI-sized or full): the study of the main
@@ -168,18 +166,4 @@ func (s *Suite) Figure4() (*reproduce.Section, error) {
 		return sec, nil
 	}
 	return sec, s.Main.Figure4(sec)
-}
-
-// WordNetCone is HLFormer's partial-order loss where the partial order is known, WordNet's mammal
-// closure: its table, learning curve and comparisons, at ConeFullScale with Full (checkpointed under
-// the run cache's wordnet/, else build/wordnet/checkpoints), else ConeCIScale in memory.
-func (s *Suite) WordNetCone() (*reproduce.Section, error) {
-	sc, dir := ConeCIScale, ""
-	if s.Full {
-		sc, dir = ConeFullScale, filepath.Join("build", "wordnet", "checkpoints")
-		if d := runcache.Root(""); d != "" {
-			dir = filepath.Join(d, "wordnet")
-		}
-	}
-	return wordnetCone(s.Main.Backend, sc, s.Seeds, dir, Suffix(s.Full))
 }

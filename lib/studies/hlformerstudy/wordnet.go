@@ -11,7 +11,7 @@ import (
 	"github.com/geoalign/geoalign/lib/hierarchy/wordnetbench"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
-	"github.com/gomlx/compute"
+	"github.com/geoalign/geoalign/lib/runcache"
 )
 
 // HLFormer's partial-order-preservation loss on WordNet (issue 19): the claim that L_pop makes an
@@ -79,14 +79,22 @@ func ConeComparisons(r *wordnetbench.ConeResults, sc ConeScale) []reproduce.Comp
 	}
 }
 
-// wordnetCone is the section of the experiment at scale sc (Suite.WordNetCone; seeds nil: the
-// scale's) on the mammal closure (Debian wordnet-base and the staged mammal filter; missing data is a
-// data.BadInput error), with run directories under dir when set: its table (saved as
-// wordnet-cone<suffix>, the scale in its provenance), its learning curve and its comparisons.
-func wordnetCone(be compute.Backend, sc ConeScale, seeds []int64, dir, suffix string) (*reproduce.Section, error) {
-	for _, s := range seeds {
-		if s < 0 {
-			return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment needs seeds ≥ 0, got %d", s))
+// WordNetCone is HLFormer's partial-order loss where the partial order is known, WordNet's mammal
+// closure (Debian wordnet-base and the staged mammal filter; missing data is a data.BadInput error):
+// its table (saved as wordnet-cone<Suffix>, the scale in its provenance), learning curve and
+// comparisons, at ConeFullScale with Full (checkpointed under the run cache's wordnet/, else
+// build/wordnet/checkpoints), else ConeCIScale in memory; Suite.Seeds nil means the scale's.
+func (s *Suite) WordNetCone() (*reproduce.Section, error) {
+	sc, dir := ConeCIScale, ""
+	if s.Full {
+		sc, dir = ConeFullScale, filepath.Join("build", "wordnet", "checkpoints")
+		if d := runcache.Root(""); d != "" {
+			dir = filepath.Join(d, "wordnet")
+		}
+	}
+	for _, seed := range s.Seeds {
+		if seed < 0 {
+			return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment needs seeds ≥ 0, got %d", seed))
 		}
 	}
 	c, desc, err := wordnetbench.LoadClosure(wordnetbench.Mammal, "", filepath.Join(sharedDataDir(), "wordnet", "mammals_filter.txt"))
@@ -95,8 +103,8 @@ func wordnetCone(be compute.Backend, sc ConeScale, seeds []int64, dir, suffix st
 	}
 	base := wordnetbench.ConeBase(sc.Dim)
 	base.Epochs, base.BurnInEpochs = sc.Epochs, sc.BurnIn
-	r, err := wordnetbench.RunCone(be, wordnetbench.Mammal, c, desc, wordnetbench.ConeOptions{
-		Seeds: orDefault(seeds, sc.Seeds), HeldOut: sc.HeldOut, SplitSeed: coneSplitSeed, ConeWeight: sc.ConeWeight,
+	r, err := wordnetbench.RunCone(s.Main.Backend, wordnetbench.Mammal, c, desc, wordnetbench.ConeOptions{
+		Seeds: orDefault(s.Seeds, sc.Seeds), HeldOut: sc.HeldOut, SplitSeed: coneSplitSeed, ConeWeight: sc.ConeWeight,
 		Base: base, CheckpointDir: dir, Quiet: true})
 	if err != nil {
 		return nil, err
@@ -110,7 +118,7 @@ func wordnetCone(be compute.Backend, sc ConeScale, seeds []int64, dir, suffix st
 		Behavior: fmt.Sprintf("%s scale: Lorentz d = %d, %d epochs (burn-in %d); Nickel & Kiela 2017 §4 otherwise (lib/hierarchy.PaperConfig)",
 			sc.Name, sc.Dim, sc.Epochs, sc.BurnIn),
 		Notes: []string{"λ was chosen among 1, 0.1 and 0.01 (100 epochs, seed 1) by the fraction of training pairs inside their cone (hlformerstudy.ConeFullScale).",
-			r.CurveNote("wordnet-cone-curves" + suffix)}}))
+			r.CurveNote("wordnet-cone-curves" + Suffix(s.Full))}}))
 	sec.Plot("wordnet-cone-curves", p)
 	return sec, nil
 }
