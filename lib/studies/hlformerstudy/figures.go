@@ -209,7 +209,7 @@ func (s *Study) Figure4(sec *reproduce.Section) error {
 			"frame covers its segment's time span); "+
 			"mean ± std over seeds. The plots are PCA (not UMAP) projections of one video."),
 		"model", "moment separation", "videos")
-	perVariant := map[string][]float64{}
+	var samples []reproduce.Sample // moment separation per seed: Euclidean-only, hybrid
 	for i, v := range []Variant{EuclideanOnlyVariant, HybridVariant} {
 		r, err := s.Run(v)
 		if err != nil {
@@ -243,14 +243,11 @@ func (s *Study) Figure4(sec *reproduce.Section) error {
 			}
 		}
 		t.AddRow(v.Name, report.Summarize(seps).Format(3), count)
-		perVariant[v.Name] = seps
-	}
-	sep := func(v Variant) reproduce.Sample {
-		return reproduce.Sample{Name: ShortName(v.Name), Seeds: s.Seeds, Values: perVariant[v.Name]}
+		samples = append(samples, reproduce.Sample{Name: ShortName(v.Name), Seeds: s.Seeds, Values: seps})
 	}
 	sec.Table("fig4", t)
 	sec.Comparisons = []reproduce.Comparison{s.comparison("Lorentz attention makes frame embeddings of the same moment more compact and different moments more separated (Fig. 4)",
-		"Fig. 4 (TVR, UMAP): qualitative", "moment separation", sep(EuclideanOnlyVariant), sep(HybridVariant))}
+		"Fig. 4 (TVR, UMAP): qualitative", "moment separation", samples[0], samples[1])}
 	return nil
 }
 
