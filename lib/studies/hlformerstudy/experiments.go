@@ -374,12 +374,9 @@ var MetricColumns = []Metric{recall(1), recall(5), recall(10), recall(100), SumR
 // bestEpoch is the 1-based selected epoch of a run, the last column of the PRVR tables.
 var bestEpoch = Metric{Name: "epochs (best)", Of: func(r Run) float64 { return float64(r.BestEpoch + 1) }, Decimals: 1}
 
-// valSumR is the validation SumR of a run's selected epoch.
+// valSumR is the validation SumR of a run's selected epoch: what selects among variants (e.g. the
+// best uniform width of Fig. 6), never the test split.
 var valSumR = Metric{Name: "validation SumR", Of: func(r Run) float64 { return r.Best.SumR }, Decimals: 2, Higher: true, Best: 400}
-
-// ValSumR is the mean over seeds of the selected models' validation SumR (what selects among variants,
-// e.g. the best uniform width of Fig. 6: never the test split).
-func (r *Runs) ValSumR() float64 { return r.Summary(valSumR).Mean }
 
 // MetricsTable builds a PRVR table: one row per floor (a deterministic number) and one per variant
 // (mean ± std over its seeds). paper, if not nil, maps a row name to the paper's SumR for the *paper*
