@@ -60,6 +60,11 @@ func LoadSetup(opts reproduce.Options, sc Scale) (*Setup, error) {
 	return setup, nil
 }
 
+// sharedDataDir is the staged shared inputs: $GEOALIGN_SHARED, else the default of `geoalign data --shared` (datasets/README.md).
+func sharedDataDir() string {
+	return cmp.Or(os.Getenv("GEOALIGN_SHARED"), filepath.Join("..", "shared", "data"))
+}
+
 // prepare cuts a setup to the scale's subset and computes the zero-training baselines of the datasets
 // engineer (lib/data/tracks) on its test and validation splits (Floors, ValFloors; none for synthetic data).
 func prepare(setup *Setup, sc Scale) (*Setup, error) {
