@@ -96,9 +96,7 @@ func OpenText(cache, shared, runCache string, sc Scale, t encoders.Text) (*Study
 	if setup, err = prepare(setup, sc); err != nil {
 		return nil, err
 	}
-	s := NewStudy(backend.MustNew(), setup, sc, nil, nil)
-	s.CacheDir = filepath.Join(runCache, "hlformer")
-	return s, nil
+	return NewStudy(backend.MustNew(), setup, sc, nil, nil, filepath.Join(runCache, "hlformer")), nil
 }
 
 func hlformerTable1(opts reproduce.Options) ([]*report.Table, error) {
@@ -119,9 +117,7 @@ func openStudy(be compute.Backend, opts reproduce.Options, sc Scale) (*Study, er
 	if err != nil {
 		return nil, err
 	}
-	st := NewStudy(be, setup, sc, opts.Seeds, os.Stderr)
-	st.CacheDir = RunCacheDir(opts)
-	return st, nil
+	return NewStudy(be, setup, sc, opts.Seeds, os.Stderr, RunCacheDir(opts)), nil
 }
 
 // RunCacheDir is where the studies (and the cross-paper grid) checkpoint every run, so that an interrupted full run resumes:

@@ -34,9 +34,10 @@ type Study struct {
 	runs     map[string]*Runs
 }
 
-// NewStudy prepares a study; seeds nil means the scale's.
-func NewStudy(be compute.Backend, setup *Setup, scale Scale, seeds []int64, log io.Writer) *Study {
-	return &Study{Backend: be, Setup: setup, Scale: scale, Seeds: orDefault(seeds, scale.Seeds), Log: log, runs: map[string]*Runs{}}
+// NewStudy prepares a study; seeds nil means the scale's, cacheDir "" checkpoints nothing (CacheDir).
+func NewStudy(be compute.Backend, setup *Setup, scale Scale, seeds []int64, log io.Writer, cacheDir string) *Study {
+	return &Study{Backend: be, Setup: setup, Scale: scale, Seeds: orDefault(seeds, scale.Seeds), Log: log,
+		CacheDir: cacheDir, runs: map[string]*Runs{}}
 }
 
 // Claimed reports whether variant v is compared by the claim rule at the study's scale (Scale.Claims;

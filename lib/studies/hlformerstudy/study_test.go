@@ -20,7 +20,7 @@ func TestStudyTable1AndFigure5(t *testing.T) {
 		t.Fatal(err)
 	}
 	scale := Scale{Name: "test", Dim: 8, LorentzDim: 7, FrameLen: 16, QueryLen: 8, Epochs: 1, BatchVideos: 12, LearningRate: 1e-3}
-	st := NewStudy(backend.MustNew(), setup, scale, []int64{0}, nil)
+	st := NewStudy(backend.MustNew(), setup, scale, []int64{0}, nil, "")
 	tab, err := st.Table1()
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestDescriptiveVariantsAreNotClaims(t *testing.T) {
 	}
 	scale := Scale{Name: "test", Dim: 8, LorentzDim: 7, FrameLen: 16, QueryLen: 8, Epochs: 1, BatchVideos: 12, LearningRate: 1e-3,
 		Claims: []string{NoPOPVariant.Name}, SweepSeeds: 1, Ablations: []string{NoGazeVariant.Name}}
-	st := NewStudy(backend.MustNew(), setup, scale, []int64{0, 1}, nil)
+	st := NewStudy(backend.MustNew(), setup, scale, []int64{0, 1}, nil, "")
 	sec := &reproduce.Section{}
 	tab, err := st.Table2(sec)
 	cmps := sec.Comparisons

@@ -204,8 +204,7 @@ func (s *Suite) SyntheticTable1() (*reproduce.Section, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := NewStudy(s.Main.Backend, syn, sc, s.Seeds, s.log)
-	st.CacheDir = s.Main.CacheDir
+	st := NewStudy(s.Main.Backend, syn, sc, s.Seeds, s.log, s.Main.CacheDir)
 	return s.table1("table1-synthetic", st, "Hybrid Euclidean + Lorentz attention beats Euclidean-only attention on synthetic partial-relevance data",
 		"Table 1, Fig. 3")
 }
