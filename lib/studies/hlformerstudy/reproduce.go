@@ -83,10 +83,9 @@ func prepare(setup *Setup, sc Scale) (*Setup, error) {
 	return setup, nil
 }
 
-// OpenText is the study of a scale on the Charades-STA track as a notebook runs it: the track `make
-// data` built under cache with the query tokens of encoder t (LoadCharadesSTAText), the staged
-// annotations under shared (the zero-training floors read them), the scale's subset (Scale.ForText),
-// the default seeds, and every run checkpointed under <runCache>/hlformer.
+// OpenText is the study of scale sc as a notebook runs it: the Charades-STA setup of
+// LoadCharadesSTAText with encoder t at the scale's subset (Scale.ForText), the default seeds, and
+// every run checkpointed under <runCache>/hlformer.
 func OpenText(cache, shared, runCache string, sc Scale, t encoders.Text) (*Study, error) {
 	sc = sc.ForText(t)
 	setup, err := LoadCharadesSTAText(cache, shared, t)

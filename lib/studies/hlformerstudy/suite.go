@@ -37,10 +37,8 @@ func NewSuite(opts reproduce.Options) (*Suite, error) {
 	return newSuite(opts.Full, opts.Seeds, os.Stderr, func(sc Scale) (*Study, error) { return openStudy(be, opts, sc) })
 }
 
-// OpenSuite is the suite as a notebook runs it on Charades-STA with GloVe queries (OpenText at
-// both scales of Scales(full)): the track under cache, the staged annotations under shared, every run
-// checkpointed under <runCache>/hlformer — the directory `make figures` uses when GEOALIGN_RUN_CACHE
-// names the same root, so either reuses the other's finished runs.
+// OpenSuite is the suite as a notebook runs it on Charades-STA with GloVe queries: OpenText at both
+// scales of Scales(full), reusing the finished runs of `make figures` when GEOALIGN_RUN_CACHE is runCache.
 func OpenSuite(cache, shared, runCache string, full bool) (*Suite, error) {
 	return newSuite(full, nil, nil, func(sc Scale) (*Study, error) { return OpenText(cache, shared, runCache, sc, encoders.GloVe) })
 }
@@ -76,9 +74,7 @@ func (s *Suite) Named() []reproduce.NamedSection {
 		{Name: "wordnet-cone", Run: s.WordNetCone}}
 }
 
-// Sections are the names of Suite.Named, in order (derived from it: one list): Table 1 at the main
-// scale (with Fig. 4's models), Table 1 on the synthetic benchmark, Fig. 5, Fig. 4, Table 2, Fig. 3
-// and Fig. 6 at the ablation scale, and the partial-order loss on WordNet.
+// Sections are the names of Suite.Named, in order (derived from it: one list).
 var Sections = reproduce.Names((&Suite{}).Named())
 
 // section is section name of study st: fig adds its plots and comparisons to the section and returns
