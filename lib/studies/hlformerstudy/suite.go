@@ -2,8 +2,6 @@ package hlformerstudy
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/backend"
@@ -27,27 +25,26 @@ type Suite struct {
 	Full bool
 	// Seeds are the seeds asked for (nil: each scale's).
 	Seeds []int64
-	log   io.Writer
 }
 
 // NewSuite is the suite `geoalign figures` runs for opts: the studies of openStudy at Scales(opts.Full),
 // progress on stderr.
 func NewSuite(opts reproduce.Options) (*Suite, error) {
 	be := backend.MustNew()
-	return newSuite(opts.Full, opts.Seeds, os.Stderr, func(sc Scale) (*Study, error) { return openStudy(be, opts, sc) })
+	return newSuite(opts.Full, opts.Seeds, func(sc Scale) (*Study, error) { return openStudy(be, opts, sc) })
 }
 
 // OpenSuite is the suite as a notebook runs it on Charades-STA with GloVe queries: OpenText at both
 // scales of Scales(full), reusing the finished runs of `make figures` when GEOALIGN_RUN_CACHE is runCache.
 func OpenSuite(cache, shared, runCache string, full bool) (*Suite, error) {
-	return newSuite(full, nil, nil, func(sc Scale) (*Study, error) { return OpenText(cache, shared, runCache, sc, encoders.GloVe) })
+	return newSuite(full, nil, func(sc Scale) (*Study, error) { return OpenText(cache, shared, runCache, sc, encoders.GloVe) })
 }
 
 // newSuite is the suite of the studies open returns at the main and ablation scales of Scales(full)
 // (one study when both scales are one).
-func newSuite(full bool, seeds []int64, log io.Writer, open func(sc Scale) (*Study, error)) (*Suite, error) {
+func newSuite(full bool, seeds []int64, open func(sc Scale) (*Study, error)) (*Suite, error) {
 	mainScale, ablScale := Scales(full)
-	s := &Suite{Full: full, Seeds: seeds, log: log}
+	s := &Suite{Full: full, Seeds: seeds}
 	var err error
 	if s.Main, err = open(mainScale); err != nil {
 		return nil, err
@@ -200,7 +197,7 @@ func (s *Suite) SyntheticTable1() (*reproduce.Section, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := NewStudy(s.Main.Backend, syn, sc, s.Seeds, s.log, s.Main.CacheDir)
+	st := NewStudy(s.Main.Backend, syn, sc, s.Seeds, s.Main.Log, s.Main.CacheDir)
 	return s.table1("table1-synthetic", st, "Hybrid Euclidean + Lorentz attention beats Euclidean-only attention on synthetic partial-relevance data",
 		"Table 1, Fig. 3")
 }
