@@ -271,9 +271,10 @@ type Runs struct {
 
 // RunVariant trains variant v (from base and lc) once per seed on setup.Train with hlformer.Trainer
 // (lib/train's loop), selects each seed's epoch on setup.Val (best SumR, early stopping) and evaluates
-// the selected model on setup.Test (nil: not evaluated, as lib/cmd/hlftune -no-test). With tc.CheckpointDir set, each seed's run directory is
-// runDir's (lib/runcache), so that an interrupted study resumes exactly and a finished run is only
-// re-evaluated (its best model restored from train.BestDir).
+// the selected model on setup.Test (nil: not evaluated, as lib/cmd/hlftune -no-test). With
+// tc.CheckpointDir set, each seed's run directory is runDir's (lib/runcache), so that an interrupted
+// study resumes exactly and a finished run is only re-evaluated (its best model restored from
+// train.BestDir).
 func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlformer.LossConfig, tc hlformer.TrainConfig, v Variant, seeds []int64, log io.Writer) (*Runs, error) {
 	c, l := v.Apply(base, lc)
 	m, err := hlformer.New(c)

@@ -27,9 +27,8 @@ type Study struct {
 	Scale   Scale
 	Seeds   []int64
 	Log     io.Writer
-	// CacheDir, if set, holds a checkpoint per run under lib/runcache's key (configuration, data, seed,
-	// model and training code; <CacheDir>/hlformer/<key>/ with spec.json):
-	// an interrupted study resumes, and finished runs are only re-evaluated.
+	// CacheDir, if set, holds a checkpoint per run in <CacheDir>/hlformer/<key>/ (runDir): an interrupted
+	// study resumes, and finished runs are only re-evaluated.
 	CacheDir string
 	runs     map[string]*Runs
 }
