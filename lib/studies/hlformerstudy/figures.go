@@ -169,12 +169,12 @@ func pca2(rows []float32, n, d int) [][2]float64 {
 	return out
 }
 
-// Figure4 is HLFormer Fig. 4 with PCA instead of UMAP: the gaze-branch frame embeddings of one test video
-// (the one with the most annotated moments), projected to 2-D and coloured
-// by the Charades-STA moment containing each frame, for the Euclidean-only and the hybrid model (seed of
-// the first run). The table averages the moment separation (between/within mean distances) over all test
-// videos with ≥ 2 moments, per seed. Needs the Charades setup (moment times). It adds the plots
-// (fig4-euclidean, fig4-hybrid), the table (fig4) and the comparison to sec.
+// Figure4 is HLFormer Fig. 4 with PCA instead of UMAP: the gaze-branch frame embeddings of one test
+// video (the one with the most annotated moments), projected to 2-D and coloured by the Charades-STA
+// moment containing each frame, for the Euclidean-only and the hybrid model (seed of the first run).
+// The table averages the moment separation (between/within mean distances) over all test videos with
+// ≥ 2 moments, per seed. Needs the Charades setup (moment times). It adds the plots (fig4-euclidean,
+// fig4-hybrid), the table (fig4) and the comparison to sec.
 func (s *Study) Figure4(sec *reproduce.Section) error {
 	if s.Setup.Kind != report.LabelDerived {
 		return fmt.Errorf("hlformer: Fig. 4 needs Charades-STA moment annotations (setup %q)", s.Setup.Name)
@@ -206,8 +206,7 @@ func (s *Study) Figure4(sec *reproduce.Section) error {
 	t := report.NewTable(fmt.Sprintf("HLFormer Fig. 4 analogue — moment separation of frame embeddings (%s scale)", s.Scale.Name),
 		s.Provenance("Separation = mean distance between frames of different Charades-STA moments / mean distance within a moment, "+
 			"gaze-branch evaluation embeddings (L2-normalised), averaged over the test videos with ≥ 2 annotated moments (a down-sampled "+
-			"frame covers its segment's time span); "+
-			"mean ± std over seeds. The plots are PCA (not UMAP) projections of one video."),
+			"frame covers its segment's time span); mean ± std over seeds. The plots are PCA (not UMAP) projections of one video."),
 		"model", "moment separation", "videos")
 	var samples []reproduce.Sample // moment separation per seed: Euclidean-only, hybrid
 	for i, v := range []Variant{EuclideanOnlyVariant, HybridVariant} {

@@ -207,8 +207,7 @@ func (s *Suite) Figure5() (*reproduce.Section, error) {
 	return s.section("fig5", s.Ablation, func(sec *reproduce.Section) (*report.Table, error) { return s.Ablation.Figure5(sec, 200, 1000) }, Figure5Variants)
 }
 
-// Figure4 is Fig. 4 at the main scale (Charades-STA only: it needs the moments; empty on synthetic
-// data).
+// Figure4 is Fig. 4 at the main scale (Charades-STA only: it needs the moments; empty on synthetic data).
 func (s *Suite) Figure4() (*reproduce.Section, error) {
 	sec := &reproduce.Section{Title: "fig4"}
 	if s.Main.Setup.Kind != report.LabelDerived {
