@@ -2,7 +2,6 @@ package nb
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/geoalign/geoalign/lib/data/glove"
 	"github.com/geoalign/geoalign/lib/data/prvr"
@@ -10,23 +9,11 @@ import (
 	"github.com/geoalign/geoalign/lib/data/trimodal"
 )
 
-// Cache is the directory `make data` builds the real tracks into: $GEOALIGN_CACHE if set, else
-// datasets/cache of the checkout.
-func Cache() string {
-	if c := os.Getenv("GEOALIGN_CACHE"); c != "" {
-		return c
-	}
-	return Path("datasets", "cache")
-}
+// Cache is the directory `make data` builds the real tracks into (tracks.CacheDir).
+func Cache() string { return tracks.CacheDir() }
 
-// Shared is the staged read-only input data the tracks are built from: $GEOALIGN_SHARED if set,
-// else the shared data directory beside the checkout (datasets/README.md).
-func Shared() string {
-	if s := os.Getenv("GEOALIGN_SHARED"); s != "" {
-		return s
-	}
-	return Path("..", "shared", "data")
-}
+// Shared is the staged read-only input data the tracks are built from (tracks.SharedDir).
+func Shared() string { return tracks.SharedDir() }
 
 // GloVe is the GloVe 6B 100-d subset covering every text of every track (lib/data/glove).
 func GloVe() *glove.Vectors {

@@ -20,6 +20,7 @@ import (
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -46,7 +47,7 @@ type Run struct {
 
 func main() {
 	var (
-		cache     = flag.String("cache", garestudy.DefaultCache(), "data cache built by make data")
+		cache     = flag.String("cache", tracks.CacheDir(), "data cache built by make data")
 		work      = flag.String("work", garestudy.DefaultWorkDir("tune"), "run cache (stage-1 models are shared between runs)")
 		out       = flag.String("out", "", "JSON file of the learning curves (required unless -render)")
 		variant   = flag.String("variant", "gare", "gare (the code's configuration) or baseline")

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -20,13 +19,9 @@ func init() {
 
 // dataFlags returns the flag set of `geoalign <name>`, a data subcommand, with the flags they share.
 func dataFlags(name string) (fs *flag.FlagSet, cache, shared *string) {
-	defShared := os.Getenv("GEOALIGN_SHARED")
-	if defShared == "" {
-		defShared = "../shared/data"
-	}
 	fs = flag.NewFlagSet(name, flag.ContinueOnError)
-	cache = fs.String("cache", "datasets/cache", "build cache (git-ignored)")
-	shared = fs.String("shared", defShared, "staged real data (read-only); env GEOALIGN_SHARED")
+	cache = fs.String("cache", tracks.CacheDir(), "build cache (git-ignored); env GEOALIGN_CACHE")
+	shared = fs.String("shared", tracks.SharedDir(), "staged real data (read-only); env GEOALIGN_SHARED")
 	return fs, cache, shared
 }
 

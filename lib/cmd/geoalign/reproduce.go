@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/reproduce"
 )
@@ -30,7 +31,7 @@ func reproduceFlags(name, defaultOut string) (fs *flag.FlagSet, opts *reproduce.
 	opts = &reproduce.Options{}
 	paper := fs.String("paper", "all", "comma-separated papers to run: all, "+strings.Join(reproduce.Papers(), ", "))
 	seeds := fs.String("seeds", "", "comma-separated seeds (default: each experiment's own, ≥ 3)")
-	dataDir := fs.String("data", "datasets/cache", "directory of the data built by `make data`, or \""+syntheticData+
+	dataDir := fs.String("data", tracks.CacheDir(), "directory of the data built by `make data`, or \""+syntheticData+
 		"\" to run on the synthetic benchmarks only (never a silent fallback: missing or corrupt data exits 2)")
 	fs.BoolVar(&opts.Full, "full", os.Getenv("FULL") == "1", "full (paper-sized) configuration instead of the CI-sized default (also FULL=1)")
 	fs.StringVar(&opts.Out, "out", defaultOut, "output directory")

@@ -10,7 +10,6 @@
 package main
 
 import (
-	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data/prvr"
+	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -83,8 +83,8 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.cache, "cache", filepath.Join("datasets", "cache"), "data cache built by make data")
-	flag.StringVar(&o.shared, "shared", cmp.Or(os.Getenv("GEOALIGN_SHARED"), "/work/shared/data"), "staged shared inputs (Charades annotations)")
+	flag.StringVar(&o.cache, "cache", tracks.CacheDir(), "data cache built by make data")
+	flag.StringVar(&o.shared, "shared", tracks.SharedDir(), "staged shared inputs (Charades annotations)")
 	flag.StringVar(&o.out, "out", "", "JSON file for the learning curve (required)")
 	flag.StringVar(&o.variant, "variant", "hybrid", "hybrid, euclidean or mssl")
 	flag.Float64Var(&o.lr, "lr", 2e-4, "BertAdam learning rate")

@@ -31,6 +31,7 @@ import (
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/npy"
 	"github.com/geoalign/geoalign/lib/retrieval"
@@ -63,7 +64,7 @@ func main() {
 	mode := flag.String("mode", "", "data, step or train")
 	cfgPath := flag.String("config", "", "configuration JSON (gare.py CONFIG)")
 	dataDir := flag.String("data", "", "directory of the splits (-mode data's output)")
-	cache := flag.String("cache", garestudy.DefaultCache(), "the data cache of `make data`")
+	cache := flag.String("cache", tracks.CacheDir(), "the data cache of `make data`")
 	seed := flag.Int64("seed", 0, "model (and data order) seed")
 	out := flag.String("out", "", "output directory")
 	source := flag.Bool("source", false, "print the hash of this command's source (lib/runcache.SourceHash: every package it builds on) and exit")

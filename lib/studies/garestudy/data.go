@@ -1,7 +1,6 @@
 package garestudy
 
 import (
-	"cmp"
 	"encoding/gob"
 	"fmt"
 	"io"
@@ -86,11 +85,6 @@ func repoRoot() string {
 		return "."
 	}
 	return root
-}
-
-// DefaultCache is $GEOALIGN_CACHE or datasets/cache under the repository root.
-func DefaultCache() string {
-	return cmp.Or(os.Getenv("GEOALIGN_CACHE"), filepath.Join(repoRoot(), "datasets", "cache"))
 }
 
 // SyntheticConfig is the synthetic false-negative benchmark (lib/data/synth GeneratePairs) at a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 )
@@ -31,7 +32,7 @@ func gareScale(opts reproduce.Options, small, full Scale) Scale {
 // gareSuite is the suite of scale on the Charades track of opts' data cache (DefaultCache when unset),
 // its runs cached in DefaultWorkDir.
 func gareSuite(opts reproduce.Options, scale Scale) (*Suite, error) {
-	suite, err := NewSuiteText(backend.MustNew(), scale, cmp.Or(opts.DataCache, DefaultCache()), DefaultWorkDir(scale.Name), opts.Text)
+	suite, err := NewSuiteText(backend.MustNew(), scale, cmp.Or(opts.DataCache, tracks.CacheDir()), DefaultWorkDir(scale.Name), opts.Text)
 	return suite, data.BadInput(err) // NewSuiteText only reads the Charades track
 }
 

@@ -1,6 +1,7 @@
 package gramstudy
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -15,6 +16,7 @@ import (
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/synth"
+	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/progress"
@@ -29,8 +31,8 @@ type Options struct {
 	Full bool
 	// Seeds (nil: 1, 2, 3 in CI, 1…5 in full runs).
 	Seeds []int64
-	// DataCache is where `make data` put the real tracks; "" is datasets/cache of the checkout
-	// (notebooks run in notebooks/).
+	// DataCache is where `make data` put the real tracks; "" is tracks.CacheDir (datasets/cache of
+	// the checkout, also from notebooks/).
 	DataCache string
 	// Verbose shows a progress bar per training run (Progress: one bar per model over its seeds).
 	Verbose, Progress bool
@@ -74,16 +76,9 @@ func (o Options) TuxPaint() (*gram.Dataset, error) {
 	return o.load(func(c string) (*gram.Dataset, error) { return TuxPaintText(c, o.Text) })
 }
 
-// load runs a loader on the data cache (Options.DataCache; runcache.ModuleRoot finds the checkout).
+// load runs a loader on the data cache (Options.DataCache, else tracks.CacheDir).
 func (o Options) load(loader func(cache string) (*gram.Dataset, error)) (*gram.Dataset, error) {
-	if o.DataCache != "" {
-		return loader(o.DataCache)
-	}
-	root, err := runcache.ModuleRoot()
-	if err != nil {
-		return nil, err
-	}
-	return loader(filepath.Join(root, "datasets", "cache"))
+	return loader(cmp.Or(o.DataCache, tracks.CacheDir()))
 }
 
 // SyntheticConfig is the synthetic tri-modal benchmark of the studies: a concept tree of depth 3 and

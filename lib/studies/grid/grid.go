@@ -13,6 +13,7 @@ import (
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/prvr"
+	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/models/gram"
@@ -106,7 +107,7 @@ func DefaultGridSize(opts reproduce.Options) GridSize {
 	if opts.Full {
 		gs, hs = garestudy.FullScale(), hlformerstudy.AblationScale
 	}
-	cache := cmp.Or(opts.DataCache, garestudy.DefaultCache())
+	cache := cmp.Or(opts.DataCache, tracks.CacheDir())
 	return GridSize{
 		Name:  map[bool]string{false: "default", true: "full"}[opts.Full],
 		Seeds: seeds,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
@@ -46,8 +47,8 @@ func LoadSetup(opts reproduce.Options, sc Scale) (*Setup, error) {
 	if opts.Synthetic {
 		setup, err = SyntheticSetup(7, 1024)
 	} else {
-		cache := cmp.Or(opts.DataCache, filepath.Join("datasets", "cache"))
-		if setup, err = LoadCharadesSTAText(cache, sharedDataDir(), opts.Text); err != nil {
+		cache := cmp.Or(opts.DataCache, tracks.CacheDir())
+		if setup, err = LoadCharadesSTAText(cache, tracks.SharedDir(), opts.Text); err != nil {
 			err = data.BadInput(fmt.Errorf("%w (or run on synthetic data: --data synthetic)", err))
 		}
 	}
@@ -58,11 +59,6 @@ func LoadSetup(opts reproduce.Options, sc Scale) (*Setup, error) {
 		return nil, data.BadInput(err)
 	}
 	return setup, nil
-}
-
-// sharedDataDir is the staged shared inputs: $GEOALIGN_SHARED, else the default of `geoalign data --shared` (datasets/README.md).
-func sharedDataDir() string {
-	return cmp.Or(os.Getenv("GEOALIGN_SHARED"), filepath.Join("..", "shared", "data"))
 }
 
 // prepare cuts a setup to the scale's subset and computes the zero-training baselines of the datasets

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/hierarchy"
 	"github.com/geoalign/geoalign/lib/hierarchy/wordnetbench"
 	"github.com/geoalign/geoalign/lib/report"
@@ -32,7 +33,7 @@ func (s *Suite) WordNetCone() (*reproduce.Section, error) {
 			return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment needs seeds ≥ 0, got %d", seed))
 		}
 	}
-	c, desc, err := wordnetbench.LoadClosure(wordnetbench.Mammal, "", filepath.Join(sharedDataDir(), "wordnet", "mammals_filter.txt"))
+	c, desc, err := wordnetbench.LoadClosure(wordnetbench.Mammal, "", filepath.Join(tracks.SharedDir(), "wordnet", "mammals_filter.txt"))
 	if err != nil {
 		return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment: %w", err))
 	}
