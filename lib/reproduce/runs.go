@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/retrieval"
 )
 
 // Runs are one variant of an experiment trained once per seed: Results[i] is the run of Seeds[i].
@@ -42,6 +43,18 @@ func (m Metric[R]) RandomLevel(texts, videos int) float64 {
 		return 0
 	}
 	return m.Random(texts, videos)
+}
+
+// RandomSumR is SumR, the sum of R@K over ks (%), expected under a uniformly random ranking of n
+// videos with one ground truth per query, Σ_K retrieval.RandomRecall(K, n, 1) = Σ_K 100·min(K, n)/n:
+// the collapse gate's level of a SumR metric (Metric.Random), over retrieval.TextVideoKs for GARE,
+// retrieval.PRVRKs for HLFormer.
+func RandomSumR(n int, ks ...int) float64 {
+	sum := 0.0
+	for _, k := range ks {
+		sum += retrieval.RandomRecall(k, n, 1)
+	}
+	return sum
 }
 
 // MetricNames are the names of metrics, in order: a table's metric columns.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/retrieval"
 )
 
 // result is a study's own result type: what one training run leaves.
@@ -91,5 +92,24 @@ func TestRandomLevel(t *testing.T) {
 	}
 	if got := r1.RandomLevel(10, 50); got != 2 {
 		t.Errorf("random level %g, want 100/50", got)
+	}
+}
+
+// TestRandomSumR against the closed form with one ground truth per query: R@K = 100 · min(K, n) / n.
+func TestRandomSumR(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		ks   []int
+		want float64
+	}{
+		{1334, retrieval.PRVRKs, 100 * 116.0 / 1334},
+		{50, retrieval.PRVRKs, 100 * (1 + 5 + 10 + 50) / 50.0}, // R@100 of 50 videos is 100
+		{1237, retrieval.TextVideoKs, 1600 / 1237.0},
+		{8, retrieval.TextVideoKs, 100 * (1 + 5 + 8) / 8.0},
+		{8, nil, 0},
+	} {
+		if got := reproduce.RandomSumR(c.n, c.ks...); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("RandomSumR(%d, %v) = %g, want %g", c.n, c.ks, got, c.want)
+		}
 	}
 }

@@ -415,7 +415,7 @@ func (s *Suite) LongerTraining() (*reproduce.Section, error) {
 		c := reproduce.Comparison{Paper: Paper, Claim: fmt.Sprintf("training %s's stage 2 for %d epochs instead of %d raises its validation SumR", variant.Name, m, n),
 			PaperFigure: "— (not a claim of the paper: issue 19's check that stage 2 has converged)",
 			Data:        fmt.Sprintf("%s: validation split of %s (%d pairs, %g %% of the %d training pairs, carved by data.CarveValidation)", s.Train.Kind, s.Train.Name, nVal, 100*s.Base.ValFraction, s.Train.NumTexts),
-			Random:      RandomSumR(nVal)}
+			Random:      reproduce.RandomSumR(nVal, retrieval.TextVideoKs...)}
 		sec.Comparisons = append(sec.Comparisons, reproduce.Compare(c, both.Results[2*v], both.Results[2*v+1], validationSumR))
 	}
 	return sec, nil
@@ -438,11 +438,6 @@ func valPairs(cfg gare.Config, n int) int {
 		return 0
 	}
 	return len(val)
-}
-
-// RandomSumR is R@1 + R@5 + R@10 under random ranking of n paired videos (the rule's collapse gate).
-func RandomSumR(n int) float64 {
-	return retrieval.RandomRecall(1, n, 1) + retrieval.RandomRecall(5, n, 1) + retrieval.RandomRecall(10, n, 1)
 }
 
 // Named lists the study's sections in the notebook's order, Table 1 first (Sections are their

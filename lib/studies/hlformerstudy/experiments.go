@@ -364,9 +364,9 @@ func recall(k int) Metric {
 }
 
 // SumR is the test SumR = R@1 + R@5 + R@10 + R@100 (%), the metric of HLFormer's claims: at best 400
-// (every query's video ranked first), at sumRRandom under random ranking of the test videos.
+// (every query's video ranked first), at reproduce.RandomSumR under random ranking of the test videos.
 var SumR = Metric{Name: "SumR", Of: func(r Run) float64 { return r.Test.SumR }, Decimals: 2, Higher: true, Best: 400,
-	Random: func(_, videos int) float64 { return sumRRandom(videos) }}
+	Random: func(_, videos int) float64 { return reproduce.RandomSumR(videos, retrieval.PRVRKs...) }}
 
 // MetricColumns are the PRVR columns of Table 1 and 2 (plus MdR, MnR as MS-SL reports).
 var MetricColumns = []Metric{recall(1), recall(5), recall(10), recall(100), SumR,

@@ -12,7 +12,6 @@ import (
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
-	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/gomlx/compute"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -131,16 +130,6 @@ func (s *Study) Table1() (*report.Table, error) {
 // PaperHLFormer names the claims of this study in claims.json and REPORT.md: the claim rule's Holm
 // family is one paper's claims.
 const PaperHLFormer = "HLFormer (ICCV 2025)"
-
-// sumRRandom is SumR = R@1 + R@5 + R@10 + R@100 (%) under a uniformly random ranking of n videos with
-// one relevant video per query: 100·min(K, n)/n per K (closed form), the collapse gate's level.
-func sumRRandom(n int) float64 {
-	total := 0.0
-	for _, k := range []int{1, 5, 10, 100} {
-		total += retrieval.RandomRecall(k, n, 1)
-	}
-	return total
-}
 
 // short is r with the variant's short name (ShortName), as the claims name their samples.
 func (r *Runs) short() reproduce.Runs[Run] {

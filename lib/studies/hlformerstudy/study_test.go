@@ -88,14 +88,14 @@ func TestStudyTable1AndFigure5(t *testing.T) {
 	}
 }
 
-// sumRRandom against a direct count: with n videos and one relevant video per query, a random ranking
-// puts it in the top K with probability min(K, n)/n.
+// SumR's random-ranking level (the collapse gate's) against a direct count: with n videos and one
+// relevant video per query, a random ranking puts it in the top K with probability min(K, n)/n.
 func TestSumRRandom(t *testing.T) {
 	for _, c := range []struct {
 		n    int
 		want float64
 	}{{1334, 100 * 116.0 / 1334}, {50, 100 * (1 + 5 + 10 + 50) / 50.0}, {1, 400}} {
-		if got := sumRRandom(c.n); math.Abs(got-c.want) > 1e-9 {
+		if got := SumR.RandomLevel(0, c.n); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("n = %d: %v, want %v", c.n, got, c.want)
 		}
 	}
