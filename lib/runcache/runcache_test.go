@@ -2,6 +2,7 @@ package runcache
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -241,5 +242,41 @@ func TestRoot(t *testing.T) {
 	}
 	if got := Root(""); got != "" {
 		t.Errorf("no fallback: %q", got)
+	}
+}
+
+// Memo computes a value once per path and reads it back afterwards; what does not decode into
+// its type is computed again, and without a path nothing is kept.
+func TestMemo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "square.gob")
+	calls := 0
+	square := func(x int) func() ([]int, error) {
+		return func() ([]int, error) { calls++; return []int{x * x}, nil }
+	}
+	for _, c := range []struct {
+		path       string
+		x, want, n int
+	}{{path, 3, 9, 1}, {path, 4, 9, 1}, {"", 4, 16, 2}, {"", 4, 16, 3}} {
+		got, err := Memo(c.path, square(c.x))
+		if err != nil || got[0] != c.want || calls != c.n {
+			t.Errorf("Memo(%q, square %d) = %v, %v after %d computations, want %d after %d", c.path, c.x, got, err, calls, c.want, c.n)
+		}
+	}
+	if got, err := Memo(path, func() (string, error) { return "nine", nil }); err != nil || got != "nine" {
+		t.Errorf("Memo of another type = %q, %v; want it computed", got, err)
+	}
+	if err := os.WriteFile(path, []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Memo(path, square(5)); err != nil || got[0] != 25 {
+		t.Errorf("Memo over a damaged file = %v, %v; want it computed", got, err)
+	}
+	var back []int
+	if err := ReadGob(path, &back); err != nil || back[0] != 25 {
+		t.Errorf("ReadGob after Memo = %v, %v; want [25]", back, err)
+	}
+	failed := errors.New("no value")
+	if _, err := Memo(filepath.Join(t.TempDir(), "x.gob"), func() (int, error) { return 0, failed }); !errors.Is(err, failed) {
+		t.Errorf("Memo of a failing computation: %v, want %v", err, failed)
 	}
 }

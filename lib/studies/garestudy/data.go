@@ -1,13 +1,9 @@
 package garestudy
 
 import (
-	"encoding/gob"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 
-	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/data/tracks"
@@ -68,7 +64,7 @@ func CharadesDataText(cache, workDir string, trainPairs, testPairs int, t encode
 		}
 		return d.Subset(fmt.Sprintf("%s (first %d pairs)", d.Name, n), seq(n)), nil
 	}
-	pair, err := cachedGob(saved, func() (pair [2]*gare.Dataset, err error) {
+	pair, err := runcache.Memo(saved, func() (pair [2]*gare.Dataset, err error) {
 		if pair[0], err = load("train", trainPairs); err == nil {
 			pair[1], err = load("test", testPairs)
 		}
@@ -102,38 +98,6 @@ func SyntheticData(pairs, trainPairs int, falseNegativeRate float64, seed uint64
 		return nil, nil, err
 	}
 	return gare.FromSyntheticPairs(p, trainPairs)
-}
-
-// loadGob decodes the gob file at path into v.
-func loadGob(path string, v any) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return gob.NewDecoder(f).Decode(v)
-}
-
-// saveGob writes v at path (encoding/gob), atomically.
-func saveGob(path string, v any) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(v) })
-}
-
-// cachedGob is the value saved at path (loadGob) or, when path is "" or holds none, compute's, then
-// saved at path (saveGob) if set.
-func cachedGob[T any](path string, compute func() (T, error)) (T, error) {
-	var v T
-	if path != "" && loadGob(path, &v) == nil {
-		return v, nil
-	}
-	v, err := compute()
-	if err == nil && path != "" {
-		err = saveGob(path, v)
-	}
-	return v, err
 }
 
 // DefaultWorkDir is the disk cache of datasets, runs and models of a scale:

@@ -214,14 +214,14 @@ func (p *Protocol) Run(b compute.Backend, cfg gare.Config, d, test *gare.Dataset
 	})
 }
 
-// cached is the value saved at base+ext (loadGob) and, if keep, the model of cfg (seed) whose weights
+// cached is the value saved at base+ext (runcache.ReadGob) and, if keep, the model of cfg (seed) whose weights
 // are saved at base.weights, when the cache has both and ok accepts the value (base "": no cache);
 // else the value and model train makes, saved there (the model only if keep; nil is returned for it
 // otherwise).
 func cached[T any](b compute.Backend, cfg gare.Config, seed int64, base, ext string, keep bool, ok func(T) bool,
 	train func() (T, *gare.Model, error)) (T, *gare.Model, error) {
 	var v T
-	if base != "" && loadGob(base+ext, &v) == nil && ok(v) {
+	if base != "" && runcache.ReadGob(base+ext, &v) == nil && ok(v) {
 		if !keep {
 			return v, nil, nil
 		}
@@ -233,7 +233,7 @@ func cached[T any](b compute.Backend, cfg gare.Config, seed int64, base, ext str
 	}
 	v, m, err := train()
 	if err == nil && base != "" {
-		err = saveGob(base+ext, v)
+		err = runcache.WriteGob(base+ext, v)
 	}
 	if err != nil || !keep {
 		return v, nil, err

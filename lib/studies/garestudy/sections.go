@@ -10,6 +10,7 @@ import (
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/runcache"
 	"gonum.org/v1/plot"
 )
 
@@ -282,7 +283,7 @@ func (s *Suite) Dynamics() (*reproduce.Section, error) {
 	if key != "" {
 		key += ".gob"
 	}
-	pts, err := cachedGob(key, func() ([]DynamicsPoint, error) {
+	pts, err := runcache.Memo(key, func() ([]DynamicsPoint, error) {
 		return Dynamics(s.Backend, s.Protocol, s.Base, s.Train, seed, s.Scale.ProbePairs, s.Scale.DynamicsEvery)
 	})
 	if err != nil {
