@@ -167,6 +167,17 @@ func ModuleRoot() (string, error) {
 	}
 }
 
+// InCheckout is the path elem relative to the checkout (ModuleRoot), or to the working directory
+// when no checkout is found: the default of a directory that belongs to the checkout (build/…,
+// datasets/cache), found from any directory below it — GoNB runs a notebook's cells in notebooks/.
+func InCheckout(elem ...string) string {
+	root, err := ModuleRoot()
+	if err != nil {
+		root = "."
+	}
+	return filepath.Join(append([]string{root}, elem...)...)
+}
+
 // declaresModule reports whether dir/go.mod declares Module.
 func declaresModule(dir string) bool {
 	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))

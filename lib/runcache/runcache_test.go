@@ -203,12 +203,18 @@ func TestModuleRootOfThisCheckout(t *testing.T) {
 	if wd, _ := os.Getwd(); filepath.Join(root, "lib", "runcache") != wd {
 		t.Fatalf("root %s for working directory %s", root, wd)
 	}
+	if got := InCheckout("build", "runs"); got != filepath.Join(root, "build", "runs") {
+		t.Errorf("InCheckout(build, runs) = %s in the checkout %s", got, root)
+	}
 	sources = sync.Map{}
 	src, err := SourceHash(Module + "/lib/runcache")
 	if err != nil || src.Fallback != "" || len(src.Packages) != 2 { // runcache imports lib/atomicfile
 		t.Fatalf("%+v %v", src, err)
 	}
 	t.Chdir(t.TempDir())
+	if got := InCheckout("build"); got != "build" {
+		t.Errorf("InCheckout(build) outside a checkout = %s, want build (the working directory's)", got)
+	}
 	sources = sync.Map{}
 	src, err = SourceHash(Module + "/lib/runcache")
 	if err != nil || !strings.Contains(src.Fallback, "hashed the executable") || len(src.Hash) != 64 {

@@ -20,15 +20,9 @@ const (
 	DefaultDirRelToRepo = "build/minilm"              // where `make setup` installs them
 )
 
-// DefaultDir is build/minilm under the checkout (runcache.ModuleRoot), where `make setup` installs
+// DefaultDir is build/minilm under the checkout (runcache.InCheckout), where `make setup` installs
 // the model (kernel/minilm.sh).
-func DefaultDir() string {
-	root, err := runcache.ModuleRoot()
-	if err != nil {
-		root = "."
-	}
-	return filepath.Join(root, DefaultDirRelToRepo)
-}
+func DefaultDir() string { return runcache.InCheckout(DefaultDirRelToRepo) }
 
 // Config is the part of config.json (Hugging Face BertConfig) that the encoder uses.
 type Config struct {

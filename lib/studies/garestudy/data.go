@@ -73,16 +73,6 @@ func CharadesDataText(cache, workDir string, trainPairs, testPairs int, t encode
 	return pair[0], pair[1], err
 }
 
-// repoRoot is the checkout (runcache.ModuleRoot: $GEOALIGN_ROOT or the go.mod of this module above
-// the working directory; GoNB runs cells in notebooks/), or "." when there is none.
-func repoRoot() string {
-	root, err := runcache.ModuleRoot()
-	if err != nil {
-		return "."
-	}
-	return root
-}
-
 // SyntheticConfig is the synthetic false-negative benchmark (lib/data/synth GeneratePairs) at a
 // false-negative rate: latent concepts seen through random text and frame projections, each
 // modality shifted by a constant offset (Gap, the modality gap), noisy frames jittered in time.
@@ -105,5 +95,5 @@ func SyntheticData(pairs, trainPairs int, falseNegativeRate float64, seed uint64
 // the other studies and kernel/nb.RunCache share; notebook 12 reads its runs through this function),
 // else build/gare-<scale> under the repository root (git-ignored).
 func DefaultWorkDir(scale string) string {
-	return filepath.Join(runcache.Root(filepath.Join(repoRoot(), "build")), "gare-"+scale)
+	return filepath.Join(runcache.Root(runcache.InCheckout("build")), "gare-"+scale)
 }
