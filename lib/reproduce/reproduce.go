@@ -29,6 +29,7 @@ import (
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/runcache"
 )
 
 // Options configure a reproduction run.
@@ -64,6 +65,17 @@ func (o Options) NeedsRealData(paper string) error {
 		return nil
 	}
 	return data.BadInput(fmt.Errorf("%s figures need the real tracks of `make data` (--data synthetic runs Table 1 only)", paper))
+}
+
+// RunCache is the root of the run cache of the reproduction (lib/runcache): $GEOALIGN_RUN_CACHE
+// when set, else build/runs of the checkout for the full configuration — the root the notebooks
+// use (kernel/nb.RunCache), so that either reuses the other's runs and an interrupted run resumes
+// — and none ("") for CI, which trains anew.
+func (o Options) RunCache() string {
+	if !o.Full {
+		return runcache.Root("")
+	}
+	return runcache.Root(runcache.InCheckout("build", "runs"))
 }
 
 // Experiment is one paper's entry.

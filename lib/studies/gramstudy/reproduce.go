@@ -6,7 +6,6 @@ import (
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
-	"github.com/geoalign/geoalign/lib/runcache"
 )
 
 // GRAM (ICLR 2025; notebooks/10-gram.ipynb) and HyperGRAM (CVPR 2026, no public code, summary only;
@@ -20,16 +19,10 @@ func init() {
 		Table1: table1(Options.Geometries)})
 }
 
-// studyOptions maps the reproduction options to the studies'. The run cache (Options.CacheDir;
-// an interrupted run resumes from its last epoch) is runcache.Root: GEOALIGN_RUN_CACHE when set,
-// else build/runs for the full configuration — the root the notebooks use (kernel/nb.RunCache) —
-// and none for CI.
+// studyOptions maps the reproduction options to the studies', with its run cache
+// (reproduce.Options.RunCache; an interrupted run resumes from its last epoch).
 func studyOptions(opts reproduce.Options) Options {
-	fallback := ""
-	if opts.Full {
-		fallback = filepath.Join("build", "runs")
-	}
-	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: runcache.Root(fallback), Text: opts.Text}
+	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: opts.RunCache(), Text: opts.Text}
 }
 
 // table1 is the Table1 of a paper: study's table (GRAM: Options.Table1, HyperGRAM:

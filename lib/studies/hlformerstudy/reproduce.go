@@ -12,7 +12,6 @@ import (
 	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
-	"github.com/geoalign/geoalign/lib/runcache"
 	"github.com/gomlx/compute"
 )
 
@@ -115,15 +114,12 @@ func openStudy(be compute.Backend, opts reproduce.Options, sc Scale) (*Study, er
 	return NewStudy(be, setup, sc, opts.Seeds, os.Stderr, RunCacheDir(opts)), nil
 }
 
-// RunCacheDir is where the studies (and the cross-paper grid) checkpoint every run, so that an interrupted full run resumes:
-// <runcache.Root>/hlformer when GEOALIGN_RUN_CACHE is set, else build/runs/hlformer for the full configuration (none for
-// CI) — the directory notebook 13 uses (kernel/nb.RunCache), so either reuses the other's runs.
+// RunCacheDir is where the studies (and the cross-paper grid) checkpoint every run:
+// <reproduce.Options.RunCache>/hlformer, the directory notebook 13 uses, or "" (none, CI without
+// GEOALIGN_RUN_CACHE).
 func RunCacheDir(opts reproduce.Options) string {
-	if d := runcache.Root(""); d != "" {
+	if d := opts.RunCache(); d != "" {
 		return filepath.Join(d, "hlformer")
-	}
-	if opts.Full {
-		return filepath.Join("build", "runs", "hlformer")
 	}
 	return ""
 }
