@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/runcache"
 )
 
@@ -26,5 +27,16 @@ func TestRunCache(t *testing.T) {
 		if got := (Options{Full: full}).RunCache(); got != "/tmp/runs" {
 			t.Errorf("Full %t with %s set: %q", full, runcache.CacheEnv, got)
 		}
+	}
+}
+
+// The data of a reproduction: DataCache when given, else the tracks' cache ($GEOALIGN_CACHE).
+func TestDataDir(t *testing.T) {
+	t.Setenv(tracks.CacheEnv, "/tmp/tracks")
+	if got := (Options{}).DataDir(); got != "/tmp/tracks" {
+		t.Errorf("DataDir without DataCache = %q, want $%s", got, tracks.CacheEnv)
+	}
+	if got := (Options{DataCache: "/data"}).DataDir(); got != "/data" {
+		t.Errorf("DataDir = %q, want DataCache", got)
 	}
 }

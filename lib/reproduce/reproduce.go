@@ -14,6 +14,7 @@
 package reproduce
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,10 +25,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/geoalign/geoalign/lib/encoders"
-
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/data/tracks"
+	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/runcache"
 )
@@ -41,8 +42,8 @@ type Options struct {
 	Seeds []int64
 	// Out is the output directory (figures/ or figures/tables/).
 	Out string
-	// DataCache is where `make data` put the real tracks (datasets/cache by default). Missing or
-	// corrupt data there is an error marked data.BadInput, naming the file; nothing falls back
+	// DataCache is where `make data` put the real tracks ("": tracks.CacheDir; DataDir). Missing
+	// or corrupt data there is an error marked data.BadInput, naming the file; nothing falls back
 	// to synthetic data unless Synthetic asks for it.
 	DataCache string
 	// Synthetic runs each paper's Table 1 on its synthetic benchmark only, without the data cache
@@ -66,6 +67,10 @@ func (o Options) NeedsRealData(paper string) error {
 	}
 	return data.BadInput(fmt.Errorf("%s figures need the real tracks of `make data` (--data synthetic runs Table 1 only)", paper))
 }
+
+// DataDir is the directory of the real tracks: DataCache, else tracks.CacheDir ($GEOALIGN_CACHE,
+// else datasets/cache of the checkout).
+func (o Options) DataDir() string { return cmp.Or(o.DataCache, tracks.CacheDir()) }
 
 // RunCache is the root of the run cache of the reproduction (lib/runcache): $GEOALIGN_RUN_CACHE
 // when set, else build/runs of the checkout for the full configuration — the root the notebooks

@@ -1,12 +1,10 @@
 package garestudy
 
 import (
-	"cmp"
 	"path/filepath"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
-	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 )
@@ -29,10 +27,10 @@ func gareScale(opts reproduce.Options, small, full Scale) Scale {
 	return s
 }
 
-// gareSuite is the suite of scale on the Charades track of opts' data cache (DefaultCache when unset),
-// its runs cached in DefaultWorkDir.
+// gareSuite is the suite of scale on the Charades track of opts' data directory
+// (reproduce.Options.DataDir), its runs cached in DefaultWorkDir.
 func gareSuite(opts reproduce.Options, scale Scale) (*Suite, error) {
-	suite, err := NewSuiteText(backend.MustNew(), scale, cmp.Or(opts.DataCache, tracks.CacheDir()), DefaultWorkDir(scale.Name), opts.Text)
+	suite, err := NewSuiteText(backend.MustNew(), scale, opts.DataDir(), DefaultWorkDir(scale.Name), opts.Text)
 	return suite, data.BadInput(err) // NewSuiteText only reads the Charades track
 }
 

@@ -1,7 +1,6 @@
 package grid
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -13,7 +12,6 @@ import (
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/prvr"
-	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/models/gram"
@@ -107,7 +105,6 @@ func DefaultGridSize(opts reproduce.Options) GridSize {
 	if opts.Full {
 		gs, hs = garestudy.FullScale(), hlformerstudy.AblationScale
 	}
-	cache := cmp.Or(opts.DataCache, tracks.CacheDir())
 	return GridSize{
 		Name:  map[bool]string{false: "default", true: "full"}[opts.Full],
 		Seeds: seeds,
@@ -118,7 +115,7 @@ func DefaultGridSize(opts reproduce.Options) GridSize {
 		},
 		GramFull: opts.Full,
 		TextVideo: func() (*gare.Dataset, *gare.Dataset, error) {
-			tr, te, err := garestudy.CharadesData(cache, "", gs.CharadesTrain, gs.CharadesTest)
+			tr, te, err := garestudy.CharadesData(opts.DataDir(), "", gs.CharadesTrain, gs.CharadesTest)
 			return tr, te, data.BadInput(err)
 		},
 		GARE: gs,

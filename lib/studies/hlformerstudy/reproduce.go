@@ -1,7 +1,6 @@
 package hlformerstudy
 
 import (
-	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,8 +45,7 @@ func LoadSetup(opts reproduce.Options, sc Scale) (*Setup, error) {
 	if opts.Synthetic {
 		setup, err = SyntheticSetup(7, 1024)
 	} else {
-		cache := cmp.Or(opts.DataCache, tracks.CacheDir())
-		if setup, err = LoadCharadesSTAText(cache, tracks.SharedDir(), opts.Text); err != nil {
+		if setup, err = LoadCharadesSTAText(opts.DataDir(), tracks.SharedDir(), opts.Text); err != nil {
 			err = data.BadInput(fmt.Errorf("%w (or run on synthetic data: --data synthetic)", err))
 		}
 	}
