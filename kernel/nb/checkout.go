@@ -37,11 +37,11 @@ func OutDir() string {
 	return Path("build", "figures")
 }
 
-// RunCache is the root of the run cache (runcache.Root): $GEOALIGN_RUN_CACHE if set, else build/runs of the
+// RunCache is the root of the run cache: runcache.Root (its environment variable) if set, else build/runs of the
 // checkout (git-ignored). lib/runcache keeps each run in <RunCache>/<paper>/<key>/ with its
 // spec.json, and a study given this root reloads finished runs instead of training them again —
 // every GoNB cell is a new program, so this is how a later cell, or a later execution, finds the
-// models an earlier one trained. `make figures` uses the same root when GEOALIGN_RUN_CACHE is set.
+// models an earlier one trained. `make figures` uses the same root when that variable is set.
 func RunCache() string {
 	return runcache.Root(Path("build", "runs"))
 }

@@ -91,9 +91,9 @@ func SyntheticData(pairs, trainPairs int, falseNegativeRate float64, seed uint64
 }
 
 // DefaultWorkDir is the disk cache of datasets, runs and models of a scale:
-// <runcache.Root>/gare-<scale> when GEOALIGN_RUN_CACHE is set (the run-cache root `make figures`,
-// the other studies and kernel/nb.RunCache share; notebook 12 reads its runs through this function),
-// else build/gare-<scale> under the repository root (git-ignored).
+// <runcache.Root>/gare-<scale> when the run-cache root is set (the root `make figures`, the other
+// studies and kernel/nb.RunCache share; notebook 12 reads its runs through this function), else
+// build/gare-<scale> under the repository root (git-ignored).
 func DefaultWorkDir(scale string) string {
 	return filepath.Join(runcache.Root(runcache.InCheckout("build")), "gare-"+scale)
 }

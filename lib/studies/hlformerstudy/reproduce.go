@@ -114,7 +114,7 @@ func openStudy(be compute.Backend, opts reproduce.Options, sc Scale) (*Study, er
 
 // RunCacheDir is where the studies (and the cross-paper grid) checkpoint every run:
 // <reproduce.Options.RunCache>/hlformer, the directory notebook 13 uses, or "" (none, CI without
-// GEOALIGN_RUN_CACHE).
+// runcache.Root's environment variable).
 func RunCacheDir(opts reproduce.Options) string {
 	if d := opts.RunCache(); d != "" {
 		return filepath.Join(d, "hlformer")

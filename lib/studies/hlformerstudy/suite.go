@@ -35,7 +35,7 @@ func NewSuite(opts reproduce.Options) (*Suite, error) {
 }
 
 // OpenSuite is the suite as a notebook runs it on Charades-STA with GloVe queries: OpenText at both
-// scales of Scales(full), reusing the finished runs of `make figures` when GEOALIGN_RUN_CACHE is runCache.
+// scales of Scales(full); given the run cache of `make figures` (Options.RunCache), it reuses its runs.
 func OpenSuite(cache, shared, runCache string, full bool) (*Suite, error) {
 	return newSuite(full, nil, func(sc Scale) (*Study, error) { return OpenText(cache, shared, runCache, sc, encoders.GloVe) })
 }
