@@ -73,9 +73,9 @@ func (o Options) NeedsRealData(paper string) error {
 func (o Options) DataDir() string { return cmp.Or(o.DataCache, tracks.CacheDir()) }
 
 // RunCache is the root of the run cache of the reproduction: runcache.Root (its environment
-// variable) when set, else build/runs of the checkout for the full configuration — the root the notebooks
-// use (kernel/nb.RunCache), so that either reuses the other's runs and an interrupted run resumes
-// — and none ("") for CI, which trains anew.
+// variable) when set, else build/runs of the checkout for the full configuration — the root the
+// notebooks use (kernel/nb.RunCache), so that either reuses the other's runs and an interrupted
+// run resumes — and none ("") for CI, which trains anew.
 func (o Options) RunCache() string {
 	if !o.Full {
 		return runcache.Root("")

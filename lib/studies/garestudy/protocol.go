@@ -214,10 +214,10 @@ func (p *Protocol) Run(b compute.Backend, cfg gare.Config, d, test *gare.Dataset
 	})
 }
 
-// cached is the value saved at base+ext (runcache.ReadGob) and, if keep, the model of cfg (seed) whose weights
-// are saved at base.weights, when the cache has both and ok accepts the value (base "": no cache);
-// else the value and model train makes, saved there (the model only if keep; nil is returned for it
-// otherwise).
+// cached is the value saved at base+ext (runcache.ReadGob) and, if keep, the model of cfg (seed)
+// whose weights are saved at base.weights, when the cache has both and ok accepts the value (base
+// "": no cache); else the value and model train makes, saved there (the model only if keep; nil is
+// returned for it otherwise).
 func cached[T any](b compute.Backend, cfg gare.Config, seed int64, base, ext string, keep bool, ok func(T) bool,
 	train func() (T, *gare.Model, error)) (T, *gare.Model, error) {
 	var v T
