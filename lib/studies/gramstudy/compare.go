@@ -9,7 +9,6 @@ import (
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
-	"gonum.org/v1/gonum/stat"
 )
 
 // Metric is one retrieval number of an evaluation: R@K of text → data (T2V) or data → text.
@@ -108,9 +107,6 @@ func measured(label string, runs []*Run, values []float64) reproduce.Sample {
 	}
 	return s
 }
-
-// Pearson is the Pearson correlation of x and y (gonum).
-func Pearson(x, y []float64) float64 { return stat.Correlation(x, y, nil) }
 
 // provenance is the table provenance shared by the studies' tables.
 func provenance(o Options, data []*gram.Dataset, behavior string, notes ...string) report.Provenance {

@@ -17,6 +17,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -280,9 +281,9 @@ func (o Options) ScoreVsRecall(sec *reproduce.Section, title string, groups map[
 		p.Add(s)
 		p.Legend.Add(label, s)
 		xs, ys = append(xs, x...), append(ys, y...)
-		t.AddRow("checkpoints of "+label, len(pts), fmt.Sprintf("%.3f", Pearson(x, y)), "—")
+		t.AddRow("checkpoints of "+label, len(pts), fmt.Sprintf("%.3f", stat.Correlation(x, y, nil)), "—")
 	}
-	rho := Pearson(xs, ys)
+	rho := stat.Correlation(xs, ys, nil)
 	t.AddRow("all models together", len(xs), fmt.Sprintf("%.3f", rho), "0.923")
 	v := reproduce.Describe(PaperGRAM, "GRAM's alignment score (1 − mean matched volume) is strongly correlated with R@1",
 		"ρ = 0.923 over 7 models on MSR-VTT (GRAM Fig. 3)", dataLabel(data),

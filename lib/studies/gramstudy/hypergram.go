@@ -12,6 +12,7 @@ import (
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -362,7 +363,7 @@ func (o Options) SemanticRole(sec *reproduce.Section, runs []*Run) error {
 			return err
 		}
 		logS := r.Test.Attributes["log_explanation"]
-		rHyp, rEuc = append(rHyp, Pearson(logS, hyp)), append(rEuc, Pearson(logS, euc))
+		rHyp, rEuc = append(rHyp, stat.Correlation(logS, hyp, nil)), append(rEuc, stat.Correlation(logS, euc, nil))
 		prev := math.Inf(-1)
 		for k, l := range order {
 			var h, e []float64
@@ -432,7 +433,7 @@ func (o Options) TextLengthCorrelation(sec *reproduce.Section, runs []*Run, note
 		for i := range mix {
 			mix[i] = (1-a)*hyp[i] + a*euc[i]
 		}
-		rh, re, ra = append(rh, Pearson(length, hyp)), append(re, Pearson(length, euc)), append(ra, Pearson(length, mix))
+		rh, re, ra = append(rh, stat.Correlation(length, hyp, nil)), append(re, stat.Correlation(length, euc, nil)), append(ra, stat.Correlation(length, mix, nil))
 	}
 	d := runs[0].Data
 	t := report.NewTable("HyperGRAM volume–text-length correlation analogue",
