@@ -13,4 +13,8 @@
 // nearest directory above the working directory whose go.mod declares this module (no `go` tool is
 // needed). Without a checkout (an installed binary run elsewhere), the executable itself is hashed
 // instead, and Source.Fallback says so.
+//
+// Besides runs, Memo keeps a smaller derived value (a processed data set, an analysis of cached
+// runs, a notebook's value) as a gob file whose path keys its inputs; Root, InCheckout and
+// ModuleRoot locate the run cache and the checkout.
 package runcache
