@@ -42,7 +42,7 @@ func wordnetMain(args []string, stdout, stderr io.Writer) int {
 	curvature := fs.Float64("curvature", 1, "c > 0: curvature −c of the hyperbolic models")
 	out := fs.String("out", "figures/wordnet", "output directory for tables and figures")
 	wnDir := fs.String("wordnet-dir", "", "WordNet 3.0 database directory (default /usr/share/wordnet, Debian wordnet-base)")
-	filter := fs.String("filter", filepath.Join(tracks.SharedDir(), "wordnet", "mammals_filter.txt"), "mammal filter file (staged shared data; env GEOALIGN_SHARED)")
+	filter := fs.String("filter", tracks.MammalFilter(tracks.SharedDir()), "mammal filter file (staged shared data; env GEOALIGN_SHARED)")
 	ckptDir := fs.String("checkpoints", "build/wordnet/checkpoints", "directory of the run directories (a checkpoint every epoch; a run whose directory holds one continues from it, a finished one is only re-evaluated; empty: none)")
 	evalSample := fs.Int("eval-sample", 0, "evaluate a fixed sample of this many nodes (0: all; use e.g. 2000 for the noun closure)")
 	disk := fs.Bool("disk", true, "draw the 2-D Poincaré disk (trains a Lorentz d=2 run if none was requested) and the norm-vs-depth plot")

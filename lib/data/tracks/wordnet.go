@@ -21,12 +21,18 @@ const (
 	MammalClosureTSV = "wordnet/mammal_closure.tsv"
 )
 
+// MammalFilter is the upstream mammal filter (poincare-embeddings wordnet/mammals_filter.txt) in
+// the staged shared data directory shared (SharedDir).
+func MammalFilter(shared string) string {
+	return filepath.Join(shared, "wordnet", "mammals_filter.txt")
+}
+
 // WordNetVocabulary adds nothing: the closures do not use GloVe.
 func WordNetVocabulary(Env, map[string]bool) error { return nil }
 
 // BuildWordNet writes the noun and mammal closures into <cache>/wordnet.
 func BuildWordNet(env Env, _ *glove.Vectors, _ string) (*Manifest, error) {
-	filter := filepath.Join(env.Shared, "wordnet", "mammals_filter.txt")
+	filter := MammalFilter(env.Shared)
 	inputs, err := env.hashInputs([]string{
 		filepath.Join(WordNetDBDir, "data.noun"), filepath.Join(WordNetDBDir, "index.noun"), filter,
 	}, "Debian wordnet-base and the staged ../shared/data/wordnet")

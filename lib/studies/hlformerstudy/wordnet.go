@@ -33,7 +33,7 @@ func (s *Suite) WordNetCone() (*reproduce.Section, error) {
 			return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment needs seeds ≥ 0, got %d", seed))
 		}
 	}
-	c, desc, err := wordnetbench.LoadClosure(wordnetbench.Mammal, "", filepath.Join(tracks.SharedDir(), "wordnet", "mammals_filter.txt"))
+	c, desc, err := wordnetbench.LoadClosure(wordnetbench.Mammal, "", tracks.MammalFilter(tracks.SharedDir()))
 	if err != nil {
 		return nil, data.BadInput(fmt.Errorf("hlformer: the WordNet cone experiment: %w", err))
 	}
