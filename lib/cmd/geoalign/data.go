@@ -4,12 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/prvr"
+	"github.com/geoalign/geoalign/lib/data/sources"
 	"github.com/geoalign/geoalign/lib/data/tracks"
 )
 
@@ -66,7 +68,18 @@ func runDataBuild(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	start := time.Now()
-	ms, err := tracks.BuildAll(tracks.Env{Shared: *shared, Cache: *cache, Log: stderr, Staged: tracks.StagedSHA256}, names)
+	if err := tracks.CheckSharedEnv(); err != nil {
+		return fail(stderr, "data build", err)
+	}
+	m, err := sources.Read(sources.ManifestPath())
+	if err != nil {
+		return fail(stderr, "data build", err)
+	}
+	env, err := tracks.ResolveSources(tracks.Env{Shared: *shared, Cache: *cache, Log: stderr}, m, names, os.Getenv(sources.MirrorEnv))
+	if err != nil {
+		return fail(stderr, "data build", err)
+	}
+	ms, err := tracks.BuildAll(env, names)
 	if len(ms) > 0 {
 		tracks.PrintSummary(stdout, ms)
 	}

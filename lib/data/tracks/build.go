@@ -17,17 +17,21 @@ type builder struct {
 	name  string
 	vocab func(env Env, vocab map[string]bool) error
 	build func(env Env, g *glove.Vectors, gloveSubset string) (*Manifest, error)
+	// sources are the prefixes of the staged paths (datasets/sources.json) the track reads;
+	// vocabSources says that vocab reads them too, so every build needs them.
+	sources      []string
+	vocabSources bool
 }
 
 // builders lists the tracks in build order (glove, which every other track uses, comes first).
 var builders = []builder{
-	{"charades", func(env Env, v map[string]bool) error { return CharadesVocabulary(env.Shared, v) }, BuildCharades},
-	{"digits", DigitsVocabulary, BuildDigits},
-	{"tuxpaint", TuxPaintVocabulary, BuildTuxPaint},
-	{"tuxpaint-langs", TuxPaintLangsVocabulary, BuildTuxPaintLangs},
-	{"wordnet", WordNetVocabulary, BuildWordNet},
+	{name: "charades", vocab: CharadesVocabulary, build: BuildCharades, sources: []string{"charades/"}, vocabSources: true},
+	{name: "digits", vocab: DigitsVocabulary, build: BuildDigits, sources: []string{"fsdd/"}},
+	{name: "tuxpaint", vocab: TuxPaintVocabulary, build: BuildTuxPaint},
+	{name: "tuxpaint-langs", vocab: TuxPaintLangsVocabulary, build: BuildTuxPaintLangs},
+	{name: "wordnet", vocab: WordNetVocabulary, build: BuildWordNet, sources: []string{"wordnet/"}},
 	// after charades, tuxpaint and tuxpaint-langs, whose texts it encodes (no GloVe words)
-	{"minilm", func(Env, map[string]bool) error { return nil }, BuildMiniLM},
+	{name: "minilm", vocab: func(Env, map[string]bool) error { return nil }, build: BuildMiniLM},
 }
 
 // TrackNames are the names accepted by BuildAll.

@@ -41,10 +41,9 @@ type charadesSources struct {
 	staTrain, staTest, v1Train, v1Test, classes string
 }
 
-func charadesFiles(shared string) charadesSources {
-	d := filepath.Join(shared, "charades")
-	return charadesSources{filepath.Join(d, "charades_sta_train.txt"), filepath.Join(d, "charades_sta_test.txt"),
-		filepath.Join(d, "Charades_v1_train.csv"), filepath.Join(d, "Charades_v1_test.csv"), filepath.Join(d, "classes.tsv")}
+func charadesFiles(env Env) charadesSources {
+	return charadesSources{env.input("charades/charades_sta_train.txt"), env.input("charades/charades_sta_test.txt"),
+		env.input("charades/Charades_v1_train.csv"), env.input("charades/Charades_v1_test.csv"), env.input("charades/classes.tsv")}
 }
 
 // charadesData is the parsed annotation set.
@@ -54,8 +53,8 @@ type charadesData struct {
 	classes           []string
 }
 
-func readCharades(shared string) (*charadesData, error) {
-	f := charadesFiles(shared)
+func readCharades(env Env) (*charadesData, error) {
+	f := charadesFiles(env)
 	var d charadesData
 	var err error
 	if d.staTrain, err = charades.ReadSTA(f.staTrain); err != nil {
@@ -80,8 +79,8 @@ func readCharades(shared string) (*charadesData, error) {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // CharadesVocabulary adds the tokens of every Charades text the track encodes to vocab.
-func CharadesVocabulary(shared string, vocab map[string]bool) error {
-	d, err := readCharades(shared)
+func CharadesVocabulary(env Env, vocab map[string]bool) error {
+	d, err := readCharades(env)
 	if err != nil {
 		return err
 	}
@@ -124,7 +123,7 @@ func classVectors(names []string, g *glove.Vectors) ([][]float32, error) {
 
 // BuildCharades builds the label-derived Charades features and the two collections that use them.
 func BuildCharades(env Env, g *glove.Vectors, gloveSubset string) (*Manifest, error) {
-	src := charadesFiles(env.Shared)
+	src := charadesFiles(env)
 	inputs, err := env.hashInputs([]string{src.staTrain, src.staTest, src.v1Train, src.v1Test, src.classes, gloveSubset},
 		"the staged ../shared/data/charades (see datasets/README.md)")
 	if err != nil {
@@ -137,7 +136,7 @@ func BuildCharades(env Env, g *glove.Vectors, gloveSubset string) (*Manifest, er
 	if err := os.RemoveAll(root); err != nil {
 		return nil, err
 	}
-	d, err := readCharades(env.Shared)
+	d, err := readCharades(env)
 	if err != nil {
 		return nil, err
 	}

@@ -49,33 +49,50 @@ type fsddFile struct {
 	speaker      string
 }
 
-func listFSDD(shared string) ([]fsddFile, error) {
-	dir := filepath.Join(shared, "fsdd", "recordings")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("FSDD recordings: %w (staged in ../shared/data/fsdd)", err)
+// fsddSources is the staged folder of FSDD's recordings (datasets/sources.json).
+const fsddSources = "fsdd/recordings/"
+
+// listFSDD lists the FSDD recordings: those of env.Sources when set, else the .wav files staged
+// in <Shared>/fsdd/recordings.
+func listFSDD(env Env) ([]fsddFile, error) {
+	dir := env.input(fsddSources)
+	var names []string
+	if env.Sources != nil {
+		for rel := range env.Sources {
+			if name, ok := strings.CutPrefix(rel, fsddSources); ok && strings.HasSuffix(name, ".wav") {
+				names = append(names, name)
+			}
+		}
+	} else {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("FSDD recordings: %w (staged in ../shared/data/fsdd)", err)
+		}
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
 	}
 	var out []fsddFile
-	for _, e := range ents {
-		name := e.Name()
+	for _, name := range names {
 		if !strings.HasSuffix(name, ".wav") {
 			continue
 		}
+		path := env.input(fsddSources + name)
 		parts := strings.Split(strings.TrimSuffix(name, ".wav"), "_")
 		if len(parts) != 3 {
-			return nil, fmt.Errorf("%s: want {digit}_{speaker}_{index}.wav", filepath.Join(dir, name))
+			return nil, fmt.Errorf("%s: want {digit}_{speaker}_{index}.wav", path)
 		}
 		d, err1 := strconv.Atoi(parts[0])
 		i, err2 := strconv.Atoi(parts[2])
 		if err1 != nil || err2 != nil || d < 0 || d > 9 {
-			return nil, fmt.Errorf("%s: want {digit}_{speaker}_{index}.wav", filepath.Join(dir, name))
+			return nil, fmt.Errorf("%s: want {digit}_{speaker}_{index}.wav", path)
 		}
-		out = append(out, fsddFile{filepath.Join(dir, name), d, i, parts[1]})
+		out = append(out, fsddFile{path, d, i, parts[1]})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no .wav files in %s", dir)
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a].path < out[b].path })
+	sort.Slice(out, func(a, b int) bool { return filepath.Base(out[a].path) < filepath.Base(out[b].path) })
 	return out, nil
 }
 
@@ -122,7 +139,7 @@ func readSklearnDigits(path string) (pixels []float32, labels []int64, err error
 // BuildDigits builds the class-level tri-modal digits track: FSDD spoken digits (pooled log-mel),
 // sklearn handwritten digits (64 pixels in [0, 1]) and the GloVe vectors of the number words.
 func BuildDigits(env Env, g *glove.Vectors, gloveSubset string) (*Manifest, error) {
-	files, err := listFSDD(env.Shared)
+	files, err := listFSDD(env)
 	if err != nil {
 		return nil, err
 	}

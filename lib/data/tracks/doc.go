@@ -19,7 +19,8 @@
 // outputs all still hash as recorded prints the manifest instead of rebuilding, and any other
 // build says which file differs and rebuilds the track (every output is hashed each time: the
 // whole cache takes a few seconds, and no size or modification time can vouch for content).
-// Staged inputs are pinned (StagedSHA256): a corrupt one is an error naming it, never the source
-// of a rebuild. A missing input (the staged shared data, a Debian package, npm) is an error
+// External inputs are pinned in datasets/sources.json and resolved before a build
+// (ResolveSources, lib/data/sources: the staged copy, else a verified download into
+// <cache>/sources): a corrupt staged one is an error naming it, never the source of a rebuild. A missing input (the staged shared data, a Debian package, npm) is an error
 // that says what to install; both are data.InputError (exit 2 in geoalign).
 package tracks

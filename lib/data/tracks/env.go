@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strings"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/data/sources"
 )
 
 // Env says where a build reads from and writes to.
@@ -21,27 +21,39 @@ type Env struct {
 	Shared string    // the staged real data (--shared; datasets/README.md)
 	Cache  string    // the build cache, datasets/cache
 	Log    io.Writer // progress messages
-	// Staged pins the sha256 of staged inputs by path relative to Shared (StagedSHA256 for the
-	// real staged data; nil checks nothing, as for the tests' miniatures). An input that
-	// differs is an error naming it: rebuilding from a corrupt input would build corrupt data.
-	Staged map[string]string
+	// Sources maps the staged path of each external input (datasets/sources.json, e.g.
+	// "charades/classes.tsv") to its verified local copy: staged under Shared or downloaded into
+	// the cache (ResolveSources). A path it lacks is read under Shared, unverified (as for the
+	// tests' miniatures, which leave it nil).
+	Sources sources.Local
 	// MiniLM is the folder of all-MiniLM-L6-v2's files for the minilm track; empty means
 	// minilm.DefaultDir() (build/minilm, installed by `make setup`).
 	MiniLM string
 }
 
-// StagedSHA256 pins the files staged in the shared data directory (copied unchanged from the repositories
-// and commits that datasets/README.md names). A key ending in "/" pins
-// a directory by the sha256 of its files' "<name> <sha256>\n" lines in name order (FSDD's 3,000
-// recordings).
-var StagedSHA256 = map[string]string{
-	"charades/Charades_v1_test.csv":   "8b8b207b55fb95b949018027f69d83bd46cd844d15834f8f592ee8e7446173eb",
-	"charades/Charades_v1_train.csv":  "59273c6dc2139ec7eb95b980fd26bc8529774b1ede0602f6ca90b546ed12f0fc",
-	"charades/charades_sta_test.txt":  "fab341679c20b0917173dcffffde367a71113fe63f3a645558cef2ebfbfefb55",
-	"charades/charades_sta_train.txt": "47ec9b6b488fca753373d9cc29b07a959f7237a922cb29463cd088cd6198e805",
-	"charades/classes.tsv":            "8d6165bb03cccbfd46df39da53a77e76ef2eb43c56dcb1bf68d724a34cdd454c",
-	"wordnet/mammals_filter.txt":      "f3d46ca7275a1fc20c4fea2f48c02bba1b491a7ec61ddb73bbabdd499bda0060",
-	"fsdd/recordings/":                "dbd573d7cafe79c4b49f65718115e1304e24e067fa39eff18a660dc6cb9c360f",
+// input is the local file of the external input at staged path rel (slash-separated).
+func (env Env) input(rel string) string {
+	if p, ok := env.Sources[rel]; ok {
+		return p
+	}
+	return filepath.Join(env.Shared, filepath.FromSlash(rel))
+}
+
+// ResolveSources returns env with Sources set to verified local copies of the external inputs of
+// the tracks named in only (all when empty) and of every track whose texts feed the GloVe subset
+// (BuildAll reads them all): staged under env.Shared, else downloaded into <cache>/sources from
+// the URLs of the manifest, or from mirror (sources.MirrorEnv) when set. A file that cannot be had
+// is a data.BadInput error listing each such file with its URL (sources.Resolve).
+func ResolveSources(env Env, m *sources.Manifest, only []string, mirror string) (Env, error) {
+	var prefixes []string
+	for _, b := range builders {
+		if b.vocabSources || len(only) == 0 || slices.Contains(only, b.name) {
+			prefixes = append(prefixes, b.sources...)
+		}
+	}
+	local, err := sources.Resolve(m.Under(prefixes...), sources.Options{Shared: env.Shared, Cache: env.Cache, Mirror: mirror, Log: env.Log})
+	env.Sources = local
+	return env, err
 }
 
 func (e Env) logf(format string, args ...any) {
@@ -97,37 +109,17 @@ func fileSHA256(path string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
-// hashInputs hashes each input file and checks the staged ones against env.Staged. A missing
-// input (hint says what provides it) or a staged one with another sha256 is a data.BadInput
-// error naming the file.
+// hashInputs hashes each input file. A missing input (hint says what provides it) is a
+// data.BadInput error naming the file. (The external inputs were verified against
+// datasets/sources.json when they were resolved: ResolveSources.)
 func (env Env) hashInputs(paths []string, hint string) (map[string]string, error) {
 	out := map[string]string{}
-	dirs := map[string][]string{} // pinned directory → "<name> <sha256>" of its inputs
 	for _, p := range paths {
 		sum, _, err := fileSHA256(p)
 		if err != nil {
 			return nil, data.BadInput(fmt.Errorf("missing input %s (%s): %w", p, hint, err))
 		}
 		out[p] = sum
-		rel, err := filepath.Rel(env.Shared, p)
-		if env.Staged == nil || err != nil {
-			continue
-		}
-		rel = filepath.ToSlash(rel)
-		if want, pinned := env.Staged[rel]; pinned && sum != want {
-			return nil, data.BadInput(fmt.Errorf("staged input %s has sha256 %s, want %s (corrupt or not the copy tracks.StagedSHA256 pins, docs/data-sources.md: restore it)", p, sum, want))
-		}
-		if dir := path.Dir(rel) + "/"; env.Staged[dir] != "" {
-			dirs[dir] = append(dirs[dir], path.Base(rel)+" "+sum+"\n")
-		}
-	}
-	for dir, lines := range dirs {
-		sort.Strings(lines)
-		h := sha256.Sum256([]byte(strings.Join(lines, "")))
-		if got, want := hex.EncodeToString(h[:]), env.Staged[dir]; got != want {
-			return nil, data.BadInput(fmt.Errorf("staged inputs %s (%d files) have digest %s, want %s (a file is corrupt, missing or added: restore the directory)",
-				filepath.Join(env.Shared, dir), len(lines), got, want))
-		}
 	}
 	return out, nil
 }

@@ -67,7 +67,7 @@ func tinyGloVe(t *testing.T, words ...string) (*glove.Vectors, string) {
 func TestBuildCharadesOnTinyFixtureIsLoadableAndIdempotent(t *testing.T) {
 	shared := tinyShared(t)
 	vocab := map[string]bool{}
-	if err := CharadesVocabulary(shared, vocab); err != nil {
+	if err := CharadesVocabulary(Env{Shared: shared}, vocab); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"person", "opening", "door", "holding", "clothes"} {

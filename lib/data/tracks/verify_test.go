@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/data/sources"
 )
 
 // sha256Of hashes a file for the tests.
@@ -60,53 +63,57 @@ func TestCorruptOutputIsRebuilt(t *testing.T) {
 	}
 }
 
-// A staged input that differs from its pin fails the build with a bad-input error naming it.
-func TestCorruptStagedInputFailsNamingIt(t *testing.T) {
-	shared := tinyShared(t)
+// tinyManifest lists the files of a tiny staged directory as datasets/sources.json would, with
+// URLs that are never reached (the tests use a mirror).
+func tinyManifest(t *testing.T, shared string) *sources.Manifest {
+	m := &sources.Manifest{Licenses: map[string]string{"test": "test data"}}
+	filepath.WalkDir(shared, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(shared, p)
+		st, _ := d.Info()
+		m.Files = append(m.Files, sources.File{Path: filepath.ToSlash(rel), URL: "http://upstream.invalid/" + filepath.ToSlash(rel),
+			SHA256: sha256Of(t, p), Bytes: st.Size(), License: "test"})
+		return nil
+	})
+	return m
+}
+
+// With nothing staged, ResolveSources downloads a track's inputs (here from a mirror of the tiny
+// staged directory) into <cache>/sources and the track builds from them.
+func TestTrackBuildsFromDownloadedSources(t *testing.T) {
+	staged := tinyShared(t)
+	m := tinyManifest(t, staged)
+	mirror := httptest.NewServer(http.FileServer(http.Dir(staged)))
+	defer mirror.Close()
 	g, subset := tinyGloVe(t, "opening", "door", "holding", "clothes", "person", "opens")
-	classes := filepath.Join(shared, "charades", "classes.tsv")
-	env := Env{Shared: shared, Cache: filepath.Join(t.TempDir(), "cache"),
-		Staged: map[string]string{"charades/classes.tsv": sha256Of(t, classes)}}
-	if _, err := BuildCharades(env, g, subset); err != nil {
+	env := Env{Shared: filepath.Join(t.TempDir(), "absent"), Cache: filepath.Join(t.TempDir(), "cache")}
+	env, err := ResolveSources(env, m, []string{"charades"}, mirror.URL)
+	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := os.ReadFile(classes)
-	raw[len(raw)/2] ^= 1
-	os.WriteFile(classes, raw, 0o644)
-	_, err := BuildCharades(env, g, subset)
-	if !data.IsBadInput(err) || !strings.Contains(err.Error(), classes) {
-		t.Fatalf("error %v, want a bad-input error naming %s", err, classes)
+	built, err := BuildCharades(env, g, subset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := filepath.Join(env.Cache, "sources", "charades", "classes.tsv")
+	if _, ok := built.Inputs[classes]; !ok {
+		t.Errorf("the build's inputs %v do not name the downloaded %s", built.Inputs, classes)
 	}
 }
 
-// The pins of the real staged data hold (StagedSHA256's FSDD digest was computed independently,
-// by Python's hashlib over the sorted "<name> <sha256>" lines); one recording missing breaks the
-// directory digest. Skipped where the shared data is not staged.
-func TestStagedPinsOfTheRealData(t *testing.T) {
-	shared := os.Getenv("GEOALIGN_SHARED")
-	if shared == "" {
-		shared = filepath.Join("..", "..", "..", "..", "shared", "data")
-	}
-	files, err := listFSDD(shared)
-	if err != nil {
-		t.Skipf("no staged FSDD: %v", err)
-	}
-	var paths []string
-	for _, f := range files {
-		paths = append(paths, f.path)
-	}
-	for rel := range StagedSHA256 {
-		if !strings.HasSuffix(rel, "/") {
-			paths = append(paths, filepath.Join(shared, rel))
-		}
-	}
-	env := Env{Shared: shared, Staged: StagedSHA256}
-	if _, err := env.hashInputs(paths, "staged"); err != nil {
-		t.Fatal(err)
-	}
-	_, err = env.hashInputs(paths[1:], "staged")
-	if !data.IsBadInput(err) || !strings.Contains(err.Error(), filepath.Join(shared, "fsdd", "recordings")) {
-		t.Fatalf("one recording left out: %v, want a bad-input error naming the recordings", err)
+// A staged input that differs from its pin fails the resolution with a bad-input error naming it.
+func TestCorruptStagedInputFailsNamingIt(t *testing.T) {
+	shared := tinyShared(t)
+	m := tinyManifest(t, shared)
+	classes := filepath.Join(shared, "charades", "classes.tsv")
+	raw, _ := os.ReadFile(classes)
+	raw[len(raw)/2] ^= 1
+	os.WriteFile(classes, raw, 0o644)
+	_, err := ResolveSources(Env{Shared: shared, Cache: t.TempDir()}, m, []string{"charades"}, "")
+	if !data.IsBadInput(err) || !strings.Contains(err.Error(), classes) {
+		t.Fatalf("error %v, want a bad-input error naming %s", err, classes)
 	}
 }
 

@@ -21,10 +21,13 @@ const (
 	MammalClosureTSV = "wordnet/mammal_closure.tsv"
 )
 
-// MammalFilter is the upstream mammal filter (poincare-embeddings wordnet/mammals_filter.txt) in
-// the staged shared data directory shared (SharedDir).
+// MammalFilterSource is the staged path (datasets/sources.json) of the upstream mammal filter,
+// poincare-embeddings wordnet/mammals_filter.txt.
+const MammalFilterSource = "wordnet/mammals_filter.txt"
+
+// MammalFilter is the mammal filter in the staged shared data directory shared (SharedDir).
 func MammalFilter(shared string) string {
-	return filepath.Join(shared, "wordnet", "mammals_filter.txt")
+	return filepath.Join(shared, filepath.FromSlash(MammalFilterSource))
 }
 
 // WordNetVocabulary adds nothing: the closures do not use GloVe.
@@ -32,7 +35,7 @@ func WordNetVocabulary(Env, map[string]bool) error { return nil }
 
 // BuildWordNet writes the noun and mammal closures into <cache>/wordnet.
 func BuildWordNet(env Env, _ *glove.Vectors, _ string) (*Manifest, error) {
-	filter := MammalFilter(env.Shared)
+	filter := env.input(MammalFilterSource)
 	inputs, err := env.hashInputs([]string{
 		filepath.Join(WordNetDBDir, "data.noun"), filepath.Join(WordNetDBDir, "index.noun"), filter,
 	}, "Debian wordnet-base and the staged ../shared/data/wordnet")
