@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/gomlx/compute"
@@ -29,9 +32,26 @@ func New() (compute.Backend, error) {
 			sharedErr = ErrUnset
 			return
 		}
+		if err := checkName(os.Getenv(compute.ConfigEnvVar)); err != nil {
+			sharedErr = err
+			return
+		}
 		sharedBackend, sharedErr = compute.New()
 	})
 	return sharedBackend, sharedErr
+}
+
+// checkName returns an error naming the registered backends when config (GOMLX_BACKEND's
+// "<name>[:<options>]") names none of them: compute.New panics on an unknown name.
+func checkName(config string) error {
+	name, _, _ := strings.Cut(config, ":")
+	valid := compute.List()
+	if slices.Contains(valid, name) {
+		return nil
+	}
+	sort.Strings(valid)
+	return fmt.Errorf("%s=%q names no backend of this build: the valid backends are %s (%s=go for the pure-Go CPU backend, %s=xla:cpu or xla:<PJRT plugin path> for XLA)",
+		compute.ConfigEnvVar, config, strings.Join(valid, ", "), compute.ConfigEnvVar, compute.ConfigEnvVar)
 }
 
 // MustNew is New that panics on error: for notebooks, commands and tests.

@@ -60,3 +60,18 @@ func TestOnGPU(t *testing.T) {
 		t.Error("OnGPU does not follow the backend's IsCUDA")
 	}
 }
+
+// A GOMLX_BACKEND that names no registered backend is an error naming the valid ones (GoMLX's own
+// compute.New panics on it).
+func TestUnknownBackendNameIsAnError(t *testing.T) {
+	err := checkName("bogus")
+	want := `GOMLX_BACKEND="bogus" names no backend of this build: the valid backends are `
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "are go, ") || !strings.Contains(err.Error(), ", xla (") {
+		t.Errorf("checkName(bogus) = %v, want an error starting %q and listing go and xla", err, want)
+	}
+	for _, ok := range []string{"go", "xla:cpu", "xla:/some/plugin.so"} {
+		if err := checkName(ok); err != nil {
+			t.Errorf("checkName(%q) = %v", ok, err)
+		}
+	}
+}

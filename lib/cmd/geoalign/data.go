@@ -68,9 +68,6 @@ func runDataBuild(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	start := time.Now()
-	if err := tracks.CheckSharedEnv(); err != nil {
-		return fail(stderr, "data build", err)
-	}
 	m, err := sources.Read(sources.ManifestPath())
 	if err != nil {
 		return fail(stderr, "data build", err)

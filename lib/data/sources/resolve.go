@@ -233,7 +233,7 @@ func fetchOne(ctx context.Context, client *http.Client, url, dest string, f File
 
 // groupMin is the number of missing files of one directory, sharing one URL prefix, from which
 // they are listed as one line (FSDD's recordings) rather than one line each.
-const groupMin = 5
+const groupMin = 6
 
 // missingMessage lists the files that could not be had, each with its URL and destination; the
 // files of one directory whose URLs share a prefix form one line when there are groupMin or more.

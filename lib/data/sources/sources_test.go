@@ -213,7 +213,7 @@ func TestStagedCopyWinsAndACorruptOneIsNamed(t *testing.T) {
 	}
 }
 
-// Offline: one bad-input error lists every file with its URL and destination; five or more
+// Offline: one bad-input error lists every file with its URL and destination; six or more
 // files of one folder with one URL pattern are one line.
 func TestOfflineListsMissingFilesAndURLs(t *testing.T) {
 	u := newUpstream(t)
