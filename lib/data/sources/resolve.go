@@ -135,6 +135,7 @@ func download(files []File, opt Options) (Local, error) {
 	local := Local{}
 	var broken []error        // started but wrong: partial, corrupt, HTTP error
 	var missing []unreachable // never started
+	var cause string          // the failure that stopped the downloads
 	jobs := make(chan File)
 	var wg sync.WaitGroup
 	for range workers {
@@ -164,6 +165,9 @@ func download(files []File, opt Options) (Local, error) {
 					local[f.Path] = dest
 				case errors.As(err, &ue):
 					missing = append(missing, unreachable{f, ue.Error()})
+					if cause == "" && !errors.Is(ue.err, context.Canceled) {
+						cause = ue.Error()
+					}
 					cancel()
 				default:
 					broken = append(broken, err)
@@ -186,7 +190,7 @@ func download(files []File, opt Options) (Local, error) {
 		msg = append(msg, e.Error())
 	}
 	if len(missing) > 0 {
-		msg = append(msg, missingMessage(missing, opt))
+		msg = append(msg, missingMessage(missing, cause, opt))
 	}
 	return local, data.BadInput(errors.New(strings.Join(msg, "\n")))
 }
@@ -235,17 +239,14 @@ func fetchOne(ctx context.Context, client *http.Client, url, dest string, f File
 // they are listed as one line (FSDD's recordings) rather than one line each.
 const groupMin = 6
 
-// missingMessage lists the files that could not be had, each with its URL and destination; the
-// files of one directory whose URLs share a prefix form one line when there are groupMin or more.
-func missingMessage(missing []unreachable, opt Options) string {
+// missingMessage lists the files that could not be had, each with its URL and destination, after
+// cause (the first failure to reach a host; the first file's reason when there was none); the files
+// of one directory whose URLs share a prefix form one line when there are groupMin or more.
+func missingMessage(missing []unreachable, cause string, opt Options) string {
 	sort.Slice(missing, func(i, j int) bool { return missing[i].file.Path < missing[j].file.Path })
 	dest := CacheDir(opt.Cache)
-	cause := missing[0].cause
-	for _, m := range missing {
-		if m.file.Source(opt.Mirror) != "" {
-			cause = m.cause
-			break
-		}
+	if cause == "" {
+		cause = missing[0].cause
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d source file(s) could not be had (offline? first error: %s). Download each from its URL to the path shown under %s (or stage the same tree under $GEOALIGN_SHARED, or point %s at a mirror of it), then run again:",

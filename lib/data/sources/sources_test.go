@@ -227,7 +227,8 @@ func TestOfflineListsMissingFilesAndURLs(t *testing.T) {
 	}
 	msg := err.Error()
 	for _, want := range []string{
-		"8 source file(s) could not be had",
+		"8 source file(s) could not be had (offline? first error: ",
+		"connection refused",
 		filepath.Join(cache, "sources"),
 		"notes/words.txt  ← " + files[0].URL,
 		"digits/<name>  (6 files, 0.txt … 5.txt; every name in datasets/sources.json)  ← " + u.URL + "/repo/abc123/digits/<name>",
@@ -236,6 +237,9 @@ func TestOfflineListsMissingFilesAndURLs(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the message lacks %q:\n%s", want, msg)
 		}
+	}
+	if strings.Contains(msg, "context canceled") {
+		t.Errorf("the message blames the cancellation, not the unreachable host:\n%s", msg)
 	}
 	if left := leftovers(t, cache); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
