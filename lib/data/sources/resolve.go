@@ -85,7 +85,7 @@ func isFile(p string) bool {
 
 // verify checks the sha256 and size of the file at p against f.
 func verify(p string, f File) error {
-	sum, n, err := hashFile(p)
+	sum, n, err := HashFile(p)
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,8 @@ func verify(p string, f File) error {
 	return nil
 }
 
-func hashFile(p string) (string, int64, error) {
+// HashFile returns the sha256 (lower-case hex) and size of the file at p.
+func HashFile(p string) (string, int64, error) {
 	r, err := os.Open(p)
 	if err != nil {
 		return "", 0, err

@@ -1,8 +1,6 @@
 package tracks
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -94,28 +92,13 @@ type Manifest struct {
 // ManifestName is the file each track writes last in its cache directory.
 const ManifestName = "manifest.json"
 
-// fileSHA256 hashes a file.
-func fileSHA256(path string) (string, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return "", 0, fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
-}
-
 // hashInputs hashes each input file. A missing input (hint says what provides it) is a
 // data.BadInput error naming the file. (The external inputs were verified against
 // datasets/sources.json when they were resolved: ResolveSources.)
 func (env Env) hashInputs(paths []string, hint string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, p := range paths {
-		sum, _, err := fileSHA256(p)
+		sum, _, err := sources.HashFile(p)
 		if err != nil {
 			return nil, data.BadInput(fmt.Errorf("missing input %s (%s): %w", p, hint, err))
 		}
@@ -146,7 +129,7 @@ func (env Env) fresh(dir, builder string, inputs map[string]string) (*Manifest, 
 	}
 	for _, a := range m.Outputs {
 		p := filepath.Join(env.Cache, a.Path)
-		sum, n, err := fileSHA256(p)
+		sum, n, err := sources.HashFile(p)
 		switch {
 		case err != nil:
 			env.logf("%s: rebuilding: %v", dir, err)
@@ -165,7 +148,7 @@ func (env Env) fresh(dir, builder string, inputs map[string]string) (*Manifest, 
 func finish(dir, cache string, m Manifest, outputs []string) (*Manifest, error) {
 	sort.Strings(outputs)
 	for _, rel := range outputs {
-		sum, n, err := fileSHA256(filepath.Join(cache, rel))
+		sum, n, err := sources.HashFile(filepath.Join(cache, rel))
 		if err != nil {
 			return nil, err
 		}

