@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/h5"
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/encoders/minilm"
@@ -139,8 +140,9 @@ func TestBuildMiniLMOnTinyFixture(t *testing.T) {
 		t.Errorf("not rebuilt: %v", err)
 	}
 
-	// Missing inputs are errors naming them.
-	if _, err := BuildMiniLM(Env{Cache: env.Cache, MiniLM: filepath.Join(t.TempDir(), "nomodel")}, nil, ""); err == nil ||
+	// Missing inputs are errors naming them; a missing model says `make setup` and is bad input
+	// (geoalign data build exits 2).
+	if _, err := BuildMiniLM(Env{Cache: env.Cache, MiniLM: filepath.Join(t.TempDir(), "nomodel")}, nil, ""); !data.IsBadInput(err) ||
 		!strings.Contains(err.Error(), "nomodel") || !strings.Contains(err.Error(), "make setup") {
 		t.Errorf("missing model: %v", err)
 	}
