@@ -4,8 +4,9 @@
 // The manifest has one entry per file (FSDD's 3,000 recordings included): its staged path
 // (slash-separated, relative to the staged data directory, e.g. "charades/charades_sta_train.txt"),
 // its upstream URL at the pinned commit of the repository datasets/README.md names, its sha256 and
-// size, and its licence. An entry without a URL has no upstream file at a pinned commit (its Note
-// says why and what to do).
+// size, and its licence. An entry with Derive set has no upstream copy of its own: it is written
+// from the file at its URL by a named rule (Derivations; charades/classes.tsv from a classes.py)
+// and then checked by its sha256 like any download.
 //
 // Resolve finds a verified local copy of each file, in this order:
 //

@@ -32,6 +32,9 @@ type File struct {
 	Bytes   int64  `json:"bytes"`
 	License string `json:"license"` // a key of Manifest.Licenses
 	Note    string `json:"note,omitempty"`
+	// Derive names the rule (Derivations) that writes this file from the one at URL, when no
+	// upstream file is this file (charades/classes.tsv); empty: URL is the file.
+	Derive string `json:"derive,omitempty"`
 }
 
 // Manifest is datasets/sources.json.
@@ -79,6 +82,8 @@ func (m *Manifest) check() error {
 			return fmt.Errorf("files[%d] (%s): licence %q is not defined under \"licenses\"", i, f.Path, f.License)
 		case f.URL == "" && f.Note == "":
 			return fmt.Errorf("files[%d] (%s): no url and no note saying why", i, f.Path)
+		case f.Derive != "" && Derivations[f.Derive].Apply == nil:
+			return fmt.Errorf("files[%d] (%s): unknown derivation %q", i, f.Path, f.Derive)
 		}
 		seen[f.Path] = true
 	}
@@ -106,7 +111,7 @@ func (m *Manifest) Under(prefixes ...string) []File {
 }
 
 // Source is where f is downloaded from: <mirror>/<path> when mirror is not empty (a trailing
-// slash of mirror is dropped), else f.URL.
+// slash of mirror is dropped), else f.URL (from which f is derived when f.Derive is set).
 func (f File) Source(mirror string) string {
 	if mirror != "" {
 		return strings.TrimSuffix(mirror, "/") + "/" + f.Path

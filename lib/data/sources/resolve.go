@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -158,7 +159,11 @@ func download(files []File, opt Options) (Local, error) {
 					continue
 				}
 				dest := filepath.Join(CacheDir(opt.Cache), filepath.FromSlash(f.Path))
-				err := fetchOne(ctx, client, url, dest, f)
+				derive := f.Derive
+				if opt.Mirror != "" {
+					derive = "" // a mirror serves the file itself
+				}
+				err := fetchOne(ctx, client, url, dest, f, derive)
 				mu.Lock()
 				var ue *urlError
 				switch {
@@ -201,9 +206,10 @@ type urlError struct{ err error }
 
 func (e *urlError) Error() string { return e.err.Error() }
 
-// fetchOne downloads url into dest through a temporary file, checking size and sha256 against f
-// before the rename; on any failure nothing is left at dest or beside it.
-func fetchOne(ctx context.Context, client *http.Client, url, dest string, f File) error {
+// fetchOne downloads url into dest through a temporary file (written by the derivation derive
+// from the body when set), checking size and sha256 against f before the rename; on any failure
+// nothing is left at dest or beside it.
+func fetchOne(ctx context.Context, client *http.Client, url, dest string, f File, derive string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return &urlError{err}
@@ -216,6 +222,18 @@ func fetchOne(ctx context.Context, client *http.Client, url, dest string, f File
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("downloading %s (for %s): HTTP %s", url, f.Path, resp.Status)
 	}
+	var body io.Reader = resp.Body
+	if derive != "" {
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return fmt.Errorf("downloading %s (for %s) broke off after %d bytes (%v)", url, f.Path, len(raw), err)
+		}
+		out, err := Derivations[derive].Apply(raw)
+		if err != nil {
+			return fmt.Errorf("deriving %s from %s (%s): %v", f.Path, url, derive, err)
+		}
+		body = bytes.NewReader(out)
+	}
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return err
 	}
@@ -224,7 +242,7 @@ func fetchOne(ctx context.Context, client *http.Client, url, dest string, f File
 		return err
 	}
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(w, h), resp.Body)
+	n, err := io.Copy(io.MultiWriter(w, h), body)
 	if err != nil {
 		w.Abort()
 		return fmt.Errorf("downloading %s into %s broke off after %d of %d bytes (%v): the partial file was deleted", url, dest, n, f.Bytes, err)
@@ -270,7 +288,9 @@ func missingMessage(missing []unreachable, cause string, opt Options) string {
 		}
 		for ; i < j; i++ {
 			m := missing[i]
-			if src := m.file.Source(opt.Mirror); src != "" {
+			if src := m.file.Source(opt.Mirror); src != "" && m.file.Derive != "" && opt.Mirror == "" {
+				fmt.Fprintf(&b, "\n  %s  ← written from %s as %s", m.file.Path, src, Derivations[m.file.Derive].Doc)
+			} else if src != "" {
 				fmt.Fprintf(&b, "\n  %s  ← %s", m.file.Path, src)
 			} else {
 				fmt.Fprintf(&b, "\n  %s  (%s)", m.file.Path, m.cause)

@@ -351,3 +351,41 @@ func TestReadRefusesBadEntries(t *testing.T) {
 		}
 	}
 }
+
+// A file with no upstream copy of its own (Derive) is written from its URL's file by the rule and
+// checked like any download (sha256 of the expected TSV by `printf … | sha256sum`); a mirror
+// serves the derived file itself.
+func TestDerivedFileIsWrittenFromItsUpstream(t *testing.T) {
+	u := newUpstream(t)
+	f := File{Path: "notes/classes.tsv", URL: u.URL + "/repo/abc123/notes/classes.py", Derive: PythonDictToTSV,
+		SHA256: "f9af400d4f92cf768e3996727e0f966fa2dd8bdb01a3450e925ca12623a5f58e", Bytes: 75}
+	cache := t.TempDir()
+	local, err := Resolve([]File{f}, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(local[f.Path])
+	if want := "c000\tHolding some clothes\nc001\tOpening a door\nc002\tWatching/Reading a book\n"; string(got) != want {
+		t.Errorf("derived %q, want %q", got, want)
+	}
+	bad := f
+	bad.SHA256 = strings.Repeat("b", 64)
+	if _, err := Resolve([]File{bad}, Options{Cache: t.TempDir()}); !data.IsBadInput(err) || !strings.Contains(err.Error(), "refused and deleted") {
+		t.Errorf("a derivation that does not give the pinned file: %v", err)
+	}
+	// On a mirror, the derived file itself is fetched from <mirror>/<path>.
+	staged := t.TempDir()
+	os.MkdirAll(filepath.Join(staged, "notes"), 0o755)
+	os.WriteFile(filepath.Join(staged, "notes", "classes.tsv"), got, 0o644)
+	mirror := httptest.NewServer(http.FileServer(http.Dir(staged)))
+	defer mirror.Close()
+	if _, err := Resolve([]File{f}, Options{Cache: t.TempDir(), Mirror: mirror.URL}); err != nil {
+		t.Errorf("from the mirror: %v", err)
+	}
+	// Offline, the message says it is written from the upstream file, not a copy of it.
+	u.Close()
+	_, err = Resolve([]File{f}, Options{Cache: t.TempDir()})
+	if want := "notes/classes.tsv  ← written from " + f.URL + " as the \"key\": \"value\" lines"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("offline: %v, want it to say %q", err, want)
+	}
+}

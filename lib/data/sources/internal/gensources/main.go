@@ -24,6 +24,7 @@ type origin struct {
 	url     func(name string) string
 	license string
 	note    func(name string) string
+	derive  string // sources.Derivations
 }
 
 const (
@@ -37,10 +38,11 @@ var origins = []origin{
 	{dir: "charades", match: func(n string) bool { return n != "classes.tsv" },
 		url: func(n string) string { return twoDTAN + n }, license: "charades"},
 	{dir: "charades", match: func(n string) bool { return n == "classes.tsv" }, license: "charades",
+		url: func(string) string { return classes }, derive: sources.PythonDictToTSV,
 		note: func(string) string {
 			return "no upstream file at a pinned commit holds this list as a file (the official Charades_v1_classes.txt is only " +
-				"in AI2's Charades annotation zip); it is the 157 \"cNNN\": \"name\" pairs of " + classes +
-				" written as cNNN<TAB>name lines in order, with a final newline"
+				"in AI2's Charades annotation zip): it is derived from the 157 \"cNNN\": \"name\" pairs of url's classes.py " +
+				"(derive: " + sources.PythonDictToTSV + ")"
 		}},
 	{dir: "fsdd/recordings", match: func(n string) bool { return strings.HasSuffix(n, ".wav") },
 		url: func(n string) string { return fsdd + "recordings/" + n }, license: "CC-BY-SA-4.0"},
@@ -91,7 +93,7 @@ func run(shared, out string) error {
 			if err != nil {
 				return err
 			}
-			f := sources.File{Path: o.dir + "/" + e.Name(), SHA256: sum, Bytes: n, License: o.license}
+			f := sources.File{Path: o.dir + "/" + e.Name(), SHA256: sum, Bytes: n, License: o.license, Derive: o.derive}
 			if o.url != nil {
 				f.URL = o.url(e.Name())
 			}
