@@ -29,7 +29,10 @@ func dataFlags(name string) (fs *flag.FlagSet, cache, shared *string) {
 
 const dataUsage = `usage: geoalign data build [-only glove,charades,digits,tuxpaint,tuxpaint-langs,wordnet,minilm] [-cache dir] [-shared dir]
        geoalign data load [-split test]       time loading the Charades-STA PRVR track
-       geoalign data baseline [-split test]   zero-training Charades-STA PRVR baseline`
+       geoalign data baseline [-split test]   zero-training Charades-STA PRVR baseline
+
+data build reads its external inputs (datasets/sources.json) from -shared where they are staged,
+else downloads them into <cache>/sources (GEOALIGN_SOURCES_MIRROR=URL: from URL/<path> instead).`
 
 func runData(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
