@@ -3,6 +3,7 @@ package gram
 import (
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/loss"
+	"github.com/geoalign/geoalign/lib/seedrand"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/layers/activation"
@@ -34,9 +35,9 @@ func Encode(scope *model.Scope, cfg Config, m int, x *graph.Node) (hidden, head 
 	h := x
 	enc := scope.In("encoder_%d", m)
 	for l := 0; l < cfg.EncoderLayers; l++ {
-		h = activation.Gelu(layers.DenseWithBias(enc.In("layer_%d", l), h, cfg.Hidden))
+		h = activation.Gelu(layers.DenseWithBias(seedrand.He(enc.In("layer_%d", l)), h, cfg.Hidden))
 	}
-	head = layers.Dense(scope.In("contra_head_%d", m), h, false, cfg.ContraDim)
+	head = layers.Dense(seedrand.He(scope.In("contra_head_%d", m)), h, false, cfg.ContraDim)
 	return h, head
 }
 
@@ -133,9 +134,9 @@ func MatchingLogits(scope *model.Scope, cfg Config, hidden []*graph.Node) *graph
 		parts = append(parts, graph.Mul(hidden[0], h))
 	}
 	s := scope.In("matching_head")
-	x := activation.Gelu(layers.DenseWithBias(s.In("hidden"), graph.Concatenate(parts, -1), cfg.MatchHidden))
+	x := activation.Gelu(layers.DenseWithBias(seedrand.He(s.In("hidden")), graph.Concatenate(parts, -1), cfg.MatchHidden))
 	x = norm.LayerNorm(s, x, -1).Epsilon(MatchingLayerNormEpsilon).Done()
-	return layers.DenseWithBias(s.In("logits"), x, 2)
+	return layers.DenseWithBias(seedrand.He(s.In("logits")), x, 2)
 }
 
 // LossOutputs are the nodes TrainingLoss returns, in this order, after the total loss.
