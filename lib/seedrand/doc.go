@@ -1,7 +1,7 @@
 // Package seedrand makes a model's initial weights a function of the run's seed and each variable's
 // scope alone, so that one configuration and seed start from the same weights on the pure-Go backend,
 // XLA-CPU and a GPU, whatever order a step layout creates the variables in (HLFormer's chunked and
-// single-graph steps) and however many devices run it (docs/xla.md §1 says what is and is not
+// single-graph steps) and however many devices run it (docs/xla.md §5 says what is and is not
 // identical across backends).
 //
 // GoMLX's own initializers draw from the store's random state with the backend's generator (PCG on
