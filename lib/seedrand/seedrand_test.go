@@ -13,7 +13,9 @@ import (
 // A stream is a function of (seed, path, shape) alone: the same key gives the same numbers, and
 // changing any part of it gives others.
 func TestStreamKey(t *testing.T) {
-	first := func(seed int64, path string, dims ...int) uint64 { return seedrand.Stream(seed, path, dims...).Uint64() }
+	first := func(seed int64, path string, dims ...int) uint64 {
+		return seedrand.Stream(seed, path, dims...).Uint64()
+	}
 	a := first(1, "/model/linear", 3, 4)
 	if b := first(1, "/model/linear", 3, 4); b != a {
 		t.Fatalf("the same key gave %x and %x", a, b)

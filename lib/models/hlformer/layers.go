@@ -6,7 +6,6 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
-	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/layers/norm"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/initializer"
@@ -49,7 +48,7 @@ func dropout(scope *model.Scope, x *Node, rate float64) *Node {
 	if rate <= 0 || !trainingPass(scope, x.Graph()) {
 		return x
 	}
-	return layers.DropoutStatic(scope, x, rate)
+	return seedrand.Dropout(scope, x, rate)
 }
 
 // torchRelu is torch's ReLU with torch's derivative at 0: x where x > 0, else 0, with ∂/∂x = 1 where x > 0
