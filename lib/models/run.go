@@ -54,10 +54,9 @@ type Output struct {
 	Quiet bool      // no progress bar
 	Log   io.Writer // one line per epoch (nil: none)
 	// Devices > 1 trains data-parallel over that many devices of the backend (train.Step.Distribute:
-	// XLA partitions the global batch's single-graph step; docs/xla.md §3). The initial weights are the
-	// same bits for every device count, backend and step layout (lib/seedrand); on one backend, Devices
-	// changes the single-graph step's numbers only by the order of floating-point sums. Dropout masks
-	// and in-graph negatives still come from the backend's generator, so across backends, and between
-	// HLFormer's chunked and single-graph steps, runs with them on differ (docs/xla.md §5).
+	// XLA partitions the global batch's single-graph step; docs/xla.md §3). The initial weights, dropout
+	// masks and sampled negatives are the same bits for every device count, backend and step layout
+	// (lib/seedrand), so Devices changes the run's numbers only by the order of floating-point sums
+	// (docs/xla.md §5).
 	Devices int
 }

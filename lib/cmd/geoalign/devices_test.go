@@ -32,9 +32,8 @@ func TestTrainOnTwoDevicesEqualsOne(t *testing.T) {
 	tvData := filepath.Join(dir, "tv")
 	writeToyTextVideo(t, tvData, 96, 16, 24)
 	// HLFormer's 1-device run trains the single-graph step too ("VideoChunk": -1), the step that
-	// --devices 2 partitions: both steps start from the same weights (lib/seedrand), but the chunked
-	// step draws its dropout masks and negatives from the store's RNG in another order
-	// (docs/xla.md §5).
+	// --devices 2 partitions (both steps draw the same weights, masks and negatives, lib/seedrand; the
+	// single graph keeps this test to one step layout).
 	// One batch shape (the partial last batch dropped): XLA compiles the single graph (~33k HLO
 	// instructions, ~850 LLVM kernels on the CPU plugin; minutes on a loaded CPU, about as long on
 	// 1 device as on 2) once per batch shape, and the shuffled partial batch doubled it.
