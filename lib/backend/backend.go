@@ -73,6 +73,7 @@ type Info struct {
 	GoVersion   string `json:"go_version"`
 	GOMAXPROCS  int    `json:"gomaxprocs"`
 	GOARCH      string `json:"goarch"`
+	CPU         string `json:"cpu"` // the CPU's widest SIMD instruction set (InstructionSet)
 }
 
 // Describe returns the Info of the shared backend (creating it if needed).
@@ -84,6 +85,7 @@ func Describe() (Info, error) {
 		GoVersion:  runtime.Version(),
 		GOMAXPROCS: runtime.GOMAXPROCS(0),
 		GOARCH:     runtime.GOARCH,
+		CPU:        InstructionSet(),
 	}
 	if err != nil {
 		return info, err
@@ -99,6 +101,6 @@ func (i Info) String() string {
 	if i.SIMD {
 		simd = "on"
 	}
-	return fmt.Sprintf("backend %s (%s; GOMLX_BACKEND=%q), SIMD %s, %s %s, GOMAXPROCS=%d",
-		i.Name, i.Description, i.Config, simd, i.GoVersion, i.GOARCH, i.GOMAXPROCS)
+	return fmt.Sprintf("backend %s (%s; GOMLX_BACKEND=%q), SIMD %s, %s %s, CPU %s, GOMAXPROCS=%d",
+		i.Name, i.Description, i.Config, simd, i.GoVersion, i.GOARCH, i.CPU, i.GOMAXPROCS)
 }

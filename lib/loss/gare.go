@@ -1,6 +1,9 @@
 package loss
 
 import (
+	"fmt"
+
+	"github.com/geoalign/geoalign/lib/enum"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 )
 
@@ -61,6 +64,19 @@ const (
 	// IBAnchorText fits one Gaussian per text i to {Δ_ij}_j (the video axis): the Table 9 "t" ablation.
 	IBAnchorText
 )
+
+func (a IBAnchor) String() string {
+	switch a {
+	case IBAnchorVideo:
+		return "video"
+	case IBAnchorText:
+		return "text"
+	}
+	return fmt.Sprintf("IBAnchor(%d)", int(a))
+}
+
+func (a IBAnchor) MarshalJSON() ([]byte, error)  { return enum.MarshalJSON(a, IBAnchorText) }
+func (a *IBAnchor) UnmarshalJSON(b []byte) error { return enum.UnmarshalJSON(a, b, IBAnchorText) }
 
 // IBRelaxOptions selects the variant of L_IB^relax. The zero value is the official code's convention.
 type IBRelaxOptions struct {
@@ -279,6 +295,25 @@ const (
 	// DirectionalStrictOrthogonality is DirectionalOrthogonality (Appendix C.2).
 	DirectionalStrictOrthogonality
 )
+
+func (d DirectionalVariant) String() string {
+	switch d {
+	case DirectionalLogMeanExp:
+		return "log-mean-exp"
+	case DirectionalLogMeanExpOffDiagonal:
+		return "log-mean-exp-off-diagonal"
+	case DirectionalStrictOrthogonality:
+		return "strict-orthogonality"
+	}
+	return fmt.Sprintf("DirectionalVariant(%d)", int(d))
+}
+
+func (d DirectionalVariant) MarshalJSON() ([]byte, error) {
+	return enum.MarshalJSON(d, DirectionalStrictOrthogonality)
+}
+func (d *DirectionalVariant) UnmarshalJSON(b []byte) error {
+	return enum.UnmarshalJSON(d, b, DirectionalStrictOrthogonality)
+}
 
 // GAREConfig holds the weights and switches of GARE's total loss (Eq. 28, docs/official-code.md §4.3).
 type GAREConfig struct {

@@ -1,6 +1,7 @@
 package loss
 
 import (
+	"github.com/geoalign/geoalign/lib/seedrand"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 )
@@ -97,15 +98,16 @@ func DAMNegativeWeights(vol, tau *Node) *Node {
 // SampleCategorical draws one index per row from unnormalised non-negative weights [..., K] -> indices
 // [...] (Int32), with probability w_k / Σ_k w_k, like torch.multinomial(w, 1) in the GRAM code. It runs in
 // the graph with the Gumbel-max trick: argmax_k(log w_k + G_k), G_k = −log(−log U_k), U_k uniform; a zero
-// weight is never drawn (log 0 = −∞). rngState is a GoMLX RNG state (graph.RNGStateFromSeed); the
-// updated state is returned, GoMLX style. The result carries no gradient.
+// weight is never drawn (log 0 = −∞). rngState is a state of lib/seedrand's counter-based generator
+// (laid out as a GoMLX RNG state), which every backend evaluates identically; the updated state is
+// returned, GoMLX style. The result carries no gradient.
 func SampleCategorical(rngState, weights *Node) (newRNGState, indices *Node) {
 	if weights.Rank() < 1 {
 		panicf("SampleCategorical: weights must have rank ≥ 1 ([..., K]), got %s", weights.Shape())
 	}
 	assertFloat("SampleCategorical", "weights", weights)
 	weights = StopGradient(weights)
-	newRNGState, u := RandomUniform(rngState, weights.Shape())
+	newRNGState, u := seedrand.Uniform(rngState, weights.Shape())
 	u = MaxScalar(u, gumbelUniformFloor)
 	gumbel := Neg(Log(Neg(Log(u))))
 	return newRNGState, ArgMax(Add(Log(weights), gumbel), -1)

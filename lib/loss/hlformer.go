@@ -2,6 +2,7 @@ package loss
 
 import (
 	"github.com/geoalign/geoalign/lib/geom"
+	"github.com/geoalign/geoalign/lib/seedrand"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
@@ -157,7 +158,7 @@ func SampleTripletNegatives(rngState, scores, labels *Node, hard bool, hardPoolS
 // uniformAmong picks, along axis, one index uniformly among the true entries of candidates (Int32), by
 // taking the argmax of uniform noise restricted to the candidates. An all-false slice yields index 0.
 func uniformAmong(rngState, candidates *Node, axis int) (newRNGState, indices *Node) {
-	newRNGState, noise := RandomUniform(rngState, shapes.Make(dtypes.Float32, candidates.Shape().Dimensions...))
+	newRNGState, noise := seedrand.Uniform(rngState, shapes.Make(dtypes.Float32, candidates.Shape().Dimensions...))
 	minusOne := Scalar(candidates.Graph(), dtypes.Float32, -1)
 	return newRNGState, ArgMax(Where(candidates, noise, minusOne), axis)
 }

@@ -54,7 +54,9 @@ type Output struct {
 	Quiet bool      // no progress bar
 	Log   io.Writer // one line per epoch (nil: none)
 	// Devices > 1 trains data-parallel over that many devices of the backend (train.Step.Distribute:
-	// XLA partitions the global batch's single-graph step; docs/xla.md §3). It changes where the
-	// arithmetic runs, not the run's numbers beyond the order of floating-point sums.
+	// XLA partitions the global batch's single-graph step; docs/xla.md §3). The initial weights, dropout
+	// masks and sampled negatives are the same bits for every device count, backend and step layout
+	// (lib/seedrand), so Devices changes the run's numbers only by the order of floating-point sums
+	// (docs/xla.md §5).
 	Devices int
 }

@@ -217,9 +217,9 @@ func TestPrintConfig(t *testing.T) {
 			"Loss.ClipNCE": 0.02, "Loss.FrameNCE": 0.04, "Model.VideoDim": 0}},
 		{"gare", map[string]float64{"Model.Dim": 512, "Model.TemporalLayers": 4, "Model.PoolTemperature": 3, "Model.PsiDropout": 0.3,
 			"Model.LearningRate": 1e-4, "Model.WeightDecay": 0.2, "Model.Batch": 128, "Model.Epochs": 5, "Model.TextInputDim": 0}},
-		{"gram", map[string]float64{"Model.Geometry": 0, "Model.LabelSmoothing": 0.1, "Model.DAMWeight": 0.1, "Model.TemperatureInit": 0.07,
+		{"gram", map[string]float64{"Model.LabelSmoothing": 0.1, "Model.DAMWeight": 0.1, "Model.TemperatureInit": 0.07,
 			"Model.WeightDecay": 0.01, "Model.Warmup": 0.1}},
-		{"hypergram", map[string]float64{"Model.Geometry": 2, "Model.AlphaInit": 0.5}},
+		{"hypergram", map[string]float64{"Model.AlphaInit": 0.5}},
 	} {
 		code, out, errOut := call(trainMain, c.model, "--print-config")
 		if code != 0 {
@@ -228,6 +228,10 @@ func TestPrintConfig(t *testing.T) {
 		var m map[string]map[string]any
 		if err := json.Unmarshal([]byte(out), &m); err != nil {
 			t.Fatalf("%s: %v\n%s", c.model, err, out)
+		}
+		// Enums by name (issue 50); TestConfigEnumsByName checks every one.
+		if geometry := map[string]string{"gram": "euclidean", "hypergram": "hybrid"}[c.model]; geometry != "" && m["Model"]["Geometry"] != geometry {
+			t.Errorf("%s: Model.Geometry = %v, want %q", c.model, m["Model"]["Geometry"], geometry)
 		}
 		for path, want := range c.want {
 			sec, field, _ := strings.Cut(path, ".")

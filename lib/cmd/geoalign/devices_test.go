@@ -32,9 +32,8 @@ func TestTrainOnTwoDevicesEqualsOne(t *testing.T) {
 	tvData := filepath.Join(dir, "tv")
 	writeToyTextVideo(t, tvData, 96, 16, 24)
 	// HLFormer's 1-device run trains the single-graph step too ("VideoChunk": -1), the step that
-	// --devices 2 partitions: the default chunked step creates the video encoders' variables in its
-	// first executable and the query encoder's in its second, so GoMLX initializes them in another
-	// order from the store's RNG and the run starts from other weights (epoch losses 3–10 % apart).
+	// --devices 2 partitions (both steps draw the same weights, masks and negatives, lib/seedrand; the
+	// single graph keeps this test to one step layout).
 	// One batch shape (the partial last batch dropped): XLA compiles the single graph (~33k HLO
 	// instructions, ~850 LLVM kernels on the CPU plugin; minutes on a loaded CPU, about as long on
 	// 1 device as on 2) once per batch shape, and the shuffled partial batch doubled it.

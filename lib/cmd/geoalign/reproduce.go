@@ -12,6 +12,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/encoders"
+	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 )
 
@@ -116,8 +117,14 @@ func runFigures(args []string, stdout, stderr io.Writer) int {
 	reportOnly := fs.Bool("report-only", false, "only rebuild REPORT.md from the claims.json files already under --out")
 	sections := fs.String("sections", "", "comma-separated sections of the papers' figures to run (default: all; e.g. table1); "+
 		"the others are recorded as pending in <paper>/pending.json and named in REPORT.md")
+	compare := fs.String("compare", "", "compare the tables of a re-run written under `DIR` with those of the same paths under --out "+
+		"(the committed figures), cell by cell: a mean ± std cell agrees within twice its standard error over seeds, "+
+		"a single value within one unit of its last digit; lists every cell that does not (exit 1) and runs nothing")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
+	}
+	if *compare != "" {
+		return compareFigures(opts.Out, *compare, stdout, stderr)
 	}
 	papers, err := check(!*reportOnly, false)
 	if err != nil {
@@ -187,5 +194,27 @@ func runFigures(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "figures", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s/REPORT.md (%d claims)\n", opts.Out, len(claims))
+	return exitOK
+}
+
+// compareFigures reports, cell by cell, whether the tables of a re-run under rerun agree with the
+// committed ones under committed (report.CompareDirs): exit 0 when every cell agrees, 1 listing the
+// cells that do not, 2 when rerun is not a directory.
+func compareFigures(committed, rerun string, stdout, stderr io.Writer) int {
+	if st, err := os.Stat(rerun); err != nil || !st.IsDir() {
+		fmt.Fprintf(stderr, "geoalign figures: --compare %s is not a directory\n", rerun)
+		return exitUsage
+	}
+	res, err := report.CompareDirs(committed, rerun)
+	if err != nil {
+		return fail(stderr, "figures", err)
+	}
+	for _, d := range res.Disagreements {
+		fmt.Fprintln(stdout, "disagrees:", d)
+	}
+	fmt.Fprintf(stdout, "%d tables, %d cells compared with %s: %d disagree\n", res.Tables, res.Cells, committed, len(res.Disagreements))
+	if len(res.Disagreements) > 0 || res.Tables == 0 {
+		return exitFailure
+	}
 	return exitOK
 }

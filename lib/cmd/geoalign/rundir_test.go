@@ -208,9 +208,9 @@ func TestRunDirRecord(t *testing.T) {
 		checkBad(t, code, stdout, stderr, []string{want})
 	}
 
-	// config.json edited: Geometry 0 → 2.
+	// config.json edited: Geometry euclidean → hybrid.
 	cfgPath := filepath.Join(run, configFile)
-	edited := strings.Replace(string(b), `"Geometry": 0`, `"Geometry": 2`, 1)
+	edited := strings.Replace(string(b), `"Geometry": "euclidean"`, `"Geometry": "hybrid"`, 1)
 	if edited == string(b) {
 		t.Fatalf("no Geometry field in %s", b)
 	}
@@ -255,5 +255,72 @@ func TestEvalScoresClearsLeftover(t *testing.T) {
 	}
 	if _, err := os.Stat(mine); err != nil {
 		t.Errorf("a user's file was removed: %v", err)
+	}
+}
+
+// Issue 50, acceptance 3: configurations carry enums by name (--print-config, config.json), and a
+// run directory written before names — its config.json holds the numbers, hashed as they stood —
+// still evaluates and resumes.
+func TestConfigEnumsByName(t *testing.T) {
+	for _, m := range modelKinds {
+		code, out, errOut := call(trainMain, m.name, "--print-config")
+		if code != 0 {
+			t.Fatalf("%s --print-config: exit %d: %s", m.name, code, errOut)
+		}
+		for _, want := range map[string][]string{
+			"hlformer":  {`"Aggregation": "MAIM"`, `"Encoder": "HLFormer"`, `"Mask": "code"`, `"LorentzLogits": "code"`},
+			"gare":      {`"Gap": "video-minus-text"`, `"Query": "gap"`, `"Context": "frames"`, `"Corrected": "text"`, `"Anchor": "video"`, `"Directional": "log-mean-exp"`},
+			"gram":      {`"Geometry": "euclidean"`, `"Objective": "volume"`, `"Directions": "both"`},
+			"hypergram": {`"Geometry": "hybrid"`},
+		}[m.name] {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s --print-config lacks %s:\n%s", m.name, want, out)
+			}
+		}
+	}
+
+	run, _, args := smallGRAMRun(t, 2)
+	cps := checkpoints(run) // interrupted after its first epoch
+	for _, suffix := range []string{".json", ".bin"} {
+		os.Remove(strings.TrimSuffix(cps[len(cps)-1], ".json") + suffix)
+	}
+	// Rewrite config.json as an older geoalign wrote it: the enums as numbers, the record's hash
+	// over those bytes.
+	path := filepath.Join(run, configFile)
+	var spec runSpec
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &spec); err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct{ Model map[string]any }
+	if err := json.Unmarshal(spec.Config, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	for field, name := range map[string]string{"Geometry": "euclidean", "Objective": "volume", "Directions": "both"} {
+		if cfg.Model[field] != name {
+			t.Fatalf("config.json's Model.%s = %v, want %q", field, cfg.Model[field], name)
+		}
+		cfg.Model[field] = 0
+	}
+	if spec.Config, err = json.Marshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if spec.Made.ConfigSHA256, err = rundir.ConfigHash(spec.Config); err != nil {
+		t.Fatal(err)
+	}
+	if err := atomicfile.WriteJSON(path, spec); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := call(evalMain, "--run", run, "--json"); code != 0 {
+		t.Fatalf("eval of a config.json with enum numbers: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := call(trainMain, append(args, "--out", run, "--resume")...); code != 0 {
+		t.Fatalf("--resume of a config.json with enum numbers: exit %d: %s", code, errOut)
+	}
+	if h := history(t, run); len(h) != 2 {
+		t.Errorf("resumed run has %d epochs, want 2", len(h))
 	}
 }

@@ -3,6 +3,7 @@ package gare
 import (
 	"fmt"
 
+	"github.com/geoalign/geoalign/lib/enum"
 	"github.com/geoalign/geoalign/lib/loss"
 )
 
@@ -17,6 +18,19 @@ const (
 	GapTextMinusVideo
 )
 
+func (g GapSign) String() string {
+	switch g {
+	case GapVideoMinusText:
+		return "video-minus-text"
+	case GapTextMinusVideo:
+		return "text-minus-video"
+	}
+	return fmt.Sprintf("GapSign(%d)", int(g))
+}
+
+func (g GapSign) MarshalJSON() ([]byte, error)  { return enum.MarshalJSON(g, GapTextMinusVideo) }
+func (g *GapSign) UnmarshalJSON(b []byte) error { return enum.UnmarshalJSON(g, b, GapTextMinusVideo) }
+
 // QueryMode selects what ψ attends with (GARE Table 5).
 type QueryMode int
 
@@ -28,6 +42,19 @@ const (
 	QueryText
 )
 
+func (q QueryMode) String() string {
+	switch q {
+	case QueryGap:
+		return "gap"
+	case QueryText:
+		return "text"
+	}
+	return fmt.Sprintf("QueryMode(%d)", int(q))
+}
+
+func (q QueryMode) MarshalJSON() ([]byte, error)  { return enum.MarshalJSON(q, QueryText) }
+func (q *QueryMode) UnmarshalJSON(b []byte) error { return enum.UnmarshalJSON(q, b, QueryText) }
+
 // ContextMode selects ψ's key/value sequence C (GARE Eq. 7, Tables 4 and 7).
 type ContextMode int
 
@@ -38,6 +65,19 @@ const (
 	ContextWords
 )
 
+func (c ContextMode) String() string {
+	switch c {
+	case ContextFrames:
+		return "frames"
+	case ContextWords:
+		return "words"
+	}
+	return fmt.Sprintf("ContextMode(%d)", int(c))
+}
+
+func (c ContextMode) MarshalJSON() ([]byte, error)  { return enum.MarshalJSON(c, ContextWords) }
+func (c *ContextMode) UnmarshalJSON(b []byte) error { return enum.UnmarshalJSON(c, b, ContextWords) }
+
 // CorrectedSide says which side Δ is added to (Table 7 "t-corrected" / "v-corrected").
 type CorrectedSide int
 
@@ -47,6 +87,19 @@ const (
 	// CorrectVideo: S_ij = cos(t_i, v_ij + Δ_ij).
 	CorrectVideo
 )
+
+func (c CorrectedSide) String() string {
+	switch c {
+	case CorrectText:
+		return "text"
+	case CorrectVideo:
+		return "video"
+	}
+	return fmt.Sprintf("CorrectedSide(%d)", int(c))
+}
+
+func (c CorrectedSide) MarshalJSON() ([]byte, error)  { return enum.MarshalJSON(c, CorrectVideo) }
+func (c *CorrectedSide) UnmarshalJSON(b []byte) error { return enum.UnmarshalJSON(c, b, CorrectVideo) }
 
 // Defaults of the official code (docs/official-code.md §4.1–§4.4).
 const (

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/geoalign/geoalign/lib/seedrand"
+
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
-	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
@@ -153,8 +154,8 @@ func New(backend compute.Backend, cfg Config, seed int64) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	store := model.NewStore()
-	if err := store.SetRNGStateFromSeed(seed); err != nil {
+	store, err := seedrand.NewStore(seed)
+	if err != nil {
 		return nil, fmt.Errorf("gare: seeding the store: %w", err)
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x6a09e667f3bcc908))
@@ -174,8 +175,13 @@ func (m *Model) dropout(scope *model.Scope, g *Graph) func(*Node) *Node {
 	if m.Config.PsiDropout <= 0 || !train.TrainingPass(scope, g) {
 		return nil
 	}
-	rate := m.Config.PsiDropout
-	return func(x *Node) *Node { return layers.DropoutStatic(scope, x, rate) }
+	return psiDropout(scope, m.Config.PsiDropout)
+}
+
+// psiDropout is ψ's dropout at rate: lib/seedrand's, keyed by the seed, the global step and each
+// text's index in the batch — the same masks on every backend and in either step.
+func psiDropout(scope *model.Scope, rate float64) func(*Node) *Node {
+	return func(x *Node) *Node { return seedrand.Dropout(scope.In("psi_dropout"), x, rate) }
 }
 
 // NumParameters is the number of scalar parameters (ψ, temporal transformer, projections).

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/geoalign/geoalign/lib/seedrand"
+
 	"github.com/geoalign/geoalign/lib/loss"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -110,44 +111,18 @@ func newChunkedStep(m *Model, opt *train.Adam, chunk int) (*chunkedStep, error) 
 	return s, nil
 }
 
-// stateDropout is ψ's dropout (torch nn.Dropout: zero with probability rate, scale the rest by
-// 1/(1 − rate), as layers.DropoutStatic) drawn from an explicit RNG state, once per block.
-type stateDropout struct {
-	rate        float64
-	state, next *Node
-}
-
-func (d *stateDropout) apply(x *Node) *Node {
-	if d.next != nil {
-		panic("gare: a block's dropout mask is drawn once")
-	}
-	var u *Node
-	d.next, u = RandomUniform(d.state, shapes.Make(x.DType(), x.Shape().Dimensions...))
-	dropped := Where(LessOrEqual(u, Scalar(x.Graph(), x.DType(), d.rate)), ZerosLike(x), x)
-	return DivScalar(dropped, 1-d.rate)
-}
-
-// blockDropout returns the dropout of a block drawing from state (nil when ψ has none).
-func (s *chunkedStep) blockDropout(state *Node) *stateDropout {
-	if s.m.Config.PsiDropout <= 0 {
-		return nil
-	}
-	return &stateDropout{rate: s.m.Config.PsiDropout, state: state}
-}
-
 // blockPairs runs pairsLean on texts t [c, D] (and their words) against all the batch's videos.
-func (s *chunkedStep) blockPairs(w Weights, t, h *Node, in Inputs, state *Node) (sim, delta, next *Node) {
-	d := s.blockDropout(state)
+// ψ's dropout is lib/seedrand's, told which texts of the batch the block holds (rowIndex [c, 1],
+// consecutive), so that every block draws the masks the single graph draws for its texts; state
+// passes through unchanged (next = state).
+func (s *chunkedStep) blockPairs(scope *model.Scope, w Weights, t, h *Node, in Inputs, rowIndex, state *Node) (sim, delta, next *Node) {
 	var fn func(*Node) *Node
-	if d != nil {
-		fn = d.apply
+	if rate := s.m.Config.PsiDropout; rate > 0 {
+		seedrand.SetExampleBlock(scope, t.Graph(), Reshape(Slice(rowIndex, AxisElem(0), AxisElem(0))), rowIndex.Shape().Dim(0))
+		fn = psiDropout(scope, rate)
 	}
 	sim, delta = pairsLean(s.m.Config, w, t, h, in, fn)
-	next = state
-	if d != nil && d.next != nil {
-		next = d.next
-	}
-	return sim, delta, next
+	return sim, delta, state
 }
 
 // inputsOf unpacks the batch inputs text, frames, mask[, words, word mask].
@@ -206,7 +181,7 @@ func (s *chunkedStep) buildBlockForward(scope *model.Scope, in []*Node) []*Node 
 	p := in[s.numBatchInputs():]
 	t, h, rowIndex, state := p[0], p[1], p[2], p[3]
 	w, bx, rows := s.blockGraph(g, s.inputsOf(in), rowIndex)
-	sim, delta, next := s.blockPairs(w, rows(t), h, bx, state)
+	sim, delta, next := s.blockPairs(scope, w, rows(t), h, bx, rowIndex, state)
 	ib := ibInput(cfg, delta)
 	var first, second *Node
 	if cfg.Loss.IB.Anchor == loss.IBAnchorText {
@@ -283,7 +258,7 @@ func (s *chunkedStep) buildBlock(scope *model.Scope, in []*Node) []*Node {
 	a := t.Shape().Dimensions[0]
 	b := h.Shape().Dimensions[0]
 	w, bx, rows := s.blockGraph(g, x, rowIndex)
-	sim, delta, _ := s.blockPairs(w, rows(t), h, bx, p[blockState])
+	sim, delta, _ := s.blockPairs(scope, w, rows(t), h, bx, rowIndex, p[blockState])
 
 	// The head linearised at this step's point, restricted to the block's rows.
 	sur := ReduceAllSum(Mul(rows(p[blockGradSim]), sim))

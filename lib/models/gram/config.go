@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/enum"
 	"github.com/geoalign/geoalign/lib/loss"
 )
 
@@ -33,6 +34,9 @@ func (g Geometry) String() string {
 	return fmt.Sprintf("Geometry(%d)", int(g))
 }
 
+func (g Geometry) MarshalJSON() ([]byte, error)  { return enum.MarshalJSON(g, Hybrid) }
+func (g *Geometry) UnmarshalJSON(b []byte) error { return enum.UnmarshalJSON(g, b, Hybrid) }
+
 // Objective selects the contrastive loss.
 type Objective int
 
@@ -52,6 +56,11 @@ func (o Objective) String() string {
 		return "pairwise-cosine"
 	}
 	return fmt.Sprintf("Objective(%d)", int(o))
+}
+
+func (o Objective) MarshalJSON() ([]byte, error) { return enum.MarshalJSON(o, PairwiseCosineObjective) }
+func (o *Objective) UnmarshalJSON(b []byte) error {
+	return enum.UnmarshalJSON(o, b, PairwiseCosineObjective)
 }
 
 // Directions selects which cross-entropy terms of the volume loss are trained (GRAM Table 6).
@@ -80,6 +89,9 @@ func (d Directions) String() string {
 	}
 	return fmt.Sprintf("Directions(%d)", int(d))
 }
+
+func (d Directions) MarshalJSON() ([]byte, error)  { return enum.MarshalJSON(d, DataToAnchor) }
+func (d *Directions) UnmarshalJSON(b []byte) error { return enum.UnmarshalJSON(d, b, DataToAnchor) }
 
 // Config is a GRAM / HyperGRAM model and its training. DefaultConfig is the official GRAM code's
 // behaviour (docs/official-code.md §1) on a model sized for the features available here; each paper-form switch is
@@ -237,10 +249,10 @@ func (c Config) Validate() error {
 }
 
 // ValidateHyperGRAM is Validate for a configuration that must be HyperGRAM's (`geoalign train
-// hypergram`): a hyperbolic (1) or hybrid (2) geometry, not GRAM's Euclidean one.
+// hypergram`): a hyperbolic or hybrid geometry, not GRAM's Euclidean one.
 func (c Config) ValidateHyperGRAM() error {
 	if c.Geometry != Hyperbolic && c.Geometry != Hybrid {
-		return fmt.Errorf("gram: Geometry = %d is GRAM's Euclidean volume: HyperGRAM needs %d (hyperbolic) or %d (hybrid); train GRAM with geoalign train gram",
+		return fmt.Errorf("gram: Geometry = %q is GRAM's Euclidean volume: HyperGRAM needs %q or %q; train GRAM with geoalign train gram",
 			c.Geometry, Hyperbolic, Hybrid)
 	}
 	return c.Validate()

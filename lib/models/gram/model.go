@@ -3,6 +3,7 @@ package gram
 import (
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/loss"
+	"github.com/geoalign/geoalign/lib/seedrand"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/layers/activation"
@@ -16,7 +17,6 @@ import (
 const (
 	TemperaturePath = "/gram/temperature"
 	AlphaPath       = "/gram/alpha"
-	damRNGPath      = "/gram/dam_rng"
 )
 
 // MatchingLayerNormEpsilon is the LayerNorm eps of GRAM's ITM head (Linear → GELU →
@@ -34,9 +34,9 @@ func Encode(scope *model.Scope, cfg Config, m int, x *graph.Node) (hidden, head 
 	h := x
 	enc := scope.In("encoder_%d", m)
 	for l := 0; l < cfg.EncoderLayers; l++ {
-		h = activation.Gelu(layers.DenseWithBias(enc.In("layer_%d", l), h, cfg.Hidden))
+		h = activation.Gelu(layers.DenseWithBias(seedrand.He(enc.In("layer_%d", l)), h, cfg.Hidden))
 	}
-	head = layers.Dense(scope.In("contra_head_%d", m), h, false, cfg.ContraDim)
+	head = layers.Dense(seedrand.He(scope.In("contra_head_%d", m)), h, false, cfg.ContraDim)
 	return h, head
 }
 
@@ -133,9 +133,9 @@ func MatchingLogits(scope *model.Scope, cfg Config, hidden []*graph.Node) *graph
 		parts = append(parts, graph.Mul(hidden[0], h))
 	}
 	s := scope.In("matching_head")
-	x := activation.Gelu(layers.DenseWithBias(s.In("hidden"), graph.Concatenate(parts, -1), cfg.MatchHidden))
+	x := activation.Gelu(layers.DenseWithBias(seedrand.He(s.In("hidden")), graph.Concatenate(parts, -1), cfg.MatchHidden))
 	x = norm.LayerNorm(s, x, -1).Epsilon(MatchingLayerNormEpsilon).Done()
-	return layers.DenseWithBias(s.In("logits"), x, 2)
+	return layers.DenseWithBias(seedrand.He(s.In("logits")), x, 2)
 }
 
 // LossOutputs are the nodes TrainingLoss returns, in this order, after the total loss.
@@ -238,21 +238,11 @@ func volumeLoss(cfg Config, volume loss.VolumeFunc, tau, anchor *graph.Node, oth
 // negative data tuple and for each data tuple j one hard negative anchor, drawn ∝ softmax(−V/τ) + 1e-4
 // (positive excluded); 3B pairs (positive, negative data, negative anchor) through the matching head.
 func damLoss(scope *model.Scope, cfg Config, vol, tau *graph.Node, hidden []*graph.Node) *graph.Node {
-	g := vol.Graph()
-	store := scope.Store()
-	rngVar := store.GetVariable(damRNGPath)
-	if rngVar == nil {
-		state, err := graph.RNGStateFromSeed(cfg.Seed ^ damSeedSalt)
-		if err != nil {
-			panic(err)
-		}
-		rngVar = store.VariableWithValue(damRNGPath, state)
-	}
-	rngVar.SetTrainable(false) // also when restored from a checkpoint, which loads variables as trainable
-	rng := rngVar.NodeValue(g)
-	rng, negData := loss.SampleDAMNegatives(rng, vol, tau)                          // [B]: a negative tuple per anchor
-	rng, negAnchor := loss.SampleDAMNegatives(rng, graph.Transpose(vol, 0, 1), tau) // [B]: a negative anchor per tuple
-	rngVar.SetNodeValue(rng)
+	// The negatives come from lib/seedrand's counter-based generator keyed by the store's seed (the
+	// configuration's) and the global step: the same draws on every backend and device count.
+	rng := seedrand.StepState(scope, vol.Graph(), "gram/dam")
+	rng, negData := loss.SampleDAMNegatives(rng, vol, tau)                        // [B]: a negative tuple per anchor
+	_, negAnchor := loss.SampleDAMNegatives(rng, graph.Transpose(vol, 0, 1), tau) // [B]: a negative anchor per tuple
 	b := vol.Shape().Dim(0)
 	gatherRows := func(x, idx *graph.Node) *graph.Node { return graph.Gather(x, graph.Reshape(idx, b, 1)) }
 
@@ -271,7 +261,3 @@ func damLoss(scope *model.Scope, cfg Config, vol, tau *graph.Node, hidden []*gra
 	matched := graph.Concatenate([]*graph.Node{graph.OnesLike(negData), graph.ZerosLike(negData), graph.ZerosLike(negData)}, 0)
 	return loss.MatchingCrossEntropy(logits, matched)
 }
-
-// damSeedSalt separates the DAM sampler's random stream from the weight initialisation's, which
-// uses the same Config.Seed.
-const damSeedSalt = 0x5DA3

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/seedrand"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
@@ -74,7 +75,11 @@ func NewTrainer(backend compute.Backend, data *Dataset, cfg Config) (*Trainer, e
 	if err := data.Validate(); err != nil {
 		return nil, err
 	}
-	t := &Trainer{Config: cfg, Data: data, TrainSplit: data.Train, ValSplit: data.Val, Store: model.NewStore(), backend: backend}
+	store, err := seedrand.NewStore(cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	t := &Trainer{Config: cfg, Data: data, TrainSplit: data.Train, ValSplit: data.Val, Store: store, backend: backend}
 	if t.ValSplit == nil && cfg.ValFraction > 0 {
 		var err error
 		if t.TrainSplit, t.ValSplit, err = CarveValidation(data.Train, cfg.ValFraction); err != nil {
@@ -84,10 +89,6 @@ func NewTrainer(backend compute.Backend, data *Dataset, cfg Config) (*Trainer, e
 	if t.TrainSplit.N < cfg.BatchSize {
 		return nil, fmt.Errorf("gram: train split of %q has %d samples, fewer than the batch size %d", data.Name, t.TrainSplit.N, cfg.BatchSize)
 	}
-	if err := t.Store.SetRNGStateFromSeed(cfg.Seed); err != nil {
-		return nil, err
-	}
-	var err error
 	t.step, err = train.NewStep(backend, t.Store, Optimizer(cfg, cfg.Epochs*t.StepsPerEpoch()), func(scope *model.Scope, inputs []*graph.Node) []*graph.Node {
 		return TrainingLoss(scope, cfg, inputs)
 	})

@@ -71,15 +71,16 @@ func MAIMWeights(scope *model.Scope, branches, keyMask *Node, c Config) *Node {
 	b, n, length, d := branches.Shape().Dim(0), branches.Shape().Dim(1), branches.Shape().Dim(2), branches.Shape().Dim(3)
 	phi := ReduceMean(branches, 0, 2) // [N, d]
 	// The cross-attention weights are shared by all branches, so the B calls are one call on a batch of
-	// B·N sequences (branch-major).
-	perBranch := Reshape(branches, b*n, length, d)
-	query := Reshape(BroadcastPrefix(Reshape(phi, n, 1, d), b), b*n, 1, d)
+	// N·B sequences, video-major: lib/seedrand keys the dropout masks by video, so a block of videos
+	// (the chunked step) draws the single graph's masks.
+	perBranch := Reshape(TransposeAllDims(branches, 1, 0, 2, 3), n*b, length, d)
+	query := Reshape(BroadcastToDims(Reshape(phi, n, 1, 1, d), n, b, 1, d), n*b, 1, d)
 	var mask *Node
 	if keyMask != nil {
-		mask = Reshape(BroadcastPrefix(keyMask, b), b*n, length)
+		mask = Reshape(BroadcastToDims(Reshape(keyMask, n, 1, length), n, b, length), n*b, length)
 	}
-	tokens := CrossAttentionBlock(scope.In("cross_attention"), query, perBranch, mask, c) // [B·N, 1, d]
-	tokens = TransposeAllDims(Reshape(tokens, b, n, d), 1, 0, 2)                          // [N, B, d]
+	tokens := CrossAttentionBlock(scope.In("cross_attention"), query, perBranch, mask, c) // [N·B, 1, d]
+	tokens = Reshape(tokens, n, b, d)                                                     // [N, B, d]
 	h := dropout(scope, torchRelu(linear(scope.In("layer1"), tokens, d, true)), c.Dropout)
 	w := linear(scope.In("layer2"), h, length, true) // [N, B, L]
 	return Softmax(DivScalar(TransposeAllDims(w, 0, 2, 1), c.BranchTemperature), -1)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/data/prvr"
+	"github.com/geoalign/geoalign/lib/enum"
 )
 
 // Aggregation is how an HLFormer block fuses its parallel attention branches (HLFormer Table 2, rows 6–7).
@@ -31,6 +32,9 @@ func (a Aggregation) String() string {
 	return fmt.Sprintf("Aggregation(%d)", int(a))
 }
 
+func (a Aggregation) MarshalJSON() ([]byte, error)  { return enum.MarshalJSON(a, ConcatLinear) }
+func (a *Aggregation) UnmarshalJSON(b []byte) error { return enum.UnmarshalJSON(a, b, ConcatLinear) }
+
 // Encoder selects the video encoder architecture.
 type Encoder int
 
@@ -45,6 +49,19 @@ const (
 	MSSLEncoder
 )
 
+func (e Encoder) String() string {
+	switch e {
+	case HLFormerEncoder:
+		return "HLFormer"
+	case MSSLEncoder:
+		return "MS-SL"
+	}
+	return fmt.Sprintf("Encoder(%d)", int(e))
+}
+
+func (e Encoder) MarshalJSON() ([]byte, error)  { return enum.MarshalJSON(e, MSSLEncoder) }
+func (e *Encoder) UnmarshalJSON(b []byte) error { return enum.UnmarshalJSON(e, b, MSSLEncoder) }
+
 // MaskForm selects the Gaussian attention mask formula (docs/official-code.md §3.7 item 1).
 type MaskForm int
 
@@ -56,6 +73,19 @@ const (
 	MaskPaper
 )
 
+func (m MaskForm) String() string {
+	switch m {
+	case MaskCode:
+		return "code"
+	case MaskPaper:
+		return "paper"
+	}
+	return fmt.Sprintf("MaskForm(%d)", int(m))
+}
+
+func (m MaskForm) MarshalJSON() ([]byte, error)  { return enum.MarshalJSON(m, MaskPaper) }
+func (m *MaskForm) UnmarshalJSON(b []byte) error { return enum.UnmarshalJSON(m, b, MaskPaper) }
+
 // LorentzLogits selects the Lorentz attention logit formula (docs/official-code.md §3.7 item 2).
 type LorentzLogits int
 
@@ -65,6 +95,19 @@ const (
 	// LogitsPaper is HLFormer Eq. 15: −d²_L(q, k)/√(n+1) = (2 + 2⟨q, k⟩_L)/√(n+1), fixed, no bias.
 	LogitsPaper
 )
+
+func (l LorentzLogits) String() string {
+	switch l {
+	case LogitsCode:
+		return "code"
+	case LogitsPaper:
+		return "paper"
+	}
+	return fmt.Sprintf("LorentzLogits(%d)", int(l))
+}
+
+func (l LorentzLogits) MarshalJSON() ([]byte, error)  { return enum.MarshalJSON(l, LogitsPaper) }
+func (l *LorentzLogits) UnmarshalJSON(b []byte) error { return enum.UnmarshalJSON(l, b, LogitsPaper) }
 
 // Config is the architecture of an HLFormer model. The zero value is not usable: start from
 // PaperConfig or CPUConfig and adjust.

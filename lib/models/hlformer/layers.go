@@ -1,11 +1,11 @@
 package hlformer
 
 import (
+	"github.com/geoalign/geoalign/lib/seedrand"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
-	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/layers/norm"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/initializer"
@@ -16,11 +16,10 @@ import (
 // docs/official-code.md §3.2). Every function takes the scope that owns its variables and returns a *Node, GoMLX style.
 
 // linear is torch's nn.Linear as HLFormer initialises it: y = x·W (+ b) over the last axis, W [in, out]
-// drawn from N(0, InitStd²), b = 0. It creates "weights" (and "biases") in scope.
+// drawn from N(0, InitStd²) (lib/seedrand: from the seed and scope alone), b = 0. It creates "weights" (and "biases") in scope.
 func linear(scope *model.Scope, x *Node, out int, bias bool) *Node {
 	in := x.Shape().Dim(-1)
-	w := scope.WithInitializer(initializer.RandomNormalFn(scope, InitStd)).
-		VariableWithShape("weights", shapes.Make(x.DType(), in, out)).NodeValue(x.Graph())
+	w := seedrand.Normal(scope, InitStd).VariableWithShape("weights", shapes.Make(x.DType(), in, out)).NodeValue(x.Graph())
 	var b *Node
 	if bias {
 		b = scope.WithInitializer(initializer.Zero).VariableWithShape("biases", shapes.Make(x.DType(), out)).NodeValue(x.Graph())
@@ -49,7 +48,7 @@ func dropout(scope *model.Scope, x *Node, rate float64) *Node {
 	if rate <= 0 || !trainingPass(scope, x.Graph()) {
 		return x
 	}
-	return layers.DropoutStatic(scope, x, rate)
+	return seedrand.Dropout(scope, x, rate)
 }
 
 // torchRelu is torch's ReLU with torch's derivative at 0: x where x > 0, else 0, with ∂/∂x = 1 where x > 0
@@ -78,8 +77,7 @@ func PositionalEncoding(scope *model.Scope, x *Node, maxLen int, dropoutRate flo
 	if length > maxLen {
 		panicf("PositionalEncoding: sequence length %d exceeds the %d embedded positions", length, maxLen)
 	}
-	table := scope.WithInitializer(initializer.RandomNormalFn(scope, InitStd)).
-		VariableWithShape("embeddings", shapes.Make(x.DType(), maxLen, d)).NodeValue(x.Graph())
+	table := seedrand.Normal(scope, InitStd).VariableWithShape("embeddings", shapes.Make(x.DType(), maxLen, d)).NodeValue(x.Graph())
 	positions := Slice(table, AxisRange(0, length)) // [L, d]
 	x = Add(x, InsertAxes(positions, 0))
 	return dropout(scope, layerNorm(scope.In("norm"), x), dropoutRate)

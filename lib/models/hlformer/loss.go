@@ -3,6 +3,7 @@ package hlformer
 import (
 	"github.com/geoalign/geoalign/lib/geom"
 	"github.com/geoalign/geoalign/lib/loss"
+	"github.com/geoalign/geoalign/lib/seedrand"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX graph-building style (as in ml/layers).
 	"github.com/gomlx/gomlx/ml/model"
 )
@@ -117,15 +118,12 @@ func (m *Model) loss(scope *model.Scope, b Batch, encoded *EncodedVideos, hard *
 			t.Total = Add(t.Total, MulScalar(term, w))
 		}
 	}
-	rngVar := scope.Store().GetVariable(model.JoinPath("/", model.RNGStateVariableName))
-	if rngVar == nil {
-		panicf("Loss: the store has no RNG state; call store.SetRNGStateFromSeed first")
-	}
-	triplet := func(scores *Node) *Node {
-		state := rngVar.NodeValue(scores.Graph())
+	// The negatives are drawn by lib/seedrand's counter-based generator, keyed by the seed, the
+	// branch and the global step: the same on every backend and step layout.
+	triplet := func(branch string, scores *Node) *Node {
+		state := seedrand.StepState(scope, scores.Graph(), "hlformer/triplet/"+branch)
 		state, random := tripletWith(state, scores, b.Labels, false, lc)
-		state, hardest := tripletWith(state, scores, b.Labels, true, lc)
-		rngVar.SetNodeValue(state)
+		_, hardest := tripletWith(state, scores, b.Labels, true, lc)
 		return Where(hard, hardest, random)
 	}
 	if c.Glance {
@@ -136,7 +134,7 @@ func (m *Model) loss(scope *model.Scope, b Batch, encoded *EncodedVideos, hard *
 		}
 		clips = m.ClipProposals(clips)
 		t.ClipNCE = loss.MultiPositiveNCE(MaxOverTimeScores(queries, clips, false), b.Labels)
-		t.ClipTriplet = triplet(MaxOverTimeScores(queries, clips, true))
+		t.ClipTriplet = triplet("clips", MaxOverTimeScores(queries, clips, true))
 		add(lc.ClipNCE, t.ClipNCE)
 		add(1, t.ClipTriplet)
 	}
@@ -147,7 +145,7 @@ func (m *Model) loss(scope *model.Scope, b Batch, encoded *EncodedVideos, hard *
 			frames = m.EncodeFrames(scope, b.Frames, b.FrameMask)
 		}
 		t.FrameNCE = loss.MultiPositiveNCE(MaxOverTimeScores(queries, frames, false), b.Labels)
-		t.FrameTriplet = triplet(MaxOverTimeScores(queries, frames, true))
+		t.FrameTriplet = triplet("frames", MaxOverTimeScores(queries, frames, true))
 		add(lc.FrameNCE, t.FrameNCE)
 		add(1, t.FrameTriplet)
 	}

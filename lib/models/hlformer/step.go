@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/geoalign/geoalign/lib/seedrand"
+
 	geobackend "github.com/geoalign/geoalign/lib/backend" // parameters here are named backend
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
@@ -145,11 +147,18 @@ func (s *chunkedStep) encodeBlock(scope *model.Scope, clips, frames, frameMask, 
 	return out
 }
 
+// exampleBlock tells lib/seedrand's dropout which videos of the batch the block's graph encodes
+// (rowIndex [c, 1], consecutive), so that it draws their masks as the single graph does.
+func (s *chunkedStep) exampleBlock(scope *model.Scope, rowIndex *Node) {
+	seedrand.SetExampleBlock(scope, rowIndex.Graph(), Reshape(Slice(rowIndex, AxisElem(0), AxisElem(0))), rowIndex.Shape().Dim(0))
+}
+
 // buildForward is executable 1: inputs clips, frames, frame mask, the block's row indices; outputs the
 // block's encoded clips [c, ClipLen, d] and/or frames [c, FrameLen, d].
 func (s *chunkedStep) buildForward(scope *model.Scope, in []*Node) []*Node {
 	g := in[0].Graph()
 	s.store.SetTraining(g, true)
+	s.exampleBlock(scope, in[3])
 	out := s.encodeBlock(scope, in[0], in[1], in[2], in[3])
 	s.videoVars = train.TrainableIn(s.store.IterVariables(), g)
 	return out
@@ -195,6 +204,7 @@ func (s *chunkedStep) buildHead(scope *model.Scope, in []*Node) []*Node {
 func (s *chunkedStep) buildBackward(scope *model.Scope, in []*Node) []*Node {
 	g := in[0].Graph()
 	s.store.SetTraining(g, true)
+	s.exampleBlock(scope, in[3])
 	enc := s.encodeBlock(scope, in[0], in[1], in[2], in[3])
 	upstream, sums := in[4:4+len(enc)], in[4+len(enc):]
 	sur := ReduceAllSum(Mul(enc[0], upstream[0]))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/seedrand"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -94,11 +95,9 @@ func ScaledHardNegativeStart(epochs int) (start, patience int) {
 	return int(math.Round(0.2 * float64(epochs))), max(2, int(math.Round(0.1*float64(epochs))))
 }
 
-// NewStore returns a store seeded for reproducible initialisation, dropout and negative sampling.
-func NewStore(seed int64) (*model.Store, error) {
-	store := model.NewStore()
-	return store, store.SetRNGStateFromSeed(seed)
-}
+// NewStore returns a store seeded for reproducible initialisation (lib/seedrand: the same weights on
+// every backend and step layout), dropout and negative sampling.
+func NewStore(seed int64) (*model.Store, error) { return seedrand.NewStore(seed) }
 
 // StepTerms names a training step's values for lib/train's loop: the loss, then LossTermNames[1:].
 var StepTerms = append([]string{"loss"}, LossTermNames[1:]...)
