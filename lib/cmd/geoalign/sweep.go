@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/progress"
 	"github.com/geoalign/geoalign/lib/report"
@@ -32,7 +33,7 @@ const sweepUsage = `usage: geoalign sweep <model> <the data flags of geoalign tr
 Trains every setting of the grid (axes separated by ';', each a field path of the JSON that
 geoalign train <model> --print-config prints and its values: JSON, or bare strings) over the base
 configuration (defaults, then --config) with every seed, each through geoalign train into its own
-run directory under --runs (keyed by model, data and configuration: a finished run is reused, an
+run directory under --runs (keyed by model, backend, data and configuration: a finished run is reused, an
 interrupted one resumed; geoalign eval --run opens any of them). Then it writes to --out the table
 sweep.{md,csv,json} — per setting the seeds' best validation epochs, the validation SumR there and
 the test SumR of that checkpoint, mean ± sd over seeds (the model is selected on validation only) —
@@ -94,6 +95,9 @@ func sweepMain(args []string, stdout, stderr io.Writer) int {
 		if seedList, err = parseSeeds(*seeds); err != nil {
 			return fail(exitUsage, "%v", err)
 		}
+	}
+	if code, ok := checkBackend(stderr, fs.Name()); !ok {
+		return code
 	}
 	settings := product(axes)
 	dirs, trained := make([][]string, len(settings)), 0
@@ -217,15 +221,15 @@ func configure(kind modelKind, base modelConfig, setting [][2]string, seed int64
 }
 
 // sweepRun trains cfg on src through `geoalign train` into its run directory under runs (the
-// directory named by the model, the data and the configuration): a run that finished (curves.png
+// directory named by the model, the backend, the data and the configuration): a run that finished (curves.png
 // written) is reused as it is (trained = false), one that was interrupted resumed. dir is "" when
 // train refused.
 func sweepRun(kind modelKind, src dataSource, cfg modelConfig, runs string, f trainFlags, stderr io.Writer) (dir string, trained bool, err error) {
 	raw, err := runcache.Canonical(struct {
-		Model  string
-		Data   dataSource
-		Config modelConfig
-	}{kind.name, src, cfg})
+		Model, Backend string
+		Data           dataSource
+		Config         modelConfig
+	}{kind.name, backend.MustNew().Name(), src, cfg})
 	if err != nil {
 		return "", false, err
 	}
