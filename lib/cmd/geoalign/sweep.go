@@ -100,15 +100,24 @@ func sweepMain(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	settings := product(axes)
-	dirs, trained := make([][]string, len(settings)), 0
-	bar := progress.New("geoalign sweep "+kind.name, len(settings)*len(seedList))
+	cfgs := make([][]modelConfig, len(settings)) // every point checked before the first trains
 	for i, s := range settings {
 		for _, seed := range seedList {
 			cfg, err := configure(kind, base, s, seed)
-			if err != nil {
-				return fail(exitUsage, "%v", err)
+			if err == nil {
+				err = validateKind(kind, cfg)
 			}
-			dir, fresh, err := sweepRun(kind, src, cfg, *runs, f, stderr)
+			if err != nil {
+				return fail(exitUsage, "setting %s: %v", label(s), err)
+			}
+			cfgs[i] = append(cfgs[i], cfg)
+		}
+	}
+	dirs, trained := make([][]string, len(settings)), 0
+	bar := progress.New("geoalign sweep "+kind.name, len(settings)*len(seedList))
+	for i, s := range settings {
+		for j, seed := range seedList {
+			dir, fresh, err := sweepRun(kind, src, cfgs[i][j], *runs, f, stderr)
 			if err != nil {
 				return fail(exitFailure, "setting %s, seed %d: %v", label(s), seed, err)
 			}

@@ -89,6 +89,7 @@ func TestSweepBadGrid(t *testing.T) {
 		{"Model.Epochs=2,two", "Model.Epochs=two"},
 		{"Model.BatchSize.X=1", "Model.BatchSize"},
 		{"Model.Epochs", "Model.Epochs"},
+		{"Model.LearningRate=0.01;Model.BatchSize=16,-1", "BatchSize"}, // decodes, but no run can have it
 	} {
 		runs := filepath.Join(dir, "runs")
 		code, _, errOut := call(sweepMain, "gram", "--data", data, "--config", cfg, "--grid", c.grid, "--runs", runs, "--out", filepath.Join(dir, "out"))
