@@ -27,6 +27,8 @@ func init() {
 	register("sweep", "train a grid of configurations × seeds as geoalign train runs and tabulate them (geoalign sweep -h)", sweepMain)
 }
 
+// sweepUsage is `geoalign sweep -h`. The sweeps behind the studies' budgets, as sweep commands:
+// docs/tuning.md.
 const sweepUsage = `usage: geoalign sweep <model> <the data flags of geoalign train <model>> --grid 'Model.LearningRate=1e-4,3e-4;Model.Epochs=4,8'
        [--config FILE.json] [--seeds 0,1,2] [--runs DIR] --out DIR
 
