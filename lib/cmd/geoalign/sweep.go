@@ -29,17 +29,19 @@ func init() {
 
 // sweepUsage is `geoalign sweep -h`. The sweeps behind the studies' budgets, as sweep commands:
 // docs/tuning.md.
-const sweepUsage = `usage: geoalign sweep <model> <the data flags of geoalign train <model>> --grid 'Model.LearningRate=1e-4,3e-4;Model.Epochs=4,8'
-       [--config FILE.json] [--seeds 0,1,2] [--runs DIR] --out DIR
+const sweepUsage = `usage: geoalign sweep <model> <the data flags of geoalign train <model>>
+       --grid 'Model.LearningRate=1e-4,3e-4;Model.Epochs=4,8' [--config FILE.json] [--seeds 0,1,2]
+       [--runs DIR] --out DIR
 
 Trains every setting of the grid (axes separated by ';', each a field path of the JSON that
 geoalign train <model> --print-config prints and its values: JSON, or bare strings) over the base
 configuration (defaults, then --config) with every seed, each through geoalign train into its own
-run directory under --runs (keyed by model, backend, data and configuration: a finished run is reused, an
-interrupted one resumed; geoalign eval --run opens any of them). Then it writes to --out the table
-sweep.{md,csv,json} — per setting the seeds' best validation epochs, the validation SumR there and
-the test SumR of that checkpoint, mean ± sd over seeds (the model is selected on validation only) —
-and curves-<row>.png, the training loss and validation SumR per epoch of each setting.`
+run directory under --runs (keyed by model, backend, data and configuration: a finished run is
+reused, an interrupted one resumed; geoalign eval --run opens any of them). Then it writes to --out
+the table sweep.{md,csv,json} — per setting the seeds' best validation epochs, the validation SumR
+there and the test SumR of that checkpoint, mean ± sd over seeds (the model is selected on
+validation only) — and curves-<row>.png, the training loss and validation SumR per epoch of each
+setting.`
 
 // axis is one axis of a --grid: a field path of the configuration's JSON and its values.
 type axis struct {
@@ -254,7 +256,10 @@ func sweepRun(kind modelKind, src dataSource, cfg modelConfig, runs string, f tr
 		return "", false, err
 	}
 	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(mustJSON(cfg))
+	b, err := json.Marshal(cfg)
+	if err == nil {
+		_, err = tmp.Write(b)
+	}
 	if err := errors.Join(err, tmp.Close()); err != nil {
 		return "", false, err
 	}
@@ -272,14 +277,6 @@ func sweepRun(kind modelKind, src dataSource, cfg modelConfig, runs string, f tr
 		return "", false, fmt.Errorf("geoalign train %s exited %d", strings.Join(args, " "), code)
 	}
 	return dir, true, nil
-}
-
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // a configuration marshalled a moment ago
-	}
-	return b
 }
 
 // renderSweep writes the table and the curves of the sweep: per setting, the seeds' best
