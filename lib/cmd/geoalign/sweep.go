@@ -233,10 +233,10 @@ func configure(kind modelKind, base modelConfig, setting [][2]string, seed int64
 	return cfg, nil
 }
 
-// sweepRun trains cfg on src through `geoalign train` into its run directory under runs (the
-// directory named by the model, the backend, the data and the configuration): a run that finished (curves.png
-// written) is reused as it is (trained = false), one that was interrupted resumed. dir is "" when
-// train refused.
+// sweepRun trains cfg on src through `geoalign train` into its run directory under runs (named by
+// the model, the backend, the data and the configuration): a run that finished (curves.png written)
+// is reused as it is (trained = false), one that was interrupted resumed. dir is "" when train
+// refused.
 func sweepRun(kind modelKind, src dataSource, cfg modelConfig, runs string, f trainFlags, stderr io.Writer) (dir string, trained bool, err error) {
 	raw, err := runcache.Canonical(struct {
 		Model, Backend string
