@@ -81,10 +81,14 @@ func TestSweep(t *testing.T) {
 }
 
 // A grid naming a field the configuration lacks, or a value its field cannot hold, is exit 2
-// naming the field, before anything is written.
+// naming the field, before anything is written; so is missing data, naming the file.
 func TestSweepBadGrid(t *testing.T) {
 	dir, data, cfg := toyGRAM(t)
+	if err := os.Remove(filepath.Join(data, "train.txt")); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ grid, want string }{
+		{"Model.LearningRate=0.01", "train.txt"},
 		{"Model.LearningRat=0.1", "Model.LearningRat"},
 		{"Model.Epochs=2,two", "Model.Epochs=two"},
 		{"Model.BatchSize.X=1", "Model.BatchSize"},
