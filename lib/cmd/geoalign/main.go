@@ -5,6 +5,7 @@
 //	geoalign version                 backend, SIMD, Go runtime and (under XLA) the PJRT plugin in use
 //	geoalign train <model> -h        train hlformer, gare, gram or hypergram on your features (train*.go)
 //	geoalign eval --run RUNDIR       score a trained run: geoalign metrics' JSON (eval.go)
+//	geoalign sweep <model> --grid …  a grid of configurations × seeds as train runs, one table (sweep.go)
 //	geoalign encode text --model minilm IN.txt OUT.npy
 //	                                 your sentences → pretrained MiniLM features (encode.go)
 //	geoalign <command> -h            help for one command

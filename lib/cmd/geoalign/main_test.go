@@ -165,6 +165,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"eval", "-h"}, exitOK, "--scores"},
 		{[]string{"eval", "--run", out}, exitUsage, "config.json"},
 
+		{[]string{"sweep"}, exitUsage, "usage: geoalign sweep"},
+		{[]string{"sweep", "-h"}, exitOK, "--grid"},
+		{[]string{"sweep", "gram", "-h"}, exitOK, "modalities.txt"},
+		{[]string{"sweep", "bogus"}, exitUsage, `unknown model "bogus"`},
+		{[]string{"sweep", "gram", "--data", gramData, "--grid", "Model.Epochs=1"}, exitUsage, "--out DIR"},
+
 		{[]string{"encode"}, exitUsage, "usage: geoalign encode text"},
 		{[]string{"encode", "-h"}, exitOK, "usage: geoalign encode text"},
 		{[]string{"encode", "bogus"}, exitUsage, `unknown subcommand "bogus"`},

@@ -109,24 +109,27 @@ func bestRecord(h []historyRecord) (historyRecord, bool) {
 	return historyRecord{}, false
 }
 
-// writeCurves draws the training loss and the validation metric per epoch of the run named label
-// side by side (report.CurvesGrid, the learning-curve function of every table) as a PNG.
-func writeCurves(path, label string, history []historyRecord) error {
-	var loss, val []float64
-	for _, h := range history {
-		for len(loss) < h.Epoch {
-			loss, val = append(loss, math.NaN()), append(val, math.NaN())
-		}
-		if h.Epoch > 0 {
-			loss[h.Epoch-1] = h.Loss
-			if v, ok := h.Val[valMetric]; ok {
-				val[h.Epoch-1] = v
+// writeCurves draws the training loss and the validation metric per epoch of the runs of one
+// setting named label (one history per seed: mean and standard error per epoch) side by side
+// (report.CurvesGrid, the learning-curve function of every table) as a PNG.
+func writeCurves(path, label string, histories ...[]historyRecord) error {
+	loss, val := make([][]float64, len(histories)), make([][]float64, len(histories))
+	for r, history := range histories {
+		for _, h := range history {
+			for len(loss[r]) < h.Epoch {
+				loss[r], val[r] = append(loss[r], math.NaN()), append(val[r], math.NaN())
+			}
+			if h.Epoch > 0 {
+				loss[r][h.Epoch-1] = h.Loss
+				if v, ok := h.Val[valMetric]; ok {
+					val[r][h.Epoch-1] = v
+				}
 			}
 		}
 	}
 	g, err := report.CurvesGrid([]string{label}, []report.Panel{
-		{Title: "training loss", YLabel: "mean training loss of the epoch", Curves: []report.Curve{{Label: label, PerRun: [][]float64{loss}}}},
-		{Title: "validation SumR (text→video)", YLabel: valMetric, Curves: []report.Curve{{Label: label, PerRun: [][]float64{val}}}},
+		{Title: "training loss", YLabel: "mean training loss of the epoch", Curves: []report.Curve{{Label: label, PerRun: loss}}},
+		{Title: "validation SumR (text→video)", YLabel: valMetric, Curves: []report.Curve{{Label: label, PerRun: val}}},
 	})
 	if err != nil {
 		return err

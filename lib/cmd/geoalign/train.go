@@ -86,16 +86,8 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	fail := failWith(stderr, "train "+kind.name) // shadows main.go's fail: the code is chosen here
 	fs := flag.NewFlagSet("train "+kind.name, flag.ContinueOnError)
 	var f trainFlags
-	if kind.prvr {
-		fs.StringVar(&f.root, "data-root", "", "`DIR` holding the collection (the official data_root)")
-		fs.StringVar(&f.collection, "collection", "", "collection `NAME` (e.g. charades, tvr, activitynet)")
-		fs.StringVar(&f.visual, "visual-feature", "", "video feature `NAME` under DIR/NAME/FeatureData (e.g. i3d_rgb_lgi)")
-		fs.StringVar(&f.text, "text-feature", "", "query-feature HDF5 `FILE` under DIR/NAME/TextData (default roberta_<collection>_query_feat.hdf5)")
-	} else {
-		fs.StringVar(&f.data, "data", "", "feature `DIR` (format above)")
-	}
+	f.dataFlags(fs, kind)
 	fs.StringVar(&f.out, "out", "", "run directory `RUNDIR` to create (or to continue with --resume)")
-	fs.StringVar(&f.config, "config", "", "JSON `FILE` overriding any field of --print-config's output (unknown fields are an error)")
 	fs.BoolVar(&f.printConfig, "print-config", false, "print the default configuration (the official code's values) as JSON and exit")
 	fs.IntVar(&f.epochs, "epochs", 0, "number of epochs (overrides the configuration)")
 	fs.Int64Var(&f.seed, "seed", 0, "random seed: initialisation, batches, dropout (overrides the configuration)")
@@ -255,6 +247,32 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 			name, h[len(h)-1].Epoch, valMetric, best.Val[valMetric], best.Epoch, f.out)
 	}
 	return exitOK
+}
+
+// dataFlags defines on fs the data flags of kind and --config: those `geoalign train` and
+// `geoalign sweep` share.
+func (f *trainFlags) dataFlags(fs *flag.FlagSet, kind modelKind) {
+	if kind.prvr {
+		fs.StringVar(&f.root, "data-root", "", "`DIR` holding the collection (the official data_root)")
+		fs.StringVar(&f.collection, "collection", "", "collection `NAME` (e.g. charades, tvr, activitynet)")
+		fs.StringVar(&f.visual, "visual-feature", "", "video feature `NAME` under DIR/NAME/FeatureData (e.g. i3d_rgb_lgi)")
+		fs.StringVar(&f.text, "text-feature", "", "query-feature HDF5 `FILE` under DIR/NAME/TextData (default roberta_<collection>_query_feat.hdf5)")
+	} else {
+		fs.StringVar(&f.data, "data", "", "feature `DIR` (format above)")
+	}
+	fs.StringVar(&f.config, "config", "", "JSON `FILE` overriding any field of --print-config's output (unknown fields are an error)")
+}
+
+// args are the data flags naming s (the inverse of source).
+func (s dataSource) args() []string {
+	if s.Dir != "" {
+		return []string{"--data", s.Dir}
+	}
+	a := []string{"--data-root", s.Root, "--collection", s.Collection, "--visual-feature", s.VisualFeature}
+	if s.TextFeature != "" {
+		a = append(a, "--text-feature", s.TextFeature)
+	}
+	return a
 }
 
 // source is the data named by the flags (absolute paths), or the zero value when none is given.

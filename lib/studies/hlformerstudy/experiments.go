@@ -271,7 +271,7 @@ type Runs struct {
 
 // RunVariant trains variant v (from base and lc) once per seed on setup.Train with hlformer.Trainer
 // (lib/train's loop), selects each seed's epoch on setup.Val (best SumR, early stopping) and evaluates
-// the selected model on setup.Test (nil: not evaluated, as lib/cmd/hlftune -no-test). With
+// the selected model on setup.Test (nil: not evaluated). With
 // tc.CheckpointDir set, each seed's run directory is runDir's (lib/runcache), so that an interrupted
 // study resumes exactly and a finished run is only re-evaluated (its best model restored from
 // train.BestDir).
@@ -454,9 +454,9 @@ type Scale struct {
 	Tuning string
 }
 
-// tunedOnValidation is the Tuning of the scales tuned with lib/cmd/hlftune.
+// tunedOnValidation is the Tuning of the scales tuned on validation (docs/tuning.md §3).
 const tunedOnValidation = "Learning rate and schedule were chosen on the validation split (10 % of the train videos, prvr.CarveValidation; " +
-	"cmd/hlftune), never on test; the epochs are the budget's, from the same validation curves"
+	"docs/tuning.md §3), never on test; the epochs are the budget's, from the same validation curves"
 
 // CIScale runs in seconds per seed: 256 train and 256 test videos, d = 32, L^15 (4 heads of 4), 32
 // frames, batches of 32 videos, 2 epochs at lr 1e-3. It checks that the pipeline runs, not what trains.
@@ -468,9 +468,10 @@ var CIScale = Scale{Name: "CI", TrainVideos: 256, TestVideos: 256, Dim: 32, Lore
 // 6 epochs (222 steps) of the code's warmup_linear at lr 1e-3, hard negatives from epoch 1, no early
 // stopping; 5 seeds of each Table 1 variant, all three claimed.
 //
-// The lr, schedule and epochs were chosen on the validation split with lib/cmd/hlftune
-// (docs/tuning.md §3.1): the code's lr 2e-4 ends at the zero-training floor in this budget, 3e-3
-// diverges, and six epochs keep 5 seeds per claim within the ≈ 4 h budget of all HLFormer figures.
+// The lr, schedule and epochs were chosen on the validation split (docs/tuning.md §3.1, a sweep
+// that `geoalign sweep hlformer` reproduces): the code's lr 2e-4 ends at the zero-training floor in
+// this budget, 3e-3 diverges, and six epochs keep 5 seeds per claim within the ≈ 4 h budget of all
+// HLFormer figures.
 var FullScale = Scale{Name: "full", Dim: 64, LorentzDim: 31, FrameLen: 64, QueryLen: 12,
 	Epochs: 6, BatchVideos: 128, LearningRate: 1e-3, Seeds: []int64{0, 1, 2, 3, 4},
 	Claims: []string{EuclideanOnlyVariant.Name, MSSLVariant.Name}, Tuning: tunedOnValidation}
