@@ -1,0 +1,63 @@
+package xlacache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"testing"
+)
+
+// An entry decodes to its payload under its own key only, and not at all once any byte of it
+// changed or it was cut short.
+func TestEntryDetectsDamage(t *testing.T) {
+	key := sha256.Sum256([]byte("program"))
+	payload := []byte("serialized executable bytes")
+	entry := encode(key, payload)
+	got, err := decode(key, entry)
+	if err != nil || !bytes.Equal(got, payload) {
+		t.Fatalf("decode(encode) = %q, %v", got, err)
+	}
+	other := sha256.Sum256([]byte("another program"))
+	if _, err := decode(other, entry); !errors.Is(err, errDamaged) {
+		t.Errorf("an entry of another key decoded: %v", err)
+	}
+	for i := range entry {
+		damaged := bytes.Clone(entry)
+		damaged[i] ^= 0x01
+		if _, err := decode(key, damaged); !errors.Is(err, errDamaged) {
+			t.Fatalf("byte %d flipped: decoded (%v)", i, err)
+		}
+	}
+	for _, n := range []int{0, 10, headerSize, len(entry) - 1} {
+		if _, err := decode(key, entry[:n]); !errors.Is(err, errDamaged) {
+			t.Errorf("cut to %d bytes: decoded (%v)", n, err)
+		}
+	}
+	if _, err := decode(key, append(bytes.Clone(entry), 0)); !errors.Is(err, errDamaged) {
+		t.Errorf("a byte appended: decoded (%v)", err)
+	}
+}
+
+// Every input of a compilation changes the key.
+func TestKeyCoversEveryInput(t *testing.T) {
+	p := Plugin{Path: "/p/pjrt_c_api_cpu_plugin.so", SHA256: "aa"}
+	base := Key(p, "mlir", []byte("module"), []byte("options"))
+	t.Setenv("XLA_FLAGS", "")
+	for name, k := range map[string][32]byte{
+		"path":    Key(Plugin{Path: "/q/pjrt_c_api_cpu_plugin.so", SHA256: "aa"}, "mlir", []byte("module"), []byte("options")),
+		"hash":    Key(Plugin{Path: p.Path, SHA256: "ab"}, "mlir", []byte("module"), []byte("options")),
+		"format":  Key(p, "hlo", []byte("module"), []byte("options")),
+		"program": Key(p, "mlir", []byte("module "), []byte("options")),
+		"options": Key(p, "mlir", []byte("module"), []byte("options2")),
+		// length prefixes: moving bytes from one field to the next is another key
+		"boundary": Key(p, "mlir", []byte("moduleo"), []byte("ptions")),
+	} {
+		if k == base {
+			t.Errorf("changing the %s leaves the key", name)
+		}
+	}
+	t.Setenv("XLA_FLAGS", "--xla_cpu_max_isa=AVX2")
+	if Key(p, "mlir", []byte("module"), []byte("options")) == base {
+		t.Error("XLA_FLAGS is not in the key")
+	}
+}

@@ -1,0 +1,164 @@
+//go:build !noxla
+
+package xlacache
+
+/*
+#cgo LDFLAGS: -ldl
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/go-xla/compute/xla"
+	"github.com/gomlx/go-xla/pjrt"
+)
+
+// The "xla" backend constructor is wrapped: it registers the caching table for the plugin its
+// configuration names, then creates go-xla's backend as before. This package's init runs after
+// go-xla's (which it imports), so this registration replaces go-xla's.
+func init() {
+	compute.Register(xla.BackendName, func(config string) (compute.Backend, error) {
+		if err := Install(config); err != nil {
+			return nil, err
+		}
+		return xla.New(config)
+	})
+}
+
+var (
+	installMu sync.Mutex
+	installed *Plugin // the one plugin this process caches for
+)
+
+// Install makes the plugin named by an "xla" backend configuration (GOMLX_BACKEND without its
+// "xla:" prefix: an absolute path to a CPU plugin, options after commas) compile through the cache.
+// It does nothing for other plugins, and nothing the second time. It must run before go-xla loads
+// the plugin: the backend constructor and lib/backend.DescribePJRT call it.
+func Install(config string) error {
+	name, _, _ := strings.Cut(config, ",")
+	if !filepath.IsAbs(name) || !strings.Contains(strings.ToLower(filepath.Base(name)), "cpu") {
+		return nil
+	}
+	installMu.Lock()
+	defer installMu.Unlock()
+	if installed != nil {
+		if installed.Path != name {
+			return nil // a second CPU plugin in one process compiles uncached
+		}
+		return nil
+	}
+	sum, err := fileSHA256(name)
+	if err != nil {
+		return fmt.Errorf("xlacache: %w", err)
+	}
+	cpath := C.CString(name)
+	defer C.free(unsafe.Pointer(cpath))
+	var cerr *C.char
+	api := C.shim_open(cpath, &cerr)
+	if api == nil {
+		defer C.free(unsafe.Pointer(cerr))
+		return fmt.Errorf("xlacache: %s: %s", name, C.GoString(cerr))
+	}
+	if err := pjrt.RegisterPreloadedPlugin(name, uintptr(unsafe.Pointer(api))); err != nil {
+		return fmt.Errorf("xlacache: registering %s with go-xla: %w", name, err)
+	}
+	installed = &Plugin{Path: name, SHA256: sum}
+	return nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// xlacacheCompile is the plugin's PJRT_Client_Compile as go-xla sees it (shim.c).
+//
+//export xlacacheCompile
+func xlacacheCompile(args *C.PJRT_Client_Compile_Args) *C.PJRT_Error {
+	program := args.program
+	format := C.GoStringN(program.format, C.int(program.format_size))
+	code := unsafe.Slice((*byte)(unsafe.Pointer(program.code)), int(program.code_size))
+	options := unsafe.Slice((*byte)(unsafe.Pointer(args.compile_options)), int(args.compile_options_size))
+	key := Key(*installed, format, code, options)
+	defer lockKey(key)()
+
+	if payload, fromDisk := lookup(key); payload != nil {
+		start := time.Now()
+		if exec, err := deserialize(args.client, payload, args); err == nil {
+			args.executable = exec
+			count(func(s *Stats) {
+				if fromDisk {
+					s.Loads++
+				} else {
+					s.Reuses++
+				}
+				s.LoadSeconds += since(start)
+			})
+			if fromDisk {
+				keep(key, payload) // in memory (and rewritten on disk, unchanged)
+			}
+			return nil
+		}
+		forget(key)
+		count(func(s *Stats) { s.Rejected++ })
+	}
+
+	start := time.Now()
+	if e := C.shim_compile(args); e != nil {
+		return e // the plugin's own error, for go-xla to report
+	}
+	payload, err := serialize(args.executable)
+	count(func(s *Stats) { s.Compiles++; s.CompileSeconds += since(start) })
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "xlacache: not cached: %v\n", err)
+		return nil
+	}
+	keep(key, payload)
+	return nil
+}
+
+func serialize(exec *C.PJRT_LoadedExecutable) ([]byte, error) {
+	var bytes *C.char
+	var size C.size_t
+	var cerr *C.char
+	C.shim_serialize(exec, &bytes, &size, &cerr)
+	if bytes == nil {
+		defer C.free(unsafe.Pointer(cerr))
+		return nil, fmt.Errorf("%s", C.GoString(cerr))
+	}
+	defer C.free(unsafe.Pointer(bytes))
+	return C.GoBytes(unsafe.Pointer(bytes), C.int(size)), nil
+}
+
+func deserialize(client *C.PJRT_Client, payload []byte, args *C.PJRT_Client_Compile_Args) (*C.PJRT_LoadedExecutable, error) {
+	cpayload := C.CBytes(payload)
+	defer C.free(cpayload)
+	var cerr *C.char
+	exec := C.shim_deserialize(client, (*C.char)(cpayload), C.size_t(len(payload)),
+		args.compile_options, args.compile_options_size, &cerr)
+	if exec == nil {
+		defer C.free(unsafe.Pointer(cerr))
+		return nil, fmt.Errorf("%s", C.GoString(cerr))
+	}
+	return exec, nil
+}
