@@ -9,10 +9,7 @@ package xlacache
 import "C"
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +20,8 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/go-xla/compute/xla"
 	"github.com/gomlx/go-xla/pjrt"
+
+	"github.com/geoalign/geoalign/lib/runcache"
 )
 
 // The "xla" backend constructor is wrapped: it registers the caching table for the plugin its
@@ -59,7 +58,7 @@ func Install(config string) error {
 		}
 		return nil
 	}
-	sum, err := fileSHA256(name)
+	sum, err := runcache.FileSHA256(name)
 	if err != nil {
 		return fmt.Errorf("xlacache: %w", err)
 	}
@@ -76,19 +75,6 @@ func Install(config string) error {
 	}
 	installed = &Plugin{Path: name, SHA256: sum}
 	return nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // xlacacheCompile is the plugin's PJRT_Client_Compile as go-xla sees it (shim.c).
