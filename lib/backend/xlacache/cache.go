@@ -21,6 +21,12 @@ import (
 // DirEnv names the environment variable that sets the persistent cache's directory (Dir).
 const DirEnv = "GEOALIGN_XLA_CACHE"
 
+// LogEnv names the environment variable that, set to a file, has every compilation appended to it
+// as one line: event (compiled, reused, loaded, rejected), seconds, key (12 hex digits), bytes of the
+// serialized executable. The counters of a whole `go test` run or of several processes are then
+// summed from the file (docs/xla.md §5.1).
+const LogEnv = "GEOALIGN_XLA_CACHE_LOG"
+
 // Off is the value of DirEnv that turns the persistent cache off (the in-process one stays).
 const Off = "off"
 
@@ -93,6 +99,20 @@ func count(f func(*Stats)) {
 	mu.Lock()
 	f(&stats)
 	mu.Unlock()
+}
+
+// logEvent appends one line to the file LogEnv names, if any.
+func logEvent(event string, seconds float64, key [32]byte, size int) {
+	path := os.Getenv(LogEnv)
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "%s\t%.3f\t%x\t%d\n", event, seconds, key[:6], size)
+	f.Close()
 }
 
 // lockKey serializes the work on one key, so that two goroutines asking for the same program
@@ -216,6 +236,7 @@ func lookup(key [32]byte) (payload []byte, fromDisk bool) {
 	}
 	if payload, err = decode(key, entry); err != nil {
 		count(func(s *Stats) { s.Rejected++ })
+		logEvent("rejected", 0, key, len(entry))
 		return nil, false
 	}
 	return payload, true

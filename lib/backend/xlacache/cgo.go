@@ -92,14 +92,17 @@ func xlacacheCompile(args *C.PJRT_Client_Compile_Args) *C.PJRT_Error {
 		start := time.Now()
 		if exec, err := deserialize(args.client, payload, args); err == nil {
 			args.executable = exec
+			seconds, event := since(start), "reused"
 			count(func(s *Stats) {
 				if fromDisk {
 					s.Loads++
+					event = "loaded"
 				} else {
 					s.Reuses++
 				}
-				s.LoadSeconds += since(start)
+				s.LoadSeconds += seconds
 			})
+			logEvent(event, seconds, key, len(payload))
 			if fromDisk {
 				keep(key, payload) // in memory (and rewritten on disk, unchanged)
 			}
@@ -107,6 +110,7 @@ func xlacacheCompile(args *C.PJRT_Client_Compile_Args) *C.PJRT_Error {
 		}
 		forget(key)
 		count(func(s *Stats) { s.Rejected++ })
+		logEvent("rejected", 0, key, len(payload))
 	}
 
 	start := time.Now()
@@ -114,7 +118,9 @@ func xlacacheCompile(args *C.PJRT_Client_Compile_Args) *C.PJRT_Error {
 		return e // the plugin's own error, for go-xla to report
 	}
 	payload, err := serialize(args.executable)
-	count(func(s *Stats) { s.Compiles++; s.CompileSeconds += since(start) })
+	seconds := since(start)
+	count(func(s *Stats) { s.Compiles++; s.CompileSeconds += seconds })
+	logEvent("compiled", seconds, key, len(payload))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "xlacache: not cached: %v\n", err)
 		return nil

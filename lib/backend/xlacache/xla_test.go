@@ -2,9 +2,11 @@ package xlacache_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/gomlx/core/graph"
@@ -77,7 +79,8 @@ func TestMain(m *testing.M) {
 func child(t *testing.T, dir string) (xlacache.Stats, float32) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=1", xlacache.DirEnv+"="+dir)
+	cmd.Env = append(os.Environ(), helperEnv+"=1", xlacache.DirEnv+"="+dir,
+		xlacache.LogEnv+"="+filepath.Join(filepath.Dir(dir), "events.log"))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -133,5 +136,20 @@ func TestSecondProcessLoadsAndDamageIsRebuilt(t *testing.T) {
 	fourth, _ := child(t, dir)
 	if fourth.Compiles != 0 || fourth.Loads != first.Compiles {
 		t.Fatalf("after the rebuild: %v, want every program loaded", fourth)
+	}
+
+	// The event log of the four processes says the same.
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(dir), "events.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		event, _, _ := strings.Cut(line, "\t")
+		events[event]++
+	}
+	want := map[string]int{"compiled": 2 * first.Compiles, "loaded": 2 * first.Compiles, "rejected": len(entries)}
+	if !maps.Equal(events, want) {
+		t.Errorf("event log %v, want %v", events, want)
 	}
 }
