@@ -2,9 +2,14 @@ package train
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/backend/xlacache"
@@ -57,4 +62,40 @@ func TestSecondRunCompilesNothing(t *testing.T) {
 		t.Fatalf("second run: %v, want 0 compiled and the first run's %d reused", y, x.Compiles)
 	}
 	t.Logf("first run: %v; second run: %v", x, y)
+}
+
+// A store restored from a checkpoint holds its variables in path order, whatever the order they
+// were created in: the order of a store's variables is the order of a program's parameters and
+// outputs, so any other order would make each restore a new program for XLA's compile cache.
+func TestRestoredStoreIsInPathOrder(t *testing.T) {
+	store := model.NewStore()
+	var want []string
+	for i := 19; i >= 0; i-- { // created in reverse path order
+		path := fmt.Sprintf("/v%02d", i)
+		if _, err := store.CreateVariable(path, tensors.FromValue([]float32{float32(i)})); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, path)
+	}
+	slices.Sort(want)
+	dir := t.TempDir()
+	ckpt, _, err := OpenCheckpoints(store, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ckpt.Save(dir, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	restored, err := LoadStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for v := range restored.IterVariables() {
+		got = append(got, v.Path())
+	}
+	got = slices.DeleteFunc(got, func(p string) bool { return p == "/global_step" }) // Save adds it
+	if !slices.Equal(got, want) {
+		t.Fatalf("restored in the order %v", got)
+	}
 }
