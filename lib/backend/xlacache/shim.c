@@ -5,6 +5,12 @@
 #include "shim.h"
 #include "_cgo_export.h"
 
+// ARGS declares v, a zeroed T with its struct_size set: the arguments of a PJRT call.
+#define ARGS(T, v)     \
+  T v;                 \
+  memset(&v, 0, sizeof v); \
+  v.struct_size = T##_STRUCT_SIZE
+
 static const PJRT_Api* real_api;  // the plugin's own table
 static PJRT_Api* shim_api;        // its copy, PJRT_Client_Compile replaced
 
@@ -19,15 +25,11 @@ static char* dup_message(const char* prefix, const char* msg, size_t n) {
 
 // take_error turns a PJRT_Error into a malloc'd message and destroys it.
 static char* take_error(PJRT_Error* e, const char* prefix) {
-  PJRT_Error_Message_Args m;
-  memset(&m, 0, sizeof m);
-  m.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE;
+  ARGS(PJRT_Error_Message_Args, m);
   m.error = e;
   real_api->PJRT_Error_Message(&m);
   char* out = dup_message(prefix, m.message, m.message_size);
-  PJRT_Error_Destroy_Args d;
-  memset(&d, 0, sizeof d);
-  d.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE;
+  ARGS(PJRT_Error_Destroy_Args, d);
   d.error = e;
   real_api->PJRT_Error_Destroy(&d);
   return out;
@@ -71,18 +73,14 @@ PJRT_Error* shim_compile(PJRT_Client_Compile_Args* args) { return real_api->PJRT
 
 void shim_serialize(PJRT_LoadedExecutable* loaded, char** bytes, size_t* size, char** err) {
   *bytes = NULL;
-  PJRT_LoadedExecutable_GetExecutable_Args g;
-  memset(&g, 0, sizeof g);
-  g.struct_size = PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE;
+  ARGS(PJRT_LoadedExecutable_GetExecutable_Args, g);
   g.loaded_executable = loaded;
   PJRT_Error* e = real_api->PJRT_LoadedExecutable_GetExecutable(&g);
   if (e != NULL) {
     *err = take_error(e, "PJRT_LoadedExecutable_GetExecutable: ");
     return;
   }
-  PJRT_Executable_Serialize_Args s;
-  memset(&s, 0, sizeof s);
-  s.struct_size = PJRT_Executable_Serialize_Args_STRUCT_SIZE;
+  ARGS(PJRT_Executable_Serialize_Args, s);
   s.executable = g.executable;
   e = real_api->PJRT_Executable_Serialize(&s);
   if (e != NULL) {
@@ -95,9 +93,7 @@ void shim_serialize(PJRT_LoadedExecutable* loaded, char** bytes, size_t* size, c
       s.serialized_executable_deleter(s.serialized_executable);
     }
   }
-  PJRT_Executable_Destroy_Args d;
-  memset(&d, 0, sizeof d);
-  d.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE;
+  ARGS(PJRT_Executable_Destroy_Args, d);
   d.executable = g.executable;
   e = real_api->PJRT_Executable_Destroy(&d);
   if (e != NULL) {
@@ -107,9 +103,7 @@ void shim_serialize(PJRT_LoadedExecutable* loaded, char** bytes, size_t* size, c
 
 PJRT_LoadedExecutable* shim_deserialize(PJRT_Client* client, const char* bytes, size_t size,
                                         const char* options, size_t options_size, char** err) {
-  PJRT_Executable_DeserializeAndLoad_Args a;
-  memset(&a, 0, sizeof a);
-  a.struct_size = PJRT_Executable_DeserializeAndLoad_Args_STRUCT_SIZE;
+  ARGS(PJRT_Executable_DeserializeAndLoad_Args, a);
   a.client = client;
   a.serialized_executable = bytes;
   a.serialized_executable_size = size;
