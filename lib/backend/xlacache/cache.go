@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -234,6 +235,8 @@ func lookup(key [32]byte) (payload []byte, fromDisk bool) {
 	if err != nil {
 		return nil, false
 	}
+	now := time.Now()
+	os.Chtimes(File(dir, key), now, now) // used now: the last to be pruned
 	if payload, err = decode(key, entry); err != nil {
 		count(func(s *Stats) { s.Rejected++ })
 		logEvent("rejected", 0, key, len(entry))
@@ -242,12 +245,48 @@ func lookup(key [32]byte) (payload []byte, fromDisk bool) {
 	return payload, true
 }
 
+// MaxBytes bounds the persistent cache: after each write, the entries used least recently (by
+// modification time, which a load renews) are removed until the rest fit.
+const MaxBytes = 4 << 30
+
+// prune removes the least recently used entries of dir until its entries total at most max bytes.
+func prune(dir string, max int64) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.xla"))
+	if err != nil {
+		return err
+	}
+	type entry struct {
+		path string
+		size int64
+		used time.Time
+	}
+	var entries []entry
+	var total int64
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			continue // removed by another process meanwhile
+		}
+		entries = append(entries, entry{f, st.Size(), st.ModTime()})
+		total += st.Size()
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return a.used.Compare(b.used) })
+	for _, e := range entries {
+		if total <= max {
+			break
+		}
+		if err := os.Remove(e.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		total -= e.size
+	}
+	return nil
+}
+
 // keep stores the serialized executable of key in memory and, when the persistent cache is on, on
 // disk. A failure to write is reported on stderr and otherwise ignored: the cache is an optimisation.
 func keep(key [32]byte, payload []byte) {
-	mu.Lock()
-	memory[key] = payload
-	mu.Unlock()
+	remember(key, payload)
 	dir := Dir()
 	if dir == "" {
 		return
@@ -256,9 +295,19 @@ func keep(key [32]byte, payload []byte) {
 	if err == nil {
 		err = atomicfile.WriteFile(File(dir, key), encode(key, payload), 0o644)
 	}
+	if err == nil {
+		err = prune(dir, MaxBytes)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "xlacache: not saved: %v\n", err)
 	}
+}
+
+// remember keeps the serialized executable of key in this process's memory.
+func remember(key [32]byte, payload []byte) {
+	mu.Lock()
+	memory[key] = payload
+	mu.Unlock()
 }
 
 // forget drops key from memory (after the plugin refused to load its payload).

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 )
 
 // An entry decodes to its payload under its own key only, and not at all once any byte of it
@@ -59,5 +63,35 @@ func TestKeyCoversEveryInput(t *testing.T) {
 	t.Setenv("XLA_FLAGS", "--xla_cpu_max_isa=AVX2")
 	if Key(p, "mlir", []byte("module"), []byte("options")) == base {
 		t.Error("XLA_FLAGS is not in the key")
+	}
+}
+
+// prune removes the least recently used entries until the rest fit, and nothing else.
+func TestPruneRemovesLeastRecentlyUsed(t *testing.T) {
+	dir := t.TempDir()
+	base := time.Now().Add(-time.Hour)
+	for i, name := range []string{"a", "b", "c", "d"} { // used in this order, 100 bytes each
+		path := filepath.Join(dir, name+".xla")
+		if err := os.WriteFile(path, make([]byte, 100), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		used := base.Add(time.Duration(i) * time.Minute)
+		if err := os.Chtimes(path, used, used); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(other, make([]byte, 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := prune(dir, 250); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for i := range left {
+		left[i] = filepath.Base(left[i])
+	}
+	if want := []string{"c.xla", "d.xla", "notes.txt"}; !slices.Equal(left, want) {
+		t.Fatalf("left %v, want %v", left, want)
 	}
 }

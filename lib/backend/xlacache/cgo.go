@@ -104,7 +104,7 @@ func xlacacheCompile(args *C.PJRT_Client_Compile_Args) *C.PJRT_Error {
 			})
 			logEvent(event, seconds, key, len(payload))
 			if fromDisk {
-				keep(key, payload) // in memory (and rewritten on disk, unchanged)
+				remember(key, payload)
 			}
 			return nil
 		}
