@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
@@ -131,13 +132,13 @@ func lockKey(key [32]byte) func() {
 }
 
 // Key is the fingerprint of one compilation: sha256 over length-prefixed fields — a version tag,
-// the plugin (its path and the sha256 of its file), the host (GOARCH, the CPU model and flags of
+// the plugin (its path and its file's identity, PluginFile), the host (GOARCH, the CPU model and flags of
 // /proc/cpuinfo, which the CPU plugin compiles for), XLA_FLAGS, the program's format and bytes,
 // and its serialized CompileOptionsProto.
 func Key(plugin Plugin, format string, program, options []byte) [32]byte {
 	h := sha256.New()
 	for _, field := range [][]byte{
-		[]byte("geoalign-xlacache-1"), []byte(plugin.Path), []byte(plugin.SHA256), []byte(host()),
+		[]byte("geoalign-xlacache-1"), []byte(plugin.Path), []byte(plugin.File), []byte(host()),
 		[]byte(os.Getenv("XLA_FLAGS")), []byte(format), program, options,
 	} {
 		var n [8]byte
@@ -150,10 +151,27 @@ func Key(plugin Plugin, format string, program, options []byte) [32]byte {
 	return k
 }
 
-// Plugin identifies a plugin file: its path and the sha256 of its content.
+// Plugin identifies a plugin file: its path, and File, its identity on disk (size, modification
+// time, inode: PluginFile). A plugin replaced by another build (kernel/pjrt.sh writes a new file and
+// renames it into place) is another plugin.
 type Plugin struct {
-	Path   string
-	SHA256 string
+	Path string
+	File string
+}
+
+// PluginFile is the identity on disk of the file at path: size, modification time and inode. It
+// stands for the content's hash, which would cost every process seconds of CPU (the CPU plugin is
+// 200 MB); the run cache's keys, computed once per study, hash the content (runcache.Backend).
+func PluginFile(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	id := fmt.Sprintf("size %d mtime %d", st.Size(), st.ModTime().UnixNano())
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		id += fmt.Sprintf(" dev %d inode %d", sys.Dev, sys.Ino)
+	}
+	return id, nil
 }
 
 var host = sync.OnceValue(func() string {

@@ -44,12 +44,12 @@ func TestEntryDetectsDamage(t *testing.T) {
 
 // Every input of a compilation changes the key.
 func TestKeyCoversEveryInput(t *testing.T) {
-	p := Plugin{Path: "/p/pjrt_c_api_cpu_plugin.so", SHA256: "aa"}
+	p := Plugin{Path: "/p/pjrt_c_api_cpu_plugin.so", File: "size 1 mtime 2"}
 	base := Key(p, "mlir", []byte("module"), []byte("options"))
 	t.Setenv("XLA_FLAGS", "")
 	for name, k := range map[string][32]byte{
-		"path":    Key(Plugin{Path: "/q/pjrt_c_api_cpu_plugin.so", SHA256: "aa"}, "mlir", []byte("module"), []byte("options")),
-		"hash":    Key(Plugin{Path: p.Path, SHA256: "ab"}, "mlir", []byte("module"), []byte("options")),
+		"path":    Key(Plugin{Path: "/q/pjrt_c_api_cpu_plugin.so", File: p.File}, "mlir", []byte("module"), []byte("options")),
+		"file":    Key(Plugin{Path: p.Path, File: "size 1 mtime 3"}, "mlir", []byte("module"), []byte("options")),
 		"format":  Key(p, "hlo", []byte("module"), []byte("options")),
 		"program": Key(p, "mlir", []byte("module "), []byte("options")),
 		"options": Key(p, "mlir", []byte("module"), []byte("options2")),
@@ -93,5 +93,32 @@ func TestPruneRemovesLeastRecentlyUsed(t *testing.T) {
 	}
 	if want := []string{"c.xla", "d.xla", "notes.txt"}; !slices.Equal(left, want) {
 		t.Fatalf("left %v, want %v", left, want)
+	}
+}
+
+// A plugin file replaced by another build, as kernel/pjrt.sh replaces it (a new file renamed into
+// place), is another plugin.
+func TestPluginFileChangesWhenReplaced(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pjrt_c_api_cpu_plugin.so")
+	if err := os.WriteFile(path, []byte("one build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before, err := PluginFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := PluginFile(path); again != before {
+		t.Fatalf("the same file: %q then %q", before, again)
+	}
+	tmp := filepath.Join(dir, "new")
+	if err := os.WriteFile(tmp, []byte("one build"), 0o755); err != nil { // same size, same content
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := PluginFile(path); after == before {
+		t.Fatalf("replaced file: identity %q unchanged", after)
 	}
 }

@@ -20,8 +20,6 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/go-xla/compute/xla"
 	"github.com/gomlx/go-xla/pjrt"
-
-	"github.com/geoalign/geoalign/lib/runcache"
 )
 
 // The "xla" backend constructor is wrapped: it registers the caching table for the plugin its
@@ -58,7 +56,7 @@ func Install(config string) error {
 		}
 		return nil
 	}
-	sum, err := runcache.FileSHA256(name)
+	file, err := PluginFile(name)
 	if err != nil {
 		return fmt.Errorf("xlacache: %w", err)
 	}
@@ -73,7 +71,7 @@ func Install(config string) error {
 	if err := pjrt.RegisterPreloadedPlugin(name, uintptr(unsafe.Pointer(api))); err != nil {
 		return fmt.Errorf("xlacache: registering %s with go-xla: %w", name, err)
 	}
-	installed = &Plugin{Path: name, SHA256: sum}
+	installed = &Plugin{Path: name, File: file}
 	return nil
 }
 

@@ -9,7 +9,7 @@
 // GoMLX and every model above them run unchanged (docs/xla.md §5 says why this route).
 //
 // The caching compile keys a program by its fingerprint (Key: the program's bytes and format, the
-// serialized compile options, the plugin's path and file hash, the host CPU, XLA_FLAGS). A program
+// serialized compile options, the plugin's path and file identity, the host CPU, XLA_FLAGS). A program
 // seen before in this process is loaded from its serialized executable kept in memory; one
 // compiled by an earlier process is loaded from the persistent cache Dir ($GEOALIGN_XLA_CACHE, or
 // build/xla-cache of the checkout; "off" turns it off); any other is compiled by the plugin, then
