@@ -113,7 +113,7 @@ func Backend() (string, error) {
 	if !filepath.IsAbs(plugin) {
 		return config, nil // a plugin go-xla finds by name ("xla:cuda"): the name is all there is
 	}
-	sum, err := FileSHA256(plugin)
+	sum, err := fileSHA256(plugin)
 	if err != nil {
 		return "", fmt.Errorf("runcache: the backend's plugin (%s=%s): %w", BackendEnv, config, err)
 	}
@@ -126,9 +126,9 @@ func Backend() (string, error) {
 
 var fileSums sync.Map // path → FileStamp
 
-// FileSHA256 is the sha256 (hex) of the file at path (rundir.Stamp), hashed once per process while
+// fileSHA256 is the sha256 (hex) of the file at path (rundir.Stamp), hashed once per process while
 // its size and modification time stay the same: a PJRT plugin is 200 MB.
-func FileSHA256(path string) (string, error) {
+func fileSHA256(path string) (string, error) {
 	var known []rundir.FileStamp
 	if k, ok := fileSums.Load(path); ok {
 		known = []rundir.FileStamp{k.(rundir.FileStamp)}
