@@ -27,8 +27,8 @@ import (
 // go-xla's (which it imports), so this registration replaces go-xla's.
 func init() {
 	compute.Register(xla.BackendName, func(config string) (compute.Backend, error) {
-		if err := Install(config); err != nil {
-			return nil, err
+		if err := Install(config); err != nil { // the cache is an optimisation: go-xla loads the plugin
+			fmt.Fprintf(os.Stderr, "%v: compiling without the cache\n", err)
 		}
 		return xla.New(config)
 	})
@@ -42,7 +42,8 @@ var (
 // Install makes the plugin named by an "xla" backend configuration (GOMLX_BACKEND without its
 // "xla:" prefix: an absolute path to a CPU plugin, options after commas) compile through the cache.
 // It does nothing for other plugins, and nothing the second time. It must run before go-xla loads
-// the plugin: the backend constructor and lib/backend.DescribePJRT call it.
+// the plugin: the backend constructor (which, if Install fails, says so on stderr and lets go-xla
+// load the plugin uncached) and lib/backend.DescribePJRT call it.
 func Install(config string) error {
 	name, _, _ := strings.Cut(config, ",")
 	if !filepath.IsAbs(name) || !strings.Contains(strings.ToLower(filepath.Base(name)), "cpu") {
@@ -51,10 +52,7 @@ func Install(config string) error {
 	installMu.Lock()
 	defer installMu.Unlock()
 	if installed != nil {
-		if installed.Path != name {
-			return nil // a second CPU plugin in one process compiles uncached
-		}
-		return nil
+		return nil // done before; a second CPU plugin in one process compiles uncached
 	}
 	file, err := PluginFile(name)
 	if err != nil {
