@@ -24,8 +24,8 @@ import (
 const DirEnv = "GEOALIGN_XLA_CACHE"
 
 // LogEnv names the environment variable that, set to a file, has every compilation appended to it
-// as one line: event (compiled, reused, loaded, rejected), seconds, key (12 hex digits), bytes of the
-// serialized executable. The counters of a whole `go test` run or of several processes are then
+// as one line: event (compiled: the plugin's compilation; stored: its serialization and writing;
+// reused, loaded, rejected), seconds, key (12 hex digits), bytes of the serialized executable. The counters of a whole `go test` run or of several processes are then
 // summed from the file (docs/xla.md §5.1).
 const LogEnv = "GEOALIGN_XLA_CACHE_LOG"
 

@@ -113,15 +113,18 @@ func xlacacheCompile(args *C.PJRT_Client_Compile_Args) *C.PJRT_Error {
 	if e := C.shim_compile(args); e != nil {
 		return e // the plugin's own error, for go-xla to report
 	}
+	compiled := time.Now()
 	payload, err := serialize(args.executable)
+	if err == nil {
+		keep(key, payload)
+	}
 	seconds := since(start)
 	count(func(s *Stats) { s.Compiles++; s.CompileSeconds += seconds })
-	logEvent("compiled", seconds, key, len(payload))
+	logEvent("compiled", compiled.Sub(start).Seconds(), key, len(payload))
+	logEvent("stored", since(compiled), key, len(payload)) // serialized, kept in memory and on disk
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "xlacache: not cached: %v\n", err)
-		return nil
 	}
-	keep(key, payload)
 	return nil
 }
 

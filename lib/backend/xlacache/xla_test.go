@@ -149,7 +149,8 @@ func TestSecondProcessLoadsAndDamageIsRebuilt(t *testing.T) {
 		event, _, _ := strings.Cut(line, "\t")
 		events[event]++
 	}
-	want := map[string]int{"compiled": 2 * first.Compiles, "loaded": 2 * first.Compiles, "rejected": len(entries)}
+	want := map[string]int{"compiled": 2 * first.Compiles, "stored": 2 * first.Compiles, "loaded": 2 * first.Compiles,
+		"rejected": len(entries)}
 	if !maps.Equal(events, want) {
 		t.Errorf("event log %v, want %v", events, want)
 	}
