@@ -27,4 +27,7 @@
 // Only CPU plugins are cached (the plugin's path or name contains "cpu", go-xla's own test): a GPU
 // executable depends on the device model, which the key does not name, and the route was not
 // tested on a GPU. Read Stats for the counters (lib/train writes them into each run's history).
+//
+// pjrt_c_api.h is go-xla v0.4.13's copy of the PJRT C API header (API 0.104, Apache-2.0), unchanged:
+// the table layout go-xla itself uses; shim.c is the C half.
 package xlacache
