@@ -5,10 +5,13 @@ package backend
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/go-xla/pjrt"
+
+	"github.com/geoalign/geoalign/lib/backend/xlacache" // also wraps the "xla" backend: compile once
 )
 
 // DescribePJRT loads the plugin that GOMLX_BACKEND names and asks it for its API version and
@@ -20,13 +23,20 @@ func DescribePJRT() (*PJRT, error) {
 	if !ok {
 		return nil, nil
 	}
+	if err := xlacache.Install(name); err != nil { // before go-xla loads the plugin itself
+		return nil, err
+	}
 	name, _, _ = strings.Cut(name, ",") // options follow the plugin after commas
 	plugin, err := pjrt.GetPlugin(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s=%s: %w", compute.ConfigEnvVar, config, err)
 	}
 	major, minor := plugin.Version()
-	info := &PJRT{Plugin: plugin.Path(), APIVersion: fmt.Sprintf("%d.%d", major, minor)}
+	path := plugin.Path()
+	if filepath.IsAbs(name) { // a plugin registered by xlacache reports no path of its own
+		path = name
+	}
+	info := &PJRT{Plugin: path, APIVersion: fmt.Sprintf("%d.%d", major, minor)}
 	client, err := plugin.NewClient(nil)
 	if err != nil {
 		return info, fmt.Errorf("%s: creating a client: %w", plugin.Path(), err)

@@ -2,7 +2,8 @@
 // so that a cached run is reused only when it would be trained again identically:
 //
 //	key = sha256(canonical JSON of {paper, full configuration (scale included), data fingerprint,
-//	             seed, hash of the source of the packages that define the model and its training})
+//	             seed, hash of the source of the packages that define the model and its training,
+//	             backend (GOMLX_BACKEND; an XLA plugin by its file's hash: Backend)})
 //
 // A run lives in <root>/<paper>/<key>/ with spec.json — the inputs of the key, readable — beside the
 // checkpoints of lib/train's loop. Nothing is versioned by hand: editing a configuration field, the

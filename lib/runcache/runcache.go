@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
+	"github.com/geoalign/geoalign/lib/rundir"
 )
 
 // Module is the import path of this module.
@@ -51,6 +52,9 @@ type Spec struct {
 	Data   string `json:"data"`
 	Seed   int64  `json:"seed"`
 	Source Source `json:"source"`
+	// Backend is the backend that trains the run (Backend): a run trained on one backend is never
+	// served to another.
+	Backend string `json:"backend"`
 }
 
 // Source identifies the code that trains a run.
@@ -84,7 +88,57 @@ func NewSpec(paper string, config any, data string, seed int64, packages ...stri
 	if err != nil {
 		return Spec{}, err
 	}
-	return Spec{Paper: paper, Config: canon, Data: data, Seed: seed, Source: src}, nil
+	be, err := Backend()
+	if err != nil {
+		return Spec{}, err
+	}
+	return Spec{Paper: paper, Config: canon, Data: data, Seed: seed, Source: src, Backend: be}, nil
+}
+
+// BackendEnv names the environment variable that selects the backend (GoMLX's compute.ConfigEnvVar,
+// read by lib/backend.New).
+const BackendEnv = "GOMLX_BACKEND"
+
+// Backend names the backend a run trains on, as its key records it: GOMLX_BACKEND as it is ("go"),
+// except that an XLA plugin given by path ("xla:/abs/…/pjrt_c_api_cpu_plugin.so,options") is named
+// by its file's base name and content hash ("xla:pjrt_c_api_cpu_plugin.so@sha256:…,options"), so
+// that the same plugin in two checkouts gives the same key and another build of it another one.
+func Backend() (string, error) {
+	config := os.Getenv(BackendEnv)
+	rest, ok := strings.CutPrefix(config, "xla:")
+	if !ok {
+		return config, nil
+	}
+	plugin, options, _ := strings.Cut(rest, ",")
+	if !filepath.IsAbs(plugin) {
+		return config, nil // a plugin go-xla finds by name ("xla:cuda"): the name is all there is
+	}
+	sum, err := fileSHA256(plugin)
+	if err != nil {
+		return "", fmt.Errorf("runcache: the backend's plugin (%s=%s): %w", BackendEnv, config, err)
+	}
+	be := "xla:" + filepath.Base(plugin) + "@sha256:" + sum
+	if options != "" {
+		be += "," + options
+	}
+	return be, nil
+}
+
+var fileSums sync.Map // path → FileStamp
+
+// fileSHA256 is the sha256 (hex) of the file at path (rundir.Stamp), hashed once per process while
+// its size and modification time stay the same: a PJRT plugin is 200 MB.
+func fileSHA256(path string) (string, error) {
+	var known []rundir.FileStamp
+	if k, ok := fileSums.Load(path); ok {
+		known = []rundir.FileStamp{k.(rundir.FileStamp)}
+	}
+	stamps, err := rundir.Stamp([]string{path}, known)
+	if err != nil {
+		return "", err
+	}
+	fileSums.Store(path, stamps[0])
+	return stamps[0].SHA256, nil
 }
 
 // Canonical returns v's JSON with the keys of every object sorted and no insignificant space, so

@@ -208,7 +208,7 @@ func TestModuleRootOfThisCheckout(t *testing.T) {
 	}
 	sources = sync.Map{}
 	src, err := SourceHash(Module + "/lib/runcache")
-	if err != nil || src.Fallback != "" || len(src.Packages) != 2 { // runcache imports lib/atomicfile
+	if err != nil || src.Fallback != "" || len(src.Packages) != 3 { // runcache imports lib/atomicfile, lib/rundir
 		t.Fatalf("%+v %v", src, err)
 	}
 	t.Chdir(t.TempDir())
@@ -284,5 +284,44 @@ func TestMemo(t *testing.T) {
 	failed := errors.New("no value")
 	if _, err := Memo(filepath.Join(t.TempDir(), "x.gob"), func() (int, error) { return 0, failed }); !errors.Is(err, failed) {
 		t.Errorf("Memo of a failing computation: %v, want %v", err, failed)
+	}
+}
+
+// The backend is part of the key: a run on the Go backend is not one on XLA, nor one on another
+// build of the plugin; the same plugin file in two places is the same backend.
+func TestBackendIsPartOfTheKey(t *testing.T) {
+	dir := t.TempDir()
+	plugin := func(sub, content string) string {
+		p := filepath.Join(dir, sub, "pjrt_c_api_cpu_plugin.so")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b, other := plugin("a", "plugin"), plugin("b", "plugin"), plugin("c", "another build")
+	key := func(config string) (string, string) {
+		t.Setenv(BackendEnv, config)
+		s, err := NewSpec("gram", map[string]int{"epochs": 1}, "data", 1, Module+"/lib/atomicfile")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Key(), s.Backend
+	}
+	goKey, goName := key("go")
+	aKey, aName := key("xla:" + a)
+	bKey, _ := key("xla:" + b)
+	otherKey, _ := key("xla:" + other)
+	optKey, optName := key("xla:" + a + ",tf32=false")
+	// sha256 of "plugin", computed with sha256sum
+	const sum = "5e689e2b01672bf33996e75d5e372ff60c536ce1599a1458e867cd8f4bef5160"
+	if goName != "go" || aName != "xla:pjrt_c_api_cpu_plugin.so@sha256:"+sum || optName != aName+",tf32=false" {
+		t.Fatalf("backends named %q, %q, %q", goName, aName, optName)
+	}
+	if goKey == aKey || aKey != bKey || aKey == otherKey || aKey == optKey {
+		t.Fatalf("keys: go %.8s, plugin %.8s, same plugin elsewhere %.8s, another build %.8s, with options %.8s",
+			goKey, aKey, bKey, otherKey, optKey)
 	}
 }

@@ -291,6 +291,10 @@ func fetchAll(store *model.Store, h *checkpoint.Handler) error {
 			paths = append(paths, key[i:])
 		}
 	}
+	// In path order, not the map's: the store creates them in this order, and the order of a store's
+	// variables is the order of a program's parameters and outputs, so a map's order would make
+	// every restore a new program for XLA's compile cache (docs/xla.md §5).
+	slices.Sort(paths)
 	for _, p := range paths {
 		v := store.GetVariable(p)
 		if v == nil {

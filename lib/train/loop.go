@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
+	"github.com/geoalign/geoalign/lib/backend/xlacache"
 	"github.com/geoalign/geoalign/lib/progress"
 	"github.com/gomlx/gomlx/ml/model"
 )
@@ -103,6 +104,10 @@ type Record struct {
 	Seconds float64 `json:"seconds"`
 	// Extra is what Task.Annotate returned.
 	Extra json.RawMessage `json:"extra,omitempty"`
+	// XLA counts the programs XLA compiled, and those it loaded instead (lib/backend/xlacache),
+	// since the previous record (the first: since NewLoop); nil when there were none (the Go
+	// backend). The counters are the process's: runs trained side by side share them.
+	XLA *xlacache.Stats `json:"xla,omitempty"`
 }
 
 // Result summarises a finished (or paused) run.
@@ -119,8 +124,9 @@ type Result struct {
 
 const (
 	// HistoryFile in Dir holds the records as a JSON array, one flat object per record: epoch, step,
-	// loss, each term, val, best, seconds and Annotate's fields. It is rewritten (atomically) after
-	// every checkpoint from the records the checkpoint holds, so it never runs ahead of the checkpoint.
+	// loss, each term, val, best, seconds, xla (Record.XLA) and Annotate's fields. It is rewritten
+	// (atomically) after every checkpoint from the records the checkpoint holds, so it never runs
+	// ahead of the checkpoint.
 	HistoryFile = "history.json"
 	// PlotFile in Dir holds the records as GoMLX plot points (ui/plot.Point, one JSON object per
 	// line), so that `gomlx_checkpoints -metrics -plot DIR` shows the learning curves.
@@ -167,7 +173,8 @@ type Loop[B any] struct {
 	plan      []B    // batches of st.Epoch (nil until built)
 	nextRNG   []byte // generator state after drawing plan: the next epoch's st.RNG
 	resumedAt int
-	since     time.Time // start of the current stretch (for SumSeconds)
+	since     time.Time      // start of the current stretch (for SumSeconds)
+	xla       xlacache.Stats // the compile counters at the start of the current stretch
 	bar       *progress.Bar
 }
 
@@ -191,7 +198,7 @@ func NewLoop[B any](task Task[B], cfg Config) (*Loop[B], error) {
 	if cfg.Keep == 0 {
 		cfg.Keep = 2
 	}
-	l := &Loop[B]{task: task, cfg: cfg}
+	l := &Loop[B]{task: task, cfg: cfg, xla: xlacache.Read()}
 	l.st = state{BestRecord: -1, Sums: make([]float64, len(task.Terms)),
 		Seed: cfg.Seed, Metric: cfg.Metric, Minimize: cfg.Minimize, EvalEvery: cfg.EvalEvery}
 	l.pcg = rand.NewPCG(uint64(cfg.Seed), dataOrderStream)
@@ -478,6 +485,10 @@ func (l *Loop[B]) record() error {
 			return fmt.Errorf("train: encoding Annotate's values: %w", err)
 		}
 	}
+	if now := xlacache.Read(); now != l.xla {
+		d := now.Sub(l.xla)
+		r.XLA, l.xla = &d, now
+	}
 	l.st.Records = append(l.st.Records, r)
 	for i := range l.st.Sums {
 		l.st.Sums[i] = 0
@@ -625,6 +636,9 @@ func (l *Loop[B]) logRecord(r Record) {
 			line += " (best)"
 		}
 	}
+	if r.XLA != nil {
+		line += "; XLA programs: " + r.XLA.String()
+	}
 	l.logf("%s (%.1fs)", line, r.Seconds)
 	if l.st.Stopped != "" {
 		l.logf("%s", l.st.Stopped)
@@ -652,6 +666,9 @@ func writeHistory(dir string, records []Record, terms []string) error {
 		for name, v := range r.Terms {
 			f[name] = v
 			point("Train: "+name, "T/"+name, "loss", r.Step, v)
+		}
+		if r.XLA != nil {
+			f["xla"] = r.XLA
 		}
 		if r.Val != nil {
 			f["val"], f["best"] = r.Val, r.Best

@@ -190,6 +190,7 @@ func records(t *testing.T, dir string) []string {
 	var out []string
 	for _, r := range rs {
 		delete(r, "seconds")
+		delete(r, "xla") // what XLA compiled: the process's, not the run's
 		delete(r, "warning")
 		if extra, ok := r["extra"].(map[string]any); ok {
 			delete(extra, "seconds")
