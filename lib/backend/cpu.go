@@ -9,7 +9,7 @@ import (
 // InstructionSet names the widest SIMD instruction set this CPU offers: "AVX-512", "AVX2", "AVX" or
 // "SSE2" on amd64, "SVE2", "SVE" or "NEON" on arm64, the architecture elsewhere. The pure-Go
 // backend's SIMD kernels (and XLA's CPU code generation) follow it, and the width changes the order of
-// floating-point sums, hence the last digits of a result (docs/xla.md §5).
+// floating-point sums, hence the last digits of a result (docs/xla.md §6).
 func InstructionSet() string {
 	switch runtime.GOARCH {
 	case "amd64":

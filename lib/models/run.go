@@ -57,6 +57,6 @@ type Output struct {
 	// XLA partitions the global batch's single-graph step; docs/xla.md §3). The initial weights, dropout
 	// masks and sampled negatives are the same bits for every device count, backend and step layout
 	// (lib/seedrand), so Devices changes the run's numbers only by the order of floating-point sums
-	// (docs/xla.md §5).
+	// (docs/xla.md §6).
 	Devices int
 }

@@ -2,7 +2,7 @@
 // the initial weights, the dropout masks and the negatives sampled inside the graphs — so that one
 // configuration and seed give the same bits on the pure-Go backend, XLA-CPU and a GPU, whatever order
 // a step layout creates the variables in (HLFormer's chunked and single-graph steps) and however many
-// devices run it (docs/xla.md §5 says what is identical across backends, devices and CPUs).
+// devices run it (docs/xla.md §6 says what is identical across backends, devices and CPUs).
 //
 // GoMLX's own initializers draw from the store's random state with the backend's generator (PCG on
 // the Go backend, Philox on XLA), in the order the variables are created. Here every random variable
