@@ -33,8 +33,10 @@ export GOFLAGS ?= -buildvcs=false
 GOBIN := $(shell GOTOOLCHAIN=local go env GOPATH)/bin
 export PATH := $(GOBIN):$(PATH)
 
-# Per-notebook wall-clock limit (seconds) for headless execution.
-NOTEBOOK_TIMEOUT ?= 1200
+# Per-notebook wall-clock limit (seconds) for headless execution: a guard against a hung kernel, with
+# room for a notebook that shares the two cores with another lane (`notebooks`; the longest, 10-gram,
+# took 521 s alone on CI).
+NOTEBOOK_TIMEOUT ?= 1800
 # FULL=1 makes notebooks and reproductions run their full (not CI-sized) configurations.
 export FULL ?=
 PAPER ?= all
@@ -44,13 +46,37 @@ PAPER ?= all
 setup:
 	bash kernel/setup.sh
 
-test: vet gotest data test-xla notebooks notebooks-html
+# On a clean clone (CI) there is no data cache yet, and `go test`, which ran before `make data`, saw none:
+# there it runs beside `make data` with GEOALIGN_CACHE at an empty folder, so it sees what it saw, while the
+# data build (mostly one core: downloads, decoding, MiniLM) uses the core go test leaves (docs/toolchain.md §4);
+# its output follows the data build's. With a data cache already there, go test runs first and sees it, as before.
+DATA_CACHE := $(or $(GEOALIGN_CACHE),$(CURDIR)/datasets/cache)
+NO_DATA_CACHE := $(CURDIR)/build/no-data-cache
+test: vet
+	@if [ -e "$(DATA_CACHE)" ]; then \
+	  $(MAKE) --no-print-directory gotest && $(MAKE) --no-print-directory data; \
+	else \
+	  echo "test: no data cache at $(DATA_CACHE) yet: go test (GEOALIGN_CACHE=$(NO_DATA_CACHE), empty) beside make data"; \
+	  rm -rf $(NO_DATA_CACHE) build/gotest.log && mkdir -p build; \
+	  GEOALIGN_CACHE=$(NO_DATA_CACHE) $(MAKE) --no-print-directory gotest > build/gotest.log 2>&1 & gotest=$$!; \
+	  data=0; $(MAKE) --no-print-directory data || data=$$?; \
+	  status=0; wait $$gotest || status=$$?; \
+	  echo "== go test (beside make data): exit $$status"; cat build/gotest.log; \
+	  [ $$status -eq 0 ] && [ $$data -eq 0 ]; \
+	fi
+	$(MAKE) --no-print-directory test-xla
+	$(MAKE) --no-print-directory notebooks
+	$(MAKE) --no-print-directory notebooks-html
 
 vet:
 	go vet ./...
 
+# `go test` runs up to two test binaries at a time and starts them in the order of its arguments (a
+# package named twice runs once), so the longest packages go first, where they overlap the many short
+# ones, instead of alphabetically last, alone (docs/toolchain.md §4).
+GOTEST_FIRST := ./lib/parity ./lib/cmd/geoalign ./lib/encoders/minilm ./lib/models/hlformer ./lib/studies/gramstudy
 gotest:
-	go test ./...
+	go test -timeout 20m $(GOTEST_FIRST) ./...
 
 # XLA through PJRT (issue 29, docs/xla.md §2): the same tests on XLA's CPU plugin, which `make setup`
 # installs at a fixed path from PyPI (kernel/pjrt.sh). GOMLX_NO_AUTO_INSTALL=1: go-xla never
@@ -59,6 +85,8 @@ gotest:
 # the tests that are skipped on XLA, each with its reason, are listed in docs/xla.md §2.
 PJRT_CPU_PLUGIN := $(CURDIR)/build/pjrt/pjrt_c_api_cpu_plugin.so
 XLA_CPU := GOMLX_BACKEND=xla:$(PJRT_CPU_PLUGIN) GOMLX_NO_AUTO_INSTALL=1
+# Alphabetical, not the longest first: two heavy XLA packages side by side slow each other far more than
+# the package times alone predict (docs/toolchain.md §4, measured at 5208f41).
 XLA_PACKAGES := ./lib/...
 XLA_NOTEBOOK := notebooks/01-geometry.ipynb
 test-xla:
@@ -77,8 +105,19 @@ gpu-check-bin:
 
 # A notebook saves its figures and tables under build/figures in either configuration
 # (kernel/nb.OutDir): figures/ has one writer, `make figures`.
+#
+# Two lanes (NOTEBOOK_JOBS): a notebook's training on the Go backend keeps about one core of the two busy
+# (at most ≈ 1.3), so two notebooks at a time take well under the wall time of one after the other
+# (docs/toolchain.md §4).
+# Notebooks joined by '+' run one after the other in one lane: 11-hypergram reuses 10-gram's runs
+# from the run cache (13-hlformer's HLFormer reads GloVe tokens, 15-search's MiniLM tokens: other runs).
+# The longest units come first (10-gram + 11-hypergram took 17 min on CI, 12-gare 7 min); every other
+# notebook follows in name order.
+NOTEBOOK_JOBS ?= 2
+NOTEBOOK_CHAINS := notebooks/10-gram.ipynb+notebooks/11-hypergram.ipynb notebooks/13-hlformer.ipynb notebooks/12-gare.ipynb notebooks/15-search.ipynb notebooks/14-wordnet.ipynb
+NOTEBOOK_UNITS := $(NOTEBOOK_CHAINS) $(filter-out $(subst +, ,$(NOTEBOOK_CHAINS)),$(wildcard notebooks/*.ipynb))
 notebooks:
-	GEOALIGN_FIGURES=$(CURDIR)/build/figures bash kernel/run-notebooks.sh --timeout $(NOTEBOOK_TIMEOUT) notebooks/*.ipynb
+	GEOALIGN_FIGURES=$(CURDIR)/build/figures bash kernel/run-notebooks.sh --jobs $(NOTEBOOK_JOBS) --timeout $(NOTEBOOK_TIMEOUT) $(NOTEBOOK_UNITS)
 
 # Every notebook executed by `make notebooks`, checked as a person sees it: exported to
 # build/notebooks/<name>.html and screenshot full-page in headless Chromium (<name>.png);
