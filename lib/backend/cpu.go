@@ -11,25 +11,21 @@ import (
 // backend's SIMD kernels (and XLA's CPU code generation) follow it, and the width changes the order of
 // floating-point sums, hence the last digits of a result (docs/xla.md §6).
 func InstructionSet() string {
+	// Each architecture's sets, widest first; the first the CPU has wins (every amd64 CPU has SSE2).
+	type set struct {
+		has  bool
+		name string
+	}
+	var sets []set
 	switch runtime.GOARCH {
 	case "amd64":
-		switch {
-		case cpu.X86.HasAVX512F:
-			return "AVX-512"
-		case cpu.X86.HasAVX2:
-			return "AVX2"
-		case cpu.X86.HasAVX:
-			return "AVX"
-		}
-		return "SSE2"
+		sets = []set{{cpu.X86.HasAVX512F, "AVX-512"}, {cpu.X86.HasAVX2, "AVX2"}, {cpu.X86.HasAVX, "AVX"}, {true, "SSE2"}}
 	case "arm64":
-		switch {
-		case cpu.ARM64.HasSVE2:
-			return "SVE2"
-		case cpu.ARM64.HasSVE:
-			return "SVE"
-		case cpu.ARM64.HasASIMD:
-			return "NEON"
+		sets = []set{{cpu.ARM64.HasSVE2, "SVE2"}, {cpu.ARM64.HasSVE, "SVE"}, {cpu.ARM64.HasASIMD, "NEON"}}
+	}
+	for _, s := range sets {
+		if s.has {
+			return s.name
 		}
 	}
 	return runtime.GOARCH

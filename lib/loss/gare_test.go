@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/stat"
+
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/core/tensors"
 )
@@ -87,22 +89,27 @@ func TestIBRelaxConstantColumn(t *testing.T) {
 
 // refNegNormVariance is −mean_i var_j ‖Δ_ij‖ with the unbiased variance.
 func refNegNormVariance(delta mat) float64 {
+	return -meanOverAnchors(delta, func(rows [][]float64) float64 {
+		norms := make([]float64, len(rows))
+		for j, r := range rows {
+			norms[j] = refNorm(r)
+		}
+		return stat.Variance(norms, nil)
+	})
+}
+
+// meanOverAnchors is mean_i f(Δ_i0, …, Δ_i(b−1)) over the a anchors of an [a, b, d] delta.
+func meanOverAnchors(delta mat, f func(rows [][]float64) float64) float64 {
 	a, b := delta.dims[0], delta.dims[1]
 	total := 0.0
-	for i := 0; i < a; i++ {
-		mean := 0.0
-		for j := 0; j < b; j++ {
-			mean += refNorm(deltaAt(delta, i, j))
+	for i := range a {
+		rows := make([][]float64, b)
+		for j := range rows {
+			rows[j] = deltaAt(delta, i, j)
 		}
-		mean /= float64(b)
-		v := 0.0
-		for j := 0; j < b; j++ {
-			r := refNorm(deltaAt(delta, i, j)) - mean
-			v += r * r
-		}
-		total += v / float64(b-1)
+		total += f(rows)
 	}
-	return -total / float64(a)
+	return total / float64(a)
 }
 
 func TestNormVariance(t *testing.T) {
@@ -176,21 +183,18 @@ func refDirectional(delta mat, alpha float64, offDiagonal bool) float64 {
 }
 
 func refOrthogonality(delta mat) float64 {
-	a, b := delta.dims[0], delta.dims[1]
-	total := 0.0
-	for i := 0; i < a; i++ {
+	return meanOverAnchors(delta, func(rows [][]float64) float64 {
 		s := 0.0
-		for j := 0; j < b; j++ {
-			for k := 0; k < b; k++ {
+		for j := range rows {
+			for k := range rows {
 				if j != k {
-					c := refCos(deltaAt(delta, i, j), deltaAt(delta, i, k))
+					c := refCos(rows[j], rows[k])
 					s += c * c
 				}
 			}
 		}
-		total += s / float64(b*b)
-	}
-	return total / float64(a)
+		return s / float64(len(rows)*len(rows))
+	})
 }
 
 func TestDirectionalTerms(t *testing.T) {

@@ -45,22 +45,14 @@ func TestLockInProcess(t *testing.T) {
 	if string(before) != strconv.Itoa(os.Getpid())+"\n" {
 		t.Fatalf("lock file holds %q, want this process id", before)
 	}
-	_, err = Acquire(dir)
-	var busy *BusyError
-	if !errors.As(err, &busy) || busy.PID != strconv.Itoa(os.Getpid()) || !strings.Contains(err.Error(), "process "+busy.PID) {
-		t.Fatalf("second Acquire: %v, want a BusyError naming process %d", err, os.Getpid())
-	}
+	assertBusy(t, dir, os.Getpid(), "second Acquire")
 	if after, _ := os.ReadFile(filepath.Join(dir, LockFile)); string(after) != string(before) {
 		t.Errorf("a refused Acquire changed the lock file: %q → %q", before, after)
 	}
 	if err := l.Release(); err != nil {
 		t.Fatal(err)
 	}
-	l2, err := Acquire(dir)
-	if err != nil {
-		t.Fatalf("Acquire after Release: %v", err)
-	}
-	l2.Release()
+	reacquire(t, dir, "after Release")
 }
 
 // The lock holds across processes: a child holding it makes Acquire fail naming the child's PID;
@@ -79,16 +71,28 @@ func TestLockAcrossProcesses(t *testing.T) {
 	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "locked\n" {
 		t.Fatalf("helper: %q, %v", line, err)
 	}
-	_, err := Acquire(dir)
-	var busy *BusyError
-	if !errors.As(err, &busy) || busy.PID != strconv.Itoa(cmd.Process.Pid) {
-		t.Fatalf("Acquire while process %d holds the lock: %v", cmd.Process.Pid, err)
-	}
+	assertBusy(t, dir, cmd.Process.Pid, "Acquire while the child holds the lock")
 	cmd.Process.Kill()
 	cmd.Wait()
+	reacquire(t, dir, "after the holder was killed")
+}
+
+// assertBusy checks that Acquire(dir) fails with a BusyError whose PID, also in its message, is pid.
+func assertBusy(t *testing.T, dir string, pid int, what string) {
+	t.Helper()
+	_, err := Acquire(dir)
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.PID != strconv.Itoa(pid) || !strings.Contains(err.Error(), "process "+busy.PID) {
+		t.Fatalf("%s: %v, want a BusyError naming process %d", what, err, pid)
+	}
+}
+
+// reacquire checks that Acquire(dir) succeeds (when: after what) and releases the lock again.
+func reacquire(t *testing.T, dir, when string) {
+	t.Helper()
 	l, err := Acquire(dir)
 	if err != nil {
-		t.Fatalf("Acquire after the holder was killed: %v", err)
+		t.Fatalf("Acquire %s: %v", when, err)
 	}
 	l.Release()
 }

@@ -12,25 +12,43 @@ import (
 // ttest_1samp, and a reference Holm written in Python from its definition.
 type goldenFile struct {
 	Paired []struct {
-		Name     string
-		A, B     []float64
-		MeanDiff float64 `json:"mean_diff"`
-		StdErr   float64 `json:"std_err"`
-		P        float64
+		Name string
+		A, B []float64
+		scipyT
 	}
 	OneSample []struct {
-		Name     string
-		X        []float64
-		Mu       float64
-		MeanDiff float64 `json:"mean_diff"`
-		StdErr   float64 `json:"std_err"`
-		P        float64
+		Name string
+		X    []float64
+		Mu   float64
+		scipyT
 	} `json:"one_sample"`
 	Holm []struct {
 		Name     string
 		P        []float64
 		Adjusted []float64
 	}
+}
+
+// scipyT is scipy's result for one t-test case: the mean difference, its standard error and the
+// two-sided p-value.
+type scipyT struct {
+	MeanDiff float64 `json:"mean_diff"`
+	StdErr   float64 `json:"std_err"`
+	P        float64
+}
+
+// matchesScipy reports (t.Errorf) where a t-test's (d, se, p) differs from scipy's want; it returns
+// false, after reporting it, when the test returned an error.
+func matchesScipy(t *testing.T, test, name string, want scipyT, d, se, p float64, err error) bool {
+	t.Helper()
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return false
+	}
+	if !near(d, want.MeanDiff) || !near(se, want.StdErr) || !near(p, want.P) {
+		t.Errorf("%s: %s = (%.17g, %.17g, %.17g), scipy (%.17g, %.17g, %.17g)", name, test, d, se, p, want.MeanDiff, want.StdErr, want.P)
+	}
+	return true
 }
 
 func readGolden(t *testing.T) goldenFile {
@@ -57,12 +75,8 @@ func near(got, want float64) bool {
 func TestPairedTMatchesScipy(t *testing.T) {
 	for _, c := range readGolden(t).Paired {
 		d, se, p, err := PairedT(c.A, c.B)
-		if err != nil {
-			t.Errorf("%s: %v", c.Name, err)
+		if !matchesScipy(t, "PairedT", c.Name, c.scipyT, d, se, p, err) {
 			continue
-		}
-		if !near(d, c.MeanDiff) || !near(se, c.StdErr) || !near(p, c.P) {
-			t.Errorf("%s: PairedT = (%.17g, %.17g, %.17g), scipy (%.17g, %.17g, %.17g)", c.Name, d, se, p, c.MeanDiff, c.StdErr, c.P)
 		}
 		// Swapping the samples flips the difference and keeps p.
 		d2, se2, p2, _ := PairedT(c.B, c.A)
@@ -75,13 +89,7 @@ func TestPairedTMatchesScipy(t *testing.T) {
 func TestOneSampleTMatchesScipy(t *testing.T) {
 	for _, c := range readGolden(t).OneSample {
 		d, se, p, err := OneSampleT(c.X, c.Mu)
-		if err != nil {
-			t.Errorf("%s: %v", c.Name, err)
-			continue
-		}
-		if !near(d, c.MeanDiff) || !near(se, c.StdErr) || !near(p, c.P) {
-			t.Errorf("%s: OneSampleT = (%.17g, %.17g, %.17g), scipy (%.17g, %.17g, %.17g)", c.Name, d, se, p, c.MeanDiff, c.StdErr, c.P)
-		}
+		matchesScipy(t, "OneSampleT", c.Name, c.scipyT, d, se, p, err)
 	}
 }
 
