@@ -33,6 +33,17 @@ type Run interface {
 	Evaluate(split string, keep bool) (*Evaluation, error)
 }
 
+// WarmStarter is a Run that can start from another run's trained weights instead of its
+// initialisation: GRAM's recipe continues a cosine-trained model with the volume loss (gram's Run:
+// Trainer.InitFrom, the encoders and contra heads), GARE's runs start from stage-1 encoders (gare's
+// Run: Model.CopyEncodersFrom). from is a Run of the same package and sizes whose Store holds the
+// weights to start from (after its Train, or with a run directory's best checkpoint copied in, as
+// `geoalign eval` does); call WarmStart before Train. A run that resumes from a checkpoint continues
+// from the checkpoint. The run directory of a warm-started run names its source (lib/runner.Spec.From).
+type WarmStarter interface {
+	WarmStart(from Run) error
+}
+
 // Evaluation is a scored split.
 type Evaluation struct {
 	Result retrieval.Result

@@ -21,7 +21,7 @@ type Record struct {
 	ConfigSHA256 string `json:"config_sha256"`
 	// Data fingerprints every data file the run reads, by absolute path.
 	Data []FileStamp `json:"data_files"`
-	// Code is the version of the code that created the run (reproduce.GitCommit: commit, "+dirty").
+	// Code is the version of the code that created the run (GitCommit: commit, "+dirty").
 	Code string `json:"code"`
 	// Backend describes the backend that created the run (backend.Info's one-line form).
 	Backend string `json:"backend"`

@@ -11,9 +11,11 @@ import (
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data/featdir"
 	"github.com/geoalign/geoalign/lib/data/prvr"
+	"github.com/geoalign/geoalign/lib/models"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
+	"github.com/geoalign/geoalign/lib/runner"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/gomlx/ml/model"
 )
@@ -209,4 +211,46 @@ func variables(s *model.Store) map[string][]byte {
 		v.MustValue().ConstBytes(func(b []byte) { out[v.Path()] = slices.Clone(b) })
 	}
 	return out
+}
+
+// A study that trains through lib/runner with the Spec `geoalign train` writes (model name, the
+// configuration JSON with the widths filled from the data, the data source, the run's notes) makes
+// the run directory `geoalign train` makes: the same config.json (record included, times and
+// paths aside), and bit-identical weights and records.
+func TestRunnerTrainsWhatTheCLITrains(t *testing.T) {
+	backend.SkipOnXLA(t, "compares plumbing bit for bit, backend-independent; runs on the Go backend in every go test")
+	_, data, cfgFile := toyGRAM(t)
+	cli := cliRun(t, "gram", "--data", data, "--config", cfgFile, "--seed", "3")
+	cfg := gramKind.defaults()
+	b, err := os.ReadFile(cfgFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := decodeConfig(b, cfg, cfgFile); err != nil {
+		t.Fatal(err)
+	}
+	*cfg.run().Epochs, *cfg.run().Seed = 2, 3
+	src := runner.Source{Dir: data}
+	run, err := cfg.open(backend.MustNew(), src, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(t.TempDir(), "lib")
+	if _, err := runner.Train(lib, runner.Spec{Model: "gram", Data: src, Config: raw, Notes: run.Notes()}, run, models.Output{Quiet: true}); err != nil {
+		t.Fatal(err)
+	}
+	sameRunDir(t, cli, lib)
+	a, errA := runner.ReadSpec(cli)
+	l, errL := runner.ReadSpec(lib)
+	if errA != nil || errL != nil {
+		t.Fatal(errA, errL)
+	}
+	if !bytes.Equal(a.Config, l.Config) || a.Data != l.Data || !slices.Equal(a.Notes, l.Notes) ||
+		a.Made.ConfigSHA256 != l.Made.ConfigSHA256 || !slices.Equal(a.Made.Data, l.Made.Data) {
+		t.Errorf("config.json differs:\nCLI     %+v\nlibrary %+v", a, l)
+	}
 }

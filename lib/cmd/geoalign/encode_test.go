@@ -144,13 +144,7 @@ func TestEncodeText(t *testing.T) {
 // Bad input to geoalign encode text: exit 2, one line naming the file (and line), no output.
 func TestEncodeTextBadInput(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, content string) string { return writeFile(t, dir, name, content) }
 	good := write("good.txt", "a person opens the door.\n")
 	cases := []struct {
 		name string

@@ -13,7 +13,7 @@ import (
 	"github.com/geoalign/geoalign/lib/npy"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/rundir"
-	"github.com/geoalign/geoalign/lib/train"
+	"github.com/geoalign/geoalign/lib/runner"
 )
 
 func init() {
@@ -43,7 +43,7 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 	case *scoresPath != "" && !strings.HasSuffix(*scoresPath, ".npy"):
 		return fail(exitUsage, "--scores %s: the file name must end in .npy", *scoresPath)
 	}
-	if _, err := readSpec(*run); err != nil { // a run directory, before its lock is taken
+	if _, err := runner.ReadSpec(*run); err != nil { // a run directory, before its lock is taken
 		return fail(exitUsage, "%v", err)
 	}
 	lock, err := rundir.Acquire(*run) // no training may change the run while it is evaluated
@@ -55,11 +55,11 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 	default:
 		defer lock.Release()
 	}
-	spec, err := readSpec(*run)
+	spec, err := runner.ReadSpec(*run)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	notes, err := checkRecord(*run, spec)
+	notes, err := spec.Check(*run)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
@@ -68,14 +68,14 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 	}
 	kind, ok := lookupModel(spec.Model)
 	if !ok {
-		return fail(exitUsage, "%s: unknown model %q", filepath.Join(*run, configFile), spec.Model)
+		return fail(exitUsage, "%s: unknown model %q", filepath.Join(*run, runner.ConfigFile), spec.Model)
 	}
 	cfg := kind.defaults()
-	if err := decodeConfig(spec.Config, cfg, filepath.Join(*run, configFile)); err != nil {
+	if err := decodeConfig(spec.Config, cfg, filepath.Join(*run, runner.ConfigFile)); err != nil {
 		return fail(exitUsage, "%v", err)
 	}
 	if err := validateKind(kind, cfg); err != nil {
-		return fail(exitUsage, "%s: %v", filepath.Join(*run, configFile), err)
+		return fail(exitUsage, "%s: %v", filepath.Join(*run, runner.ConfigFile), err)
 	}
 	if code, ok := checkBackend(stderr, "eval"); !ok {
 		return code
@@ -84,12 +84,8 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	best, err := train.LoadStore(filepath.Join(*run, train.BestDir))
-	if err != nil {
-		return fail(exitUsage, "%v (has the run finished an epoch?)", err)
-	}
-	if err := train.CopyVariables(m.Store(), best); err != nil {
-		return fail(exitFailure, "%v", err)
+	if err := runner.LoadBest(*run, m); err != nil {
+		return fail(exitUsage, "%v", err)
 	}
 	ev, err := m.Evaluate(*split, *scoresPath != "")
 	if err != nil {
@@ -104,8 +100,8 @@ func evalMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if !*asJSON {
 		header := fmt.Sprintf("%s (%s), the checkpoint of the best validation", *run, spec.Model)
-		if h, err := readHistory(*run); err == nil {
-			if b, ok := bestRecord(h); ok {
+		if h, err := runner.ReadHistory(*run); err == nil {
+			if b, ok := runner.Best(h); ok {
 				header += fmt.Sprintf(" (epoch %d of %d)", b.Epoch, h[len(h)-1].Epoch)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/models"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/runner"
 	"github.com/gomlx/compute"
 )
 
@@ -51,7 +52,7 @@ type modelConfig interface {
 	// open loads the data of src, checks it against the configuration (filling in the feature
 	// widths, or reporting a width that disagrees) and builds the model; for evaluation only
 	// (!training) it may defer loading a split until Evaluate needs it.
-	open(backend compute.Backend, src dataSource, training bool) (modelRun, error)
+	open(backend compute.Backend, src runner.Source, training bool) (modelRun, error)
 }
 
 // runFields are the configuration fields the flags set, wherever the model's package keeps them.

@@ -3,85 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
-
-	"github.com/geoalign/geoalign/lib/backend"
-	"github.com/geoalign/geoalign/lib/data/featdir"
-	"github.com/geoalign/geoalign/lib/data/prvr"
-	"github.com/geoalign/geoalign/lib/reproduce"
-	"github.com/geoalign/geoalign/lib/rundir"
 )
-
-// dataFiles lists the data files a run on src reads (those that exist): a feature directory's
-// (featdir.Files), or the collection's caption files of every split, BigFile and query features
-// (prvr.Layout.Files).
-func dataFiles(src dataSource) ([]string, error) {
-	if src.Dir != "" {
-		return featdir.Files(src.Dir)
-	}
-	l := prvr.Layout{Root: src.Root, Collection: src.Collection, VisualFeature: src.VisualFeature, TextFeature: src.TextFeature}
-	var out []string
-	for _, split := range []string{"train", "val", "test"} {
-		for _, p := range l.Files(split) {
-			if _, err := os.Stat(p); err == nil {
-				out = append(out, p)
-			} else if !errors.Is(err, os.ErrNotExist) {
-				return nil, err
-			}
-		}
-	}
-	return out, nil
-}
-
-// newRecord is the record of a run about to be created with the configuration raw on src.
-func newRecord(raw []byte, src dataSource) (*rundir.Record, error) {
-	h, err := rundir.ConfigHash(raw)
-	if err != nil {
-		return nil, err
-	}
-	files, err := dataFiles(src)
-	if err != nil {
-		return nil, err
-	}
-	stamps, err := rundir.Stamp(files, nil)
-	if err != nil {
-		return nil, err
-	}
-	r := &rundir.Record{ConfigSHA256: h, Data: stamps, Code: reproduce.GitCommit()}
-	if info, err := backend.Describe(); err == nil {
-		r.Backend = info.String()
-	}
-	return r, nil
-}
-
-// checkRecord verifies that RUNDIR's configuration and data are those it was made from (the
-// record in config.json): an error names the file that changed. A run made before runs kept a
-// record is not checked; notes says so.
-func checkRecord(run string, spec *runSpec) (notes []string, err error) {
-	path := filepath.Join(run, configFile)
-	if spec.Made == nil {
-		return []string{fmt.Sprintf("%s has no record of its data and code (made by an older geoalign): not checked", path)}, nil
-	}
-	if err := spec.Made.CheckConfig(spec.Config, path); err != nil {
-		return nil, err
-	}
-	files, err := dataFiles(spec.Data)
-	if err != nil {
-		return nil, err
-	}
-	if err := spec.Made.CheckData(files); err != nil {
-		return nil, fmt.Errorf("%w: the run %s was made from other data", err, run)
-	}
-	if c := reproduce.GitCommit(); c != spec.Made.Code {
-		notes = append(notes, fmt.Sprintf("%s was made by code %s; this is %s", run, spec.Made.Code, c))
-	}
-	return notes, nil
-}
 
 // configDiff lists the fields where the configuration cmd (what a command line resolves to)
 // differs from stored (a run's config.json), as "Field: stored → cmd". A field that is 0 in the

@@ -21,6 +21,7 @@ import (
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/runcache"
+	"github.com/geoalign/geoalign/lib/runner"
 )
 
 func init() {
@@ -31,17 +32,18 @@ func init() {
 // docs/tuning.md.
 const sweepUsage = `usage: geoalign sweep <model> <the data flags of geoalign train <model>>
        --grid 'Model.LearningRate=1e-4,3e-4;Model.Epochs=4,8' [--config FILE.json] [--seeds 0,1,2]
-       [--runs DIR] --out DIR
+       [--warm-start RUNDIR] [--runs DIR] --out DIR
 
 Trains every setting of the grid (axes separated by ';', each a field path of the JSON that
 geoalign train <model> --print-config prints and its values: JSON, or bare strings) over the base
 configuration (defaults, then --config) with every seed, each through geoalign train into its own
-run directory under --runs (keyed by model, backend, data and configuration: a finished run is
-reused, an interrupted one resumed; geoalign eval --run opens any of them). Then it writes to --out
+run directory under --runs (keyed by model, backend, data, configuration and --warm-start: a
+finished run is reused, an interrupted one resumed; geoalign eval --run opens any of them). Then it writes to --out
 the table sweep.{md,csv,json} — per setting the seeds' best validation epochs, the validation SumR
 there and the test SumR of that checkpoint, mean ± sd over seeds (the model is selected on
 validation only) — and curves-<row>.png, the training loss and validation SumR per epoch of each
-setting.`
+setting. --warm-start RUNDIR starts every point from one run directory of its own (geoalign train
+--warm-start): GARE's stage 1 (a geoalign train gare run of the baseline), or GRAM's cosine run.`
 
 // axis is one axis of a --grid: a field path of the configuration's JSON and its values.
 type axis struct {
@@ -70,7 +72,7 @@ func sweepMain(args []string, stdout, stderr io.Writer) int {
 	runs := fs.String("runs", runcache.Root(runcache.InCheckout("build", "runs")), "run cache `DIR` (env "+runcache.CacheEnv+"); runs go to DIR/sweep")
 	out := fs.String("out", "", "`DIR` for the table and the curves")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-epoch lines")
-	fs.IntVar(&f.devices, "devices", 1, "train data-parallel on `N` devices (as geoalign train)")
+	f.runFlags(fs)
 	fs.Usage = func() { fmt.Fprintf(stderr, "%s\n\n%s\n\nFlags:\n", sweepUsage, kind.layout); fs.PrintDefaults() }
 	if code, ok := parseFlags(fs, args[1:], stderr); !ok {
 		return code
@@ -79,7 +81,7 @@ func sweepMain(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case err != nil:
 		return fail(exitUsage, "%v", err)
-	case src == (dataSource{}):
+	case src == (runner.Source{}):
 		return fail(exitUsage, "the data flags are required (geoalign sweep %s -h)", kind.name)
 	case *out == "" || *runs == "":
 		return fail(exitUsage, "--out DIR and --runs DIR are required")
@@ -98,6 +100,12 @@ func sweepMain(args []string, stdout, stderr io.Writer) int {
 	if *seeds != "" {
 		if seedList, err = parseSeeds(*seeds); err != nil {
 			return fail(exitUsage, "%v", err)
+		}
+	}
+	var from *runner.From
+	if f.warm != "" {
+		if from, err = runner.FromDir(f.warm); err != nil {
+			return fail(exitUsage, "--warm-start: %v", err)
 		}
 	}
 	if code, ok := checkBackend(stderr, fs.Name()); !ok {
@@ -121,7 +129,7 @@ func sweepMain(args []string, stdout, stderr io.Writer) int {
 	bar := progress.New("geoalign sweep "+kind.name, len(settings)*len(seedList))
 	for i, s := range settings {
 		for j, seed := range seedList {
-			dir, fresh, err := sweepRun(kind, src, cfgs[i][j], *runs, f, stderr)
+			dir, fresh, err := sweepRun(kind, src, cfgs[i][j], from, *runs, f, stderr)
 			if err != nil {
 				return fail(exitFailure, "setting %s, seed %d: %v", label(s), seed, err)
 			}
@@ -237,18 +245,19 @@ func configure(kind modelKind, base modelConfig, setting [][2]string, seed int64
 // the model, the backend, the data and the configuration): a run that finished (curves.png written)
 // is reused as it is (trained = false), one that was interrupted resumed. dir is "" when train
 // refused.
-func sweepRun(kind modelKind, src dataSource, cfg modelConfig, runs string, f trainFlags, stderr io.Writer) (dir string, trained bool, err error) {
+func sweepRun(kind modelKind, src runner.Source, cfg modelConfig, from *runner.From, runs string, f trainFlags, stderr io.Writer) (dir string, trained bool, err error) {
 	raw, err := runcache.Canonical(struct {
 		Model, Backend string
-		Data           dataSource
+		Data           runner.Source
 		Config         modelConfig
-	}{kind.name, backend.MustNew().Name(), src, cfg})
+		From           *runner.From `json:",omitempty"` // --warm-start
+	}{kind.name, backend.MustNew().Name(), src, cfg, from})
 	if err != nil {
 		return "", false, err
 	}
 	sum := sha256.Sum256(raw)
 	dir = filepath.Join(runs, "sweep", kind.name+"-"+hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(filepath.Join(dir, curvesFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, runner.CurvesFile)); err == nil {
 		return dir, false, nil
 	}
 	tmp, err := os.CreateTemp("", "geoalign-sweep-*.json")
@@ -263,12 +272,15 @@ func sweepRun(kind modelKind, src dataSource, cfg modelConfig, runs string, f tr
 	if err := errors.Join(err, tmp.Close()); err != nil {
 		return "", false, err
 	}
-	args := append(append([]string{kind.name}, src.args()...), "--config", tmp.Name(), "--out", dir, "--devices", strconv.Itoa(f.devices))
-	if _, err := os.Stat(filepath.Join(dir, configFile)); err == nil {
+	args := append(append([]string{kind.name}, sourceArgs(src)...), "--config", tmp.Name(), "--out", dir, "--devices", strconv.Itoa(f.devices))
+	if _, err := os.Stat(filepath.Join(dir, runner.ConfigFile)); err == nil {
 		args = append(args, "--resume")
 	}
 	if f.quiet {
 		args = append(args, "--quiet")
+	}
+	if from != nil {
+		args = append(args, "--warm-start", from.Dir)
 	}
 	if code := trainMain(args, io.Discard, stderr); code != exitOK {
 		if code == exitUsage {
@@ -281,7 +293,7 @@ func sweepRun(kind modelKind, src dataSource, cfg modelConfig, runs string, f tr
 
 // renderSweep writes the table and the curves of the sweep: per setting, the seeds' best
 // validation epochs, the validation SumR at them and the test SumR of their checkpoints.
-func renderSweep(out string, kind modelKind, src dataSource, settings [][][2]string, seeds []int64, dirs [][]string, stderr io.Writer) error {
+func renderSweep(out string, kind modelKind, src runner.Source, settings [][][2]string, seeds []int64, dirs [][]string, stderr io.Writer) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -291,15 +303,15 @@ func renderSweep(out string, kind modelKind, src dataSource, settings [][][2]str
 			" (model selection on the validation split only); test = geoalign eval --run of that checkpoint on the test split."},
 	}, "setting", "seeds", "best epoch per seed", "val "+valMetric, "test "+valMetric, "curves", "runs")
 	for i, s := range settings {
-		var hs [][]historyRecord
+		var hs [][]runner.Epoch
 		var best []string
 		var val, test []float64
 		for _, dir := range dirs[i] {
-			h, err := readHistory(dir)
+			h, err := runner.ReadHistory(dir)
 			if err != nil {
 				return err
 			}
-			b, ok := bestRecord(h)
+			b, ok := runner.Best(h)
 			if !ok {
 				return fmt.Errorf("%s: no validation record marked best", dir)
 			}
@@ -315,7 +327,7 @@ func renderSweep(out string, kind modelKind, src dataSource, settings [][][2]str
 			val, test = append(val, b.Val[valMetric]), append(test, rep.T2V.SumR)
 		}
 		curves := fmt.Sprintf("curves-%d.png", i+1)
-		if err := writeCurves(filepath.Join(out, curves), label(s), hs...); err != nil {
+		if err := runner.WriteCurves(filepath.Join(out, curves), label(s), hs...); err != nil {
 			return err
 		}
 		t.AddRow(label(s), len(seeds), strings.Join(best, ", "), report.Summarize(val).String(), report.Summarize(test).String(),

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/runner"
 )
 
 // A sweep of 2 settings × 2 seeds writes 4 run directories that geoalign eval opens, one of them the
@@ -102,6 +103,61 @@ func TestSweepBadGrid(t *testing.T) {
 		}
 		if _, err := os.Stat(runs); err == nil {
 			t.Errorf("--grid %q: %s written", c.grid, runs)
+		}
+	}
+}
+
+// GARE's two stages as commands: stage 1 is a `geoalign train gare` run directory of its own, and
+// `geoalign sweep gare --warm-start` starts every grid point from it. Each point's config.json names
+// the source (directory and config sha256); a point is `geoalign train --warm-start` of the same
+// configuration and seed bit for bit, and not the cold run; resuming with another source, or a
+// warm start of a model without one, is exit 2.
+func TestSweepWarmStart(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	writeToyTextVideo(t, data, 48, 8, 16)
+	cfg := writeConfig(t, dir, gareTestConfig)
+	pre := cliRun(t, "gare", "--data", data, "--config", cfg, "--seed", "7")
+	from, err := runner.FromDir(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, out := filepath.Join(dir, "runs"), filepath.Join(dir, "out")
+	if code, _, errOut := call(sweepMain, "gare", "--data", data, "--config", cfg, "--warm-start", pre, "--grid", "Model.Epochs=2;Model.LearningRate=0.003,0.001",
+		"--seeds", "1", "--runs", runs, "--out", out, "--quiet"); code != exitOK {
+		t.Fatalf("sweep exit %d: %s", code, errOut)
+	}
+	tab, err := report.LoadTable(filepath.Join(out, "sweep.json"))
+	if err != nil || len(tab.Rows) != 2 {
+		t.Fatalf("sweep table: %v, %v", tab, err)
+	}
+	var points []string
+	for _, r := range tab.Rows {
+		points = append(points, r[6])
+		spec, err := readSpec(r[6])
+		if err != nil || spec.From == nil || *spec.From != *from {
+			t.Errorf("%s names the source %+v, want %+v", r[6], spec.From, from)
+		}
+	}
+	warm := cliRun(t, "gare", "--data", data, "--config", cfg, "--seed", "1", "--warm-start", pre)
+	sameRunDir(t, warm, points[0])
+	cold := cliRun(t, "gare", "--data", data, "--config", cfg, "--seed", "1")
+	if slices.Equal(records(t, cold), records(t, warm)) {
+		t.Error("the warm-started run has the cold run's records: the warm start did nothing")
+	}
+	toy := writeToyPRVR(t, filepath.Join(dir, "prvr"), 16, 4)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gare", "--data", data, "--config", cfg, "--warm-start", cold, "--resume", "--out", warm}, "started from " + pre},
+		{[]string{"gare", "--data", data, "--config", cfg, "--warm-start", pre, "--resume", "--out", cold}, "did not start warm"},
+		{[]string{"hlformer", "--data-root", toy.Root, "--collection", toy.Collection, "--visual-feature", toy.Feature,
+			"--config", writeConfig(t, t.TempDir(), hlformerTestConfig), "--warm-start", pre, "--out", filepath.Join(dir, "x")}, "no warm start"},
+	} {
+		code, _, errOut := call(trainMain, c.args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("train %q: exit %d, %q; want 2 naming %q", c.args, code, errOut, c.want)
 		}
 	}
 }

@@ -10,11 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/models"
 	"github.com/geoalign/geoalign/lib/rundir"
-	"github.com/geoalign/geoalign/lib/train"
+	"github.com/geoalign/geoalign/lib/runner"
 )
 
 func init() {
@@ -61,7 +60,7 @@ geoalign eval --run RUNDIR.
 // trainFlags are `geoalign train <model>`'s flags.
 type trainFlags struct {
 	data, root, collection, visual, text string
-	out, config                          string
+	out, config, warm                    string
 	printConfig, resume, quiet           bool
 	notes                                []string // what resuming had to say (printed unless quiet)
 	epochs, devices                      int
@@ -93,7 +92,7 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&f.seed, "seed", 0, "random seed: initialisation, batches, dropout (overrides the configuration)")
 	fs.BoolVar(&f.resume, "resume", false, "continue RUNDIR from its last complete checkpoint (without it, an existing non-empty RUNDIR is an error)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar and no per-epoch lines")
-	fs.IntVar(&f.devices, "devices", 1, "train data-parallel on `N` devices of the backend (XLA: GOMLX_BACKEND=xla:…; the Go backend has 1)")
+	f.runFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s --out RUNDIR [flags]\n\n%s\n\n%s\n\nFlags:\n", name, kind.summary, kind.layout)
 		fs.PrintDefaults()
@@ -133,29 +132,25 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 	}
 	// An existing run directory is locked before anything is read from it: a second process on
 	// the same RUNDIR stops here, naming the first, and changes nothing.
-	// (Only a run directory, or one with nothing but a run's housekeeping: a lock file is not left in
-	// a directory of other files.)
-	var lock *rundir.Lock
-	if isRunDir(f.out) {
-		if lock, err = rundir.Acquire(f.out); err != nil {
-			return fail(exitUsage, "%v", err)
-		}
-		defer lock.Release()
+	d, err := runner.Open(f.out)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
 	}
+	defer d.Close()
 	empty, err := rundir.IsEmpty(f.out)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
 	fresh := !f.resume
 	if f.resume && empty { // killed before its config.json was complete: nothing to continue
-		fmt.Fprintf(stderr, "%s: %s holds no %s (a run stopped before writing it): starting the run\n", name, f.out, configFile)
+		fmt.Fprintf(stderr, "%s: %s holds no %s (a run stopped before writing it): starting the run\n", name, f.out, runner.ConfigFile)
 		fresh = true
 	}
 	if fresh {
 		if !empty {
 			return fail(exitUsage, "%s exists and is not empty: continue it with --resume, or choose another --out", f.out)
 		}
-		if src == (dataSource{}) {
+		if src == (runner.Source{}) {
 			if kind.prvr {
 				return fail(exitUsage, "--data-root, --collection and --visual-feature are required")
 			}
@@ -173,7 +168,10 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 			return fail(exitUsage, "%v", err)
 		}
 		src = spec.Data
-		notes, err := checkRecord(f.out, spec)
+		if err := f.resumeWarm(spec); err != nil {
+			return fail(exitUsage, "%v", err)
+		}
+		notes, err := spec.Check(f.out)
 		if err != nil {
 			return fail(exitUsage, "%v", err)
 		}
@@ -201,50 +199,36 @@ func trainMain(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "note:", n)
 		}
 	}
-	if fresh {
-		locked := lock != nil
-		if lock, err = createRun(f.out, kind.name, src, cfg, run.Notes(), lock); err != nil {
-			var busy *rundir.BusyError
-			if errors.As(err, &busy) || errors.Is(err, errNotEmpty) {
-				return fail(exitUsage, "%v", err)
-			}
-			return fail(exitFailure, "%v", err)
+	var from *runner.From
+	if f.warm != "" {
+		if from, err = warmStart(run, f.warm); err != nil {
+			return fail(exitUsage, "%v", err)
 		}
-		if !locked {
-			defer lock.Release()
-		}
-	} else if err := rundir.Clean(f.out, train.BestDir); err != nil {
-		return fail(exitFailure, "%v", err)
 	}
-	out := models.Output{Dir: f.out, Label: fmt.Sprintf("%s on %s", kind.name, src), Quiet: f.quiet || !isTerminal(stderr), Devices: f.devices}
+	out := models.Output{Label: fmt.Sprintf("%s on %s", kind.name, src), Quiet: f.quiet || !isTerminal(stderr), Devices: f.devices}
 	if !f.quiet {
 		out.Log = stderr
 	}
-	if _, err := run.Train(out); err != nil {
-		return fail(exitFailure, "%v", err)
-	}
-	h, err := readHistory(f.out)
+	raw, err := json.Marshal(cfg) // the configuration with the widths read from the data
 	if err != nil {
 		return fail(exitFailure, "%v", err)
 	}
-	if err := writeCurves(filepath.Join(f.out, curvesFile), out.Label, h); err != nil {
+	res, err := d.Train(runner.Spec{Model: kind.name, Data: src, Config: raw, Notes: run.Notes(), From: from}, run, out)
+	var busy *rundir.BusyError
+	switch {
+	case errors.As(err, &busy) || errors.Is(err, runner.ErrNotEmpty):
+		return fail(exitUsage, "%v", err)
+	case err != nil:
 		return fail(exitFailure, "%v", err)
 	}
 	// A run that never beat random ranking on validation ends with a warning (exit 0), which its
 	// config.json notes and history.json carry.
-	val, err := run.Evaluate("val", false)
-	if err != nil {
-		return fail(exitFailure, "%v", err)
+	if res.Warning != "" {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", name, res.Warning)
 	}
-	if w := degenerateWarning(h, val); w != "" {
-		fmt.Fprintf(stderr, "%s: warning: %s\n", name, w)
-		if err := recordWarning(f.out, w); err != nil {
-			return fail(exitFailure, "%v", err)
-		}
-	}
-	if best, ok := bestRecord(h); ok && !f.quiet {
+	if res.Best != nil && !f.quiet {
 		fmt.Fprintf(stderr, "%s: %d epochs; best validation %s %.2f at epoch %d\nevaluate it: geoalign eval --run %s --json\n",
-			name, h[len(h)-1].Epoch, valMetric, best.Val[valMetric], best.Epoch, f.out)
+			name, res.Records[len(res.Records)-1].Epoch, valMetric, res.Best.Val[valMetric], res.Best.Epoch, f.out)
 	}
 	return exitOK
 }
@@ -263,8 +247,70 @@ func (f *trainFlags) dataFlags(fs *flag.FlagSet, kind modelKind) {
 	fs.StringVar(&f.config, "config", "", "JSON `FILE` overriding any field of --print-config's output (unknown fields are an error)")
 }
 
-// args are the data flags naming s (the inverse of source).
-func (s dataSource) args() []string {
+// runFlags defines on fs the flags `geoalign train` and `geoalign sweep` share besides the data's.
+func (f *trainFlags) runFlags(fs *flag.FlagSet) {
+	fs.IntVar(&f.devices, "devices", 1, "train data-parallel on `N` devices of the backend (XLA: GOMLX_BACKEND=xla:…; the Go backend has 1)")
+	fs.StringVar(&f.warm, "warm-start", "", "start from the best checkpoint of the run directory `RUNDIR` (gram, hypergram: its encoders and contra "+
+		"heads, GRAM's cosine-then-volume recipe; gare: its encoders, stage 1 of the two-stage protocol); config.json names it")
+}
+
+// warmStart starts run from the best checkpoint of the run directory dir (models.WarmStarter) and
+// names dir for config.json (runner.Spec.From).
+func warmStart(run models.Run, dir string) (*runner.From, error) {
+	ws, ok := run.(models.WarmStarter)
+	if !ok {
+		return nil, fmt.Errorf("--warm-start: this model has no warm start (gram, hypergram and gare have)")
+	}
+	spec, err := runner.ReadSpec(dir)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, runner.ConfigFile)
+	kind, ok := lookupModel(spec.Model)
+	if !ok {
+		return nil, fmt.Errorf("%s: unknown model %q", path, spec.Model)
+	}
+	cfg := kind.defaults()
+	if err := decodeConfig(spec.Config, cfg, path); err != nil {
+		return nil, err
+	}
+	if _, err := spec.Check(dir); err != nil {
+		return nil, err
+	}
+	src, err := cfg.open(backend.MustNew(), spec.Data, false)
+	if err == nil {
+		err = runner.LoadBest(dir, src)
+	}
+	if err == nil {
+		err = ws.WarmStart(src)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--warm-start %s: %w", dir, err)
+	}
+	return runner.FromDir(dir)
+}
+
+// resumeWarm sets --warm-start to the source the resumed run started from (a run killed before its
+// first checkpoint starts from it again); a --warm-start naming another source is an error.
+func (f *trainFlags) resumeWarm(spec *runner.Spec) error {
+	path := filepath.Join(f.out, runner.ConfigFile)
+	if spec.From == nil {
+		if f.warm != "" {
+			return fmt.Errorf("--warm-start %s: %s did not start warm; give the command line that started it, with --resume added", f.warm, path)
+		}
+		return nil
+	}
+	if f.warm != "" {
+		if abs, err := filepath.Abs(f.warm); err != nil || abs != spec.From.Dir {
+			return fmt.Errorf("--warm-start %s: %s started from %s", f.warm, path, spec.From.Dir)
+		}
+	}
+	f.warm = spec.From.Dir
+	return nil
+}
+
+// sourceArgs are the data flags naming s (the inverse of trainFlags.source).
+func sourceArgs(s runner.Source) []string {
 	if s.Dir != "" {
 		return []string{"--data", s.Dir}
 	}
@@ -276,8 +322,8 @@ func (s dataSource) args() []string {
 }
 
 // source is the data named by the flags (absolute paths), or the zero value when none is given.
-func (f *trainFlags) source(kind modelKind) (dataSource, error) {
-	var s dataSource
+func (f *trainFlags) source(kind modelKind) (runner.Source, error) {
+	var s runner.Source
 	abs := func(p string) (string, error) {
 		if p == "" {
 			return "", nil
@@ -290,7 +336,7 @@ func (f *trainFlags) source(kind modelKind) (dataSource, error) {
 			return s, err
 		}
 		s.Collection, s.VisualFeature, s.TextFeature = f.collection, f.visual, f.text
-		if s != (dataSource{}) && (s.Root == "" || s.Collection == "" || s.VisualFeature == "") {
+		if s != (runner.Source{}) && (s.Root == "" || s.Collection == "" || s.VisualFeature == "") {
 			return s, fmt.Errorf("--data-root, --collection and --visual-feature go together")
 		}
 		return s, nil
@@ -315,12 +361,12 @@ func (f *trainFlags) apply(cfg modelConfig) {
 // and the flags applied over it must be the stored configuration (a resumed run keeps its
 // configuration, so that it ends as the uninterrupted run would have); the error names every
 // field that differs. Data flags, when given, must name the run's data.
-func (f *trainFlags) resumeSpec(kind modelKind, cfg modelConfig, src dataSource) (*runSpec, error) {
-	spec, err := readSpec(f.out)
+func (f *trainFlags) resumeSpec(kind modelKind, cfg modelConfig, src runner.Source) (*runner.Spec, error) {
+	spec, err := runner.ReadSpec(f.out)
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(f.out, configFile)
+	path := filepath.Join(f.out, runner.ConfigFile)
 	if spec.Model != kind.name {
 		return nil, fmt.Errorf("%s: %s is a %s run, not %s", path, f.out, spec.Model, kind.name)
 	}
@@ -349,7 +395,7 @@ func (f *trainFlags) resumeSpec(kind modelKind, cfg modelConfig, src dataSource)
 		return nil, fmt.Errorf("the command line changes the configuration in %s (%s): a resumed run keeps its configuration; "+
 			"give the command line that started it, with --resume added", path, strings.Join(diffs, "; "))
 	}
-	if src != (dataSource{}) && src != spec.Data {
+	if src != (runner.Source{}) && src != spec.Data {
 		return nil, fmt.Errorf("the data flags name %s, but %s was trained on %s", src, path, spec.Data)
 	}
 	return spec, nil
@@ -362,55 +408,6 @@ func overlayConfigFile(cfg modelConfig, path string) error {
 		return err
 	}
 	return decodeConfig(b, cfg, path)
-}
-
-// isRunDir reports whether dir exists and holds a config.json or nothing but housekeeping.
-func isRunDir(dir string) bool {
-	if _, err := os.Stat(dir); err != nil {
-		return false
-	}
-	if _, err := os.Stat(filepath.Join(dir, configFile)); err == nil {
-		return true
-	}
-	empty, err := rundir.IsEmpty(dir)
-	return err == nil && empty
-}
-
-// errNotEmpty reports a run directory that another process filled meanwhile.
-var errNotEmpty = errors.New("not empty")
-
-// createRun makes RUNDIR (locked: lock, or a lock taken here when RUNDIR did not exist) and writes
-// its config.json — the configuration with the widths read from the data and the record of what
-// made the run (rundir.Record) — the first thing a run holds: from then on --resume can continue
-// it. It returns the lock.
-func createRun(dir, model string, src dataSource, cfg modelConfig, notes []string, lock *rundir.Lock) (*rundir.Lock, error) {
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		return lock, err
-	}
-	rec, err := newRecord(raw, src)
-	if err != nil {
-		return lock, err
-	}
-	if lock == nil {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		if lock, err = rundir.Acquire(dir); err != nil {
-			return nil, err
-		}
-		if empty, err := rundir.IsEmpty(dir); err != nil || !empty {
-			lock.Release()
-			if err == nil {
-				err = fmt.Errorf("%s: %w: another process created it meanwhile; choose another --out", dir, errNotEmpty)
-			}
-			return nil, err
-		}
-	}
-	if err := rundir.Clean(dir); err != nil {
-		return lock, err
-	}
-	return lock, atomicfile.WriteJSON(filepath.Join(dir, configFile), runSpec{Model: model, Data: src, Config: raw, Notes: notes, Made: rec})
 }
 
 // isTerminal reports whether w is a character device (a terminal): the progress bar redraws its

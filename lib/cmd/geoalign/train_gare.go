@@ -6,6 +6,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/data/featdir"
 	"github.com/geoalign/geoalign/lib/models/gare"
+	"github.com/geoalign/geoalign/lib/runner"
 	"github.com/gomlx/compute"
 )
 
@@ -35,7 +36,7 @@ type gareData struct {
 
 // open loads the directory, checks it against the configuration (filling in the feature widths)
 // and builds the model (gare.NewRun).
-func (c *gareConfig) open(backend compute.Backend, src dataSource, training bool) (modelRun, error) {
+func (c *gareConfig) open(backend compute.Backend, src runner.Source, training bool) (modelRun, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

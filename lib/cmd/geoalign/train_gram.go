@@ -6,6 +6,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/data/featdir"
 	"github.com/geoalign/geoalign/lib/models/gram"
+	"github.com/geoalign/geoalign/lib/runner"
 	"github.com/gomlx/compute"
 )
 
@@ -37,7 +38,7 @@ func (c *gramConfig) run() runFields {
 }
 
 // open loads the tuple directory and builds the model on it (gram.NewRun).
-func (c *gramConfig) open(backend compute.Backend, src dataSource, training bool) (modelRun, error) {
+func (c *gramConfig) open(backend compute.Backend, src runner.Source, training bool) (modelRun, error) {
 	mc := c.Model
 	if mc.CheckpointDir != "" {
 		return nil, fmt.Errorf("Model.CheckpointDir = %q: geoalign train keeps the checkpoints in RUNDIR (--out); leave it empty", mc.CheckpointDir)

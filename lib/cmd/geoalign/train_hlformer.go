@@ -13,6 +13,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data/captions"
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
+	"github.com/geoalign/geoalign/lib/runner"
 	"github.com/gomlx/compute"
 )
 
@@ -61,7 +62,7 @@ type hlformerData struct {
 
 // open checks the files of the layout, loads the training and validation splits when training
 // (filling in the feature widths) and builds the model (hlformer.NewRun).
-func (c *hlformerConfig) open(backend compute.Backend, src dataSource, training bool) (modelRun, error) {
+func (c *hlformerConfig) open(backend compute.Backend, src runner.Source, training bool) (modelRun, error) {
 	if err := c.Training.Validate(); err != nil {
 		return nil, err
 	}

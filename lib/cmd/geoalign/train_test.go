@@ -55,8 +55,14 @@ func toyGRAM(t *testing.T) (dir, data, cfg string) {
 // writeConfig writes a --config file.
 func writeConfig(t *testing.T, dir, json string) string {
 	t.Helper()
-	p := filepath.Join(dir, "config.json")
-	if err := os.WriteFile(p, []byte(json), 0o644); err != nil {
+	return writeFile(t, dir, "config.json", json)
+}
+
+// writeFile writes content to dir/name and returns that path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -35,13 +35,8 @@ func closeTo(a, b []float32) bool {
 // load them, the Tux Paint rows follow meta_<split>.tsv, a second build is fresh, and
 // a deleted output (as when the charades track is rebuilt) is rebuilt.
 func TestBuildMiniLMOnTinyFixture(t *testing.T) {
-	shared := tinyShared(t)
-	g, subset := tinyGloVe(t, "opening", "door", "holding", "clothes", "person", "opens")
 	var log bytes.Buffer
-	env := Env{Shared: shared, Cache: filepath.Join(t.TempDir(), "cache"), Log: &log}
-	if _, err := BuildCharades(env, g, subset); err != nil {
-		t.Fatal(err)
-	}
+	env, _ := buildTinyCharades(t, &log)
 	tux := map[string][]string{"train": {"A frog.", "Une grenouille verte, naïve."}, "test": {"A red apple on a table."}}
 	for _, d := range []string{TuxPaintDir, TuxPaintLangsDir} {
 		os.MkdirAll(filepath.Join(env.Cache, d), 0o755)

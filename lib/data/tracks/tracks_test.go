@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -45,6 +46,20 @@ func tinyShared(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// buildTinyCharades builds the Charades track from the tinyShared fixture (GloVe of its six words)
+// into a fresh cache that logs to log; it returns that Env and a build that runs BuildCharades on it
+// again.
+func buildTinyCharades(t *testing.T, log io.Writer) (Env, func() (*Manifest, error)) {
+	t.Helper()
+	g, subset := tinyGloVe(t, "opening", "door", "holding", "clothes", "person", "opens")
+	env := Env{Shared: tinyShared(t), Cache: filepath.Join(t.TempDir(), "cache"), Log: log}
+	build := func() (*Manifest, error) { return BuildCharades(env, g, subset) }
+	if _, err := build(); err != nil {
+		t.Fatal(err)
+	}
+	return env, build
 }
 
 // tinyGloVe gives every word a distinct one-hot-ish vector.

@@ -29,13 +29,8 @@ func sha256Of(t *testing.T, path string) string {
 // After bytes of a built file are flipped (same size), the next build notices it, says which
 // file, and rebuilds it; it never reports the corrupt file as built.
 func TestCorruptOutputIsRebuilt(t *testing.T) {
-	shared := tinyShared(t)
-	g, subset := tinyGloVe(t, "opening", "door", "holding", "clothes", "person", "opens")
 	var log bytes.Buffer
-	env := Env{Shared: shared, Cache: filepath.Join(t.TempDir(), "cache"), Log: &log}
-	if _, err := BuildCharades(env, g, subset); err != nil {
-		t.Fatal(err)
-	}
+	env, build := buildTinyCharades(t, &log)
 	bin := filepath.Join(CharadesLayout(env.Cache, CharadesSTACollection).FeatureDir(), "feature.bin")
 	good := sha256Of(t, bin)
 	raw, _ := os.ReadFile(bin)
@@ -46,7 +41,7 @@ func TestCorruptOutputIsRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.Reset()
-	m, err := BuildCharades(env, g, subset)
+	m, err := build()
 	if err != nil {
 		t.Fatal(err)
 	}

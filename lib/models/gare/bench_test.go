@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/geoalign/geoalign/lib/backend"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/ml/model"
 )
@@ -24,10 +23,7 @@ func benchConfig() Config { return DefaultConfig() }
 // single-graph step.
 func BenchmarkPairedGareTrainStep(b *testing.B) {
 	cfg := benchConfig()
-	m, err := New(backend.MustNew(), cfg, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
+	m := newModel(b, cfg, 1)
 	data := RandomDataset(cfg.Batch, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 0.4, 2)
 	idx := make([]int, cfg.Batch)
 	for i := range idx {
@@ -80,11 +76,7 @@ func BenchmarkPairedGareTrainStep(b *testing.B) {
 			}
 		}
 	}
-	run()
-	b.ResetTimer()
-	for b.Loop() {
-		run()
-	}
+	timeWarm(b, run)
 }
 
 // BenchmarkPairedGareInference1k scores 1,000 texts × 1,000 videos with Δ computed for every pair
@@ -97,10 +89,7 @@ func BenchmarkPairedGareTrainStep(b *testing.B) {
 func BenchmarkPairedGareInference1k(b *testing.B) {
 	cfg := benchConfig()
 	cfg.TemporalLayers = 0
-	m, err := New(backend.MustNew(), cfg, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
+	m := newModel(b, cfg, 1)
 	data := RandomDataset(1000, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 0.4, 3)
 	sc, err := m.NewScorer(data, data.Videos(), ScorerOptions{})
 	if err != nil {
@@ -111,11 +100,7 @@ func BenchmarkPairedGareInference1k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	run()
-	b.ResetTimer()
-	for b.Loop() {
-		run()
-	}
+	timeWarm(b, run)
 }
 
 // BenchmarkSmallTrainStep is one step of the default (single-graph) training step, update included,
@@ -124,10 +109,7 @@ func BenchmarkPairedGareInference1k(b *testing.B) {
 func BenchmarkSmallTrainStep(b *testing.B) {
 	cfg := benchConfig()
 	cfg.Dim, cfg.TextInputDim, cfg.VideoInputDim, cfg.TemporalLayers, cfg.TemporalHeads = 128, 100, 257, 1, 4
-	m, err := New(backend.MustNew(), cfg, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
+	m := newModel(b, cfg, 1)
 	data := RandomDataset(cfg.Batch, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 0.1, 2)
 	idx := make([]int, cfg.Batch)
 	for i := range idx {
@@ -137,9 +119,14 @@ func BenchmarkSmallTrainStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	step.Run(data, idx)
+	timeWarm(b, func() { step.Run(data, idx) })
+}
+
+// timeWarm runs run once untimed (its graphs compile), then times it.
+func timeWarm(b *testing.B, run func()) {
+	run()
 	b.ResetTimer()
 	for b.Loop() {
-		step.Run(data, idx)
+		run()
 	}
 }

@@ -36,6 +36,18 @@ type Dataset struct {
 	DroppedTexts int
 }
 
+// AppendText appends text i of from to d: its TextDim features and, where from has word
+// features, its Words × TextDim word features and Words mask entries (d must share from's TextDim
+// and Words). It leaves NumTexts and VideoOf to the caller.
+func (d *Dataset) AppendText(from *Dataset, i int) {
+	d.Text = append(d.Text, from.Text[i*from.TextDim:(i+1)*from.TextDim]...)
+	if from.WordFeats != nil {
+		w := from.Words * from.TextDim
+		d.WordFeats = append(d.WordFeats, from.WordFeats[i*w:(i+1)*w]...)
+		d.WordMask = append(d.WordMask, from.WordMask[i*from.Words:(i+1)*from.Words]...)
+	}
+}
+
 // GroundTruth returns VideoOf, or the diagonal.
 func (d *Dataset) GroundTruth() []int {
 	if d.VideoOf != nil {
@@ -92,12 +104,7 @@ func (d *Dataset) Subset(name string, idx []int) *Dataset {
 	s := &Dataset{Name: name, Kind: d.Kind, NumTexts: len(idx), NumVideos: len(idx), TextDim: d.TextDim,
 		VideoDim: d.VideoDim, Frames: d.Frames, Words: d.Words}
 	for _, i := range idx {
-		s.Text = append(s.Text, d.Text[i*d.TextDim:(i+1)*d.TextDim]...)
-		if d.WordFeats != nil {
-			w := d.Words * d.TextDim
-			s.WordFeats = append(s.WordFeats, d.WordFeats[i*w:(i+1)*w]...)
-			s.WordMask = append(s.WordMask, d.WordMask[i*d.Words:(i+1)*d.Words]...)
-		}
+		s.AppendText(d, i)
 		v := d.Frames * d.VideoDim
 		s.Video = append(s.Video, d.Video[i*v:(i+1)*v]...)
 		s.FrameMask = append(s.FrameMask, d.FrameMask[i*d.Frames:(i+1)*d.Frames]...)
@@ -180,12 +187,7 @@ func (d *Dataset) withoutZeroTexts() *Dataset {
 	s := *d
 	s.Text, s.WordFeats, s.WordMask, s.VideoOf = nil, nil, nil, nil
 	for _, i := range keep {
-		s.Text = append(s.Text, d.Text[i*d.TextDim:(i+1)*d.TextDim]...)
-		if d.WordFeats != nil {
-			w := d.Words * d.TextDim
-			s.WordFeats = append(s.WordFeats, d.WordFeats[i*w:(i+1)*w]...)
-			s.WordMask = append(s.WordMask, d.WordMask[i*d.Words:(i+1)*d.Words]...)
-		}
+		s.AppendText(d, i)
 		s.VideoOf = append(s.VideoOf, d.VideoOf[i])
 	}
 	s.NumTexts, s.DroppedTexts = len(keep), dropped

@@ -215,6 +215,26 @@ func assertClose(t *testing.T, what string, got, want []float64, tol float64) {
 	}
 }
 
+// newModel is New on the default backend; a failure ends the test or benchmark.
+func newModel(tb testing.TB, cfg Config, seed int64) *Model {
+	tb.Helper()
+	m, err := New(backend.MustNew(), cfg, seed)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// newTrainer is m.NewTrainer; a failure ends the test.
+func newTrainer(t *testing.T, m *Model, d *Dataset, opts TrainOptions) *Trainer {
+	t.Helper()
+	tr, err := m.NewTrainer(d, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
 // tinyConfig is a small configuration with every part present.
 func tinyConfig() Config {
 	cfg := DefaultConfig()
@@ -353,10 +373,7 @@ func TestFactoredPsiAgainstLoops(t *testing.T) {
 // Probe feeds fn the dataset's rows idx, text k with video k.
 func TestProbeGathersThePairs(t *testing.T) {
 	cfg := tinyConfig()
-	m, err := New(backend.MustNew(), cfg, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newModel(t, cfg, 1)
 	d := RandomDataset(6, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 1, 3)
 	idx := []int{4, 1, 5}
 	out, err := m.Probe(d, idx, func(w Weights, in Inputs) []*Node { return []*Node{in.Text, in.Frames} })
@@ -502,23 +519,19 @@ func refForward(n testNet, text, frames, mask arr, words, wordMask arr) []float6
 
 // variants are the configurations the forward and the factored scores are checked on.
 func variants() map[string]Config {
-	base := tinyConfig()
-	out := map[string]Config{"code": base}
-	c := base
-	c.UseDelta = false
-	out["baseline"] = c
-	c = base
-	c.Gap = GapTextMinusVideo
-	out["eta -1"] = c
-	c = base
-	c.Query = QueryText
-	out["no-gap query"] = c
-	c = base
-	c.Corrected = CorrectVideo
-	out["video-corrected"] = c
-	c = base
-	c.Context = ContextWords
-	out["word context"] = c
+	out := map[string]Config{}
+	for name, change := range map[string]func(*Config){
+		"code":            func(*Config) {},
+		"baseline":        func(c *Config) { c.UseDelta = false },
+		"eta -1":          func(c *Config) { c.Gap = GapTextMinusVideo },
+		"no-gap query":    func(c *Config) { c.Query = QueryText },
+		"video-corrected": func(c *Config) { c.Corrected = CorrectVideo },
+		"word context":    func(c *Config) { c.Context = ContextWords },
+	} {
+		c := tinyConfig()
+		change(&c)
+		out[name] = c
+	}
 	return out
 }
 

@@ -60,6 +60,9 @@ type Run struct {
 	pairs *Dataset // paired training set: caption i ↔ its video
 	load  func(split string) (*Dataset, error)
 	notes []string
+
+	every  int             // Observe's period (0: no observer)
+	onStep func(int) error // Observe's observer
 }
 
 var _ models.Run = (*Run)(nil)
@@ -82,6 +85,13 @@ func NewRun(backend compute.Backend, cfg RunConfig, pairs *Dataset, load func(sp
 // Store holds the model's variables.
 func (r *Run) Store() *model.Store { return r.m.Store }
 
+// Model is the run's model (its weights are Store's): what a study probes or evaluates beyond
+// Evaluate's metrics, e.g. after runner.LoadBest.
+func (r *Run) Model() *Model { return r.m }
+
+// Config is the run's configuration, as NewRun was given it (`geoalign train gare`'s config.json).
+func (r *Run) Config() RunConfig { return r.cfg }
+
 // Notes are the notes NewRun was given.
 func (r *Run) Notes() []string { return r.notes }
 
@@ -94,11 +104,30 @@ func (r *Run) Train(out models.Output) (*train.Result, error) {
 		return nil, err
 	}
 	t, err := r.m.NewTrainer(r.pairs, TrainOptions{Seed: r.cfg.Training.Seed, TextChunk: r.cfg.Training.TextChunk, Val: val,
-		Dir: out.Dir, Label: out.Label, Quiet: out.Quiet, Log: out.Log, Devices: out.Devices})
+		Dir: out.Dir, Label: out.Label, Quiet: out.Quiet, Log: out.Log, Devices: out.Devices, Every: r.every, OnStep: r.onStep})
 	if err != nil {
 		return nil, err
 	}
 	return t.Train()
+}
+
+// Observe makes Train call fn(step) before the first step, every `every` steps and after the last
+// (TrainOptions.Every and OnStep: probes of the training dynamics, e.g. the geometry of Δ; an error
+// stops training). The loop then also takes its records (validation, history.json, checkpoints)
+// every `every` steps instead of every epoch, so an observed run's directory is not the unobserved
+// run's; a resumed run is observed from its checkpoint on only. every ≤ 0 or fn nil: no observer.
+func (r *Run) Observe(every int, fn func(step int) error) { r.every, r.onStep = every, fn }
+
+// WarmStart starts the run from the encoders of from, a gare Run whose configuration agrees on them
+// (Model.CopyEncodersFrom: input projections, frame positions, temporal transformer; ψ keeps its
+// own initialisation): the stage-1 encoders that play CLIP's part. A run that resumes from a
+// checkpoint continues from the checkpoint.
+func (r *Run) WarmStart(from models.Run) error {
+	src, ok := from.(*Run)
+	if !ok {
+		return fmt.Errorf("gare: WarmStart from a %T, want a gare run", from)
+	}
+	return r.m.CopyEncodersFrom(src.m)
 }
 
 // Evaluate scores a split with a Scorer, block by block (Δ is never stored): text→video and

@@ -4,11 +4,31 @@ import (
 	"math"
 	"testing"
 
-	"github.com/geoalign/geoalign/lib/backend"
+	"github.com/geoalign/geoalign/lib/retrieval"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 )
+
+// newScorer is m.NewScorer over every video of d; a failure ends the test.
+func newScorer(t *testing.T, m *Model, d *Dataset, opts ScorerOptions) *Scorer {
+	t.Helper()
+	sc, err := m.NewScorer(d, d.Videos(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// scoreMatrix is sc.Matrix; a failure ends the test.
+func scoreMatrix(t *testing.T, sc *Scorer) retrieval.Matrix[float32] {
+	t.Helper()
+	mat, err := sc.Matrix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mat
+}
 
 // forwardSim is Forward(...).Sim of the model on the whole dataset in one graph (float32).
 func forwardSim(t *testing.T, m *Model, d *Dataset) []float32 {
@@ -65,20 +85,11 @@ func TestScorerMatchesForward(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := smallModelConfig()
 			mutate(&cfg)
-			m, err := New(backend.MustNew(), cfg, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := newModel(t, cfg, 3)
 			d := withWords(RandomDataset(37, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 1, 4), cfg.Words, 5)
 			want := forwardSim(t, m, d)
-			sc, err := m.NewScorer(d, d.Videos(), ScorerOptions{TextBlock: 16, VideoBlock: 8})
-			if err != nil {
-				t.Fatal(err)
-			}
-			mat, err := sc.Matrix()
-			if err != nil {
-				t.Fatal(err)
-			}
+			sc := newScorer(t, m, d, ScorerOptions{TextBlock: 16, VideoBlock: 8})
+			mat := scoreMatrix(t, sc)
 			for i, w := range want {
 				if math.Abs(float64(mat.Data[i]-w)) > 2e-5 {
 					t.Fatalf("score %d (text %d, video %d): scorer %.7f, forward %.7f", i, i/37, i%37, mat.Data[i], w)
@@ -101,19 +112,10 @@ func TestScorerMatchesForward(t *testing.T) {
 // TestMeanCosineScorer: the two-stage shortlist score is cos(t_i, v̄_j) of the encoded features.
 func TestMeanCosineScorer(t *testing.T) {
 	cfg := smallModelConfig()
-	m, err := New(backend.MustNew(), cfg, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newModel(t, cfg, 3)
 	d := RandomDataset(19, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 1, 6)
-	sc, err := m.NewScorer(d, d.Videos(), ScorerOptions{Mode: ScoreMeanCosine, TextBlock: 8, VideoBlock: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mat, err := sc.Matrix()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := newScorer(t, m, d, ScorerOptions{Mode: ScoreMeanCosine, TextBlock: 8, VideoBlock: 8})
+	mat := scoreMatrix(t, sc)
 	idx := make([]int, d.NumTexts)
 	for i := range idx {
 		idx[i] = i
@@ -150,20 +152,11 @@ func TestMeanCosineScorer(t *testing.T) {
 func TestFactoredFloat32AtScale(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.TemporalLayers = 0
-	m, err := New(backend.MustNew(), cfg, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newModel(t, cfg, 7)
 	d := RandomDataset(24, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 0.4, 8)
 	want := forwardSim(t, m, d)
-	sc, err := m.NewScorer(d, d.Videos(), ScorerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mat, err := sc.Matrix()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := newScorer(t, m, d, ScorerOptions{})
+	mat := scoreMatrix(t, sc)
 	worst := 0.0
 	for i, w := range want {
 		worst = math.Max(worst, math.Abs(float64(mat.Data[i]-w)))

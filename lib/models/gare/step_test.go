@@ -16,9 +16,9 @@ import (
 // smallStepConfig is a GARE small enough for a test step: 8 pairs, 4 frames, 16-d, one temporal
 // layer, projections on both sides.
 func smallStepConfig() Config {
-	cfg := DefaultConfig()
-	cfg.Dim, cfg.Frames, cfg.TextInputDim, cfg.VideoInputDim, cfg.Words = 16, 4, 10, 12, 5
-	cfg.TemporalLayers, cfg.TemporalHeads = 1, 2
+	cfg := tinyConfig()
+	cfg.Dim, cfg.TextInputDim, cfg.VideoInputDim, cfg.Words = 16, 10, 12, 5
+	cfg.PsiDropout = DefaultConfig().PsiDropout
 	cfg.Batch = 8
 	return cfg
 }
@@ -115,10 +115,7 @@ func TestChunkedStepGradientsMatchSingleGraph(t *testing.T) {
 				if !v.dropout {
 					cfg.PsiDropout = 0
 				}
-				m, err := New(backend.MustNew(), cfg, 5)
-				if err != nil {
-					t.Fatal(err)
-				}
+				m := newModel(t, cfg, 5)
 				sharpenPsi(t, m)
 				data := RandomDataset(cfg.Batch, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 0.3, 11)
 				words := cfg.Context == ContextWords
@@ -217,14 +214,11 @@ func withRandomWords(d *Dataset, words int, seed uint64) *Dataset {
 // TestChunkedStepErrors: the chunked step refuses the baseline and a block size below 1.
 func TestChunkedStepErrors(t *testing.T) {
 	cfg := smallStepConfig()
-	base, err := New(backend.MustNew(), BaselineConfig(cfg), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := newModel(t, BaselineConfig(cfg), 1)
 	if _, err := newChunkedStep(base, base.Optimizer(1), 4); err == nil {
 		t.Error("chunked step accepted the baseline")
 	}
-	m, _ := New(backend.MustNew(), cfg, 1)
+	m := newModel(t, cfg, 1)
 	if _, err := newChunkedStep(m, m.Optimizer(1), 0); err == nil {
 		t.Error("chunked step accepted a block of 0 texts")
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/gomlx/ml/model"
@@ -63,15 +62,9 @@ func TestValidationNeverSeesTest(t *testing.T) {
 	cfg := trainConfig()
 	cfg.Epochs = 3
 	d := RandomDataset(90, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 1, 5)
-	m, err := New(backend.MustNew(), cfg, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newModel(t, cfg, 1)
 	dir := t.TempDir()
-	tr, err := m.NewTrainer(d, TrainOptions{Seed: 2, Quiet: true, Every: 4, Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := newTrainer(t, m, d, TrainOptions{Seed: 2, Quiet: true, Every: 4, Dir: dir})
 	if tr.ValSplit == nil || tr.ValSplit.NumTexts != 9 || tr.TrainSplit.NumTexts != 81 {
 		t.Fatalf("validation %v, train %d pairs", tr.ValSplit != nil, tr.TrainSplit.NumTexts)
 	}
@@ -120,11 +113,8 @@ func TestValidationNeverSeesTest(t *testing.T) {
 	t.Logf("best validation at step %d of %d: %v", res.Best.Step, res.Steps, res.Best.Val)
 
 	given := RandomDataset(12, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 1, 6)
-	m2, _ := New(backend.MustNew(), cfg, 1)
-	tr2, err := m2.NewTrainer(d, TrainOptions{Seed: 2, Quiet: true, Val: given})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m2 := newModel(t, cfg, 1)
+	tr2 := newTrainer(t, m2, d, TrainOptions{Seed: 2, Quiet: true, Val: given})
 	if tr2.TrainSplit != d || tr2.ValSplit != given {
 		t.Fatal("an explicit validation split was not used as given")
 	}
@@ -140,30 +130,21 @@ func TestResumeContinuesExactly(t *testing.T) {
 	for name, chunk := range map[string]int{"single graph": 0, "chunked": 4} {
 		t.Run(name, func(t *testing.T) {
 			opts := TrainOptions{Seed: 3, Quiet: true, TextChunk: chunk}
-			whole, _ := New(backend.MustNew(), cfg, 1)
-			wt, err := whole.NewTrainer(d, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			whole := newModel(t, cfg, 1)
+			wt := newTrainer(t, whole, d, opts)
 			ref, err := wt.Train()
 			if err != nil {
 				t.Fatal(err)
 			}
 
 			opts.Dir = t.TempDir()
-			first, _ := New(backend.MustNew(), cfg, 1)
-			ft, err := first.NewTrainer(d, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			first := newModel(t, cfg, 1)
+			ft := newTrainer(t, first, d, opts)
 			if _, err := ft.RunEpochs(1); err != nil {
 				t.Fatal(err)
 			}
-			resumed, _ := New(backend.MustNew(), cfg, 1)
-			rt, err := resumed.NewTrainer(d, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resumed := newModel(t, cfg, 1)
+			rt := newTrainer(t, resumed, d, opts)
 			res, err := rt.Train()
 			if err != nil {
 				t.Fatal(err)
@@ -184,7 +165,7 @@ func TestResumeContinuesExactly(t *testing.T) {
 func TestOnStepProbes(t *testing.T) {
 	cfg := trainConfig()
 	cfg.Epochs, cfg.ValFraction = 1, 0
-	m, _ := New(backend.MustNew(), cfg, 1)
+	m := newModel(t, cfg, 1)
 	var calls []int
 	tr, err := m.NewTrainer(RandomDataset(40, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 1, 8), TrainOptions{
 		Quiet: true, Every: 2, OnStep: func(step int) error { calls = append(calls, step); return nil }})
@@ -209,17 +190,11 @@ func TestOnStepProbes(t *testing.T) {
 // before.
 func TestScorerRefreshSeesNewWeights(t *testing.T) {
 	cfg := trainConfig()
-	m, _ := New(backend.MustNew(), cfg, 1)
+	m := newModel(t, cfg, 1)
 	d := RandomDataset(10, cfg.TextInputDim, cfg.VideoInputDim, cfg.Frames, 1, 9)
-	kept, err := m.NewScorer(d, d.Videos(), ScorerOptions{TextBlock: 4, VideoBlock: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	before, err := kept.Matrix()
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, _ := New(backend.MustNew(), cfg, 2) // other weights, copied into m
+	kept := newScorer(t, m, d, ScorerOptions{TextBlock: 4, VideoBlock: 4})
+	before := scoreMatrix(t, kept)
+	other := newModel(t, cfg, 2) // other weights, copied into m
 	for v := range other.Store.IterVariables() {
 		if w := m.Store.GetVariable(v.Path()); w != nil && v.Trainable {
 			clone, err := v.MustValue().LocalClone()
@@ -234,15 +209,9 @@ func TestScorerRefreshSeesNewWeights(t *testing.T) {
 	if err := kept.Refresh(); err != nil {
 		t.Fatal(err)
 	}
-	after, err := kept.Matrix()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh, _ := m.NewScorer(d, d.Videos(), ScorerOptions{TextBlock: 4, VideoBlock: 4})
-	want, err := fresh.Matrix()
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := scoreMatrix(t, kept)
+	fresh := newScorer(t, m, d, ScorerOptions{TextBlock: 4, VideoBlock: 4})
+	want := scoreMatrix(t, fresh)
 	if !slices.Equal(after.Data, want.Data) || slices.Equal(after.Data, before.Data) {
 		t.Fatal("the refreshed scorer does not score with the new weights")
 	}
@@ -252,8 +221,8 @@ func TestScorerRefreshSeesNewWeights(t *testing.T) {
 // model's parameters exactly; saving again over the same path replaces it.
 func TestWeightsRoundTrip(t *testing.T) {
 	cfg := trainConfig()
-	a, _ := New(backend.MustNew(), cfg, 1)
-	b, _ := New(backend.MustNew(), cfg, 2)
+	a := newModel(t, cfg, 1)
+	b := newModel(t, cfg, 2)
 	path := filepath.Join(t.TempDir(), "model.weights")
 	for range 2 {
 		if err := a.SaveWeights(path); err != nil {
@@ -280,10 +249,7 @@ func TestWeightsRoundTrip(t *testing.T) {
 func TestCodeNoDecay(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Dim, cfg.TextInputDim, cfg.VideoInputDim, cfg.TemporalLayers, cfg.TemporalHeads, cfg.Frames = 8, 4, 4, 1, 2, 3
-	m, err := New(backend.MustNew(), cfg, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newModel(t, cfg, 1)
 	for _, exempt := range []bool{false, true} {
 		m.Config.ExemptNormGains = exempt
 		opt := m.Optimizer(10)

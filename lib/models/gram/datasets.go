@@ -41,11 +41,7 @@ func LoadDigits(cache string, pairSeed uint64) (*Dataset, error) {
 			return nil, fmt.Errorf("gram: digits %s: %w", split, err)
 		}
 		sp.Relevant = SameLabel(sp.Labels)
-		if split == "train" {
-			d.Train = sp
-		} else {
-			d.Test = sp
-		}
+		d.setSplit(split, sp)
 	}
 	d.Standardize()
 	return d, d.Validate()
@@ -126,11 +122,7 @@ func loadTux(d *Dataset, dir string, load func(split string) (*trimodal.Set, [][
 		}
 		sp.Attributes = map[string][]float64{"text_length": lengths}
 		sp.Relevant = SameLabel(SameRows(s.Text, s.TextDim))
-		if split == "train" {
-			d.Train = sp
-		} else {
-			d.Test = sp
-		}
+		d.setSplit(split, sp)
 	}
 	d.Standardize()
 	return d, d.Validate()
@@ -235,4 +227,13 @@ func SyntheticTriModal(cfg synth.TriModalConfig, nTest int) (*Dataset, error) {
 	}
 	d.Standardize()
 	return d, d.Validate()
+}
+
+// setSplit stores sp as d's "train" split, or else as its test split.
+func (d *Dataset) setSplit(split string, sp *Split) {
+	if split == "train" {
+		d.Train = sp
+	} else {
+		d.Test = sp
+	}
 }

@@ -77,6 +77,26 @@ func tinyConfig() Config {
 	return c
 }
 
+// newTrainer is NewTrainer on the default backend; a failure ends the test.
+func newTrainer(t *testing.T, data *Dataset, cfg Config) *Trainer {
+	t.Helper()
+	tr, err := NewTrainer(backend.MustNew(), data, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// trained is a newTrainer that has run Train to the end.
+func trained(t *testing.T, data *Dataset, cfg Config) *Trainer {
+	t.Helper()
+	tr := newTrainer(t, data, cfg)
+	if err := tr.Train(); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
 func TestTrainingLossShapesAndOutputs(t *testing.T) {
 	data := latentFixture(1, 64, 32, 4, 0.1)
 	for _, cfg := range []Config{tinyConfig(), func() Config { c := tinyConfig(); c.Geometry = Hybrid; return c }(),
@@ -123,13 +143,7 @@ func TestEncodeAndEmbedShapes(t *testing.T) {
 	data := latentFixture(2, 40, 24, 4, 0.1)
 	cfg := tinyConfig()
 	cfg.Epochs = 1
-	tr, err := NewTrainer(backend.MustNew(), data, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.Train(); err != nil {
-		t.Fatal(err)
-	}
+	tr := trained(t, data, cfg)
 	emb, err := tr.Embed(data.Test)
 	if err != nil {
 		t.Fatal(err)
@@ -184,13 +198,7 @@ func TestAlphaProjection(t *testing.T) {
 	data := latentFixture(3, 64, 16, 4, 0.1)
 	cfg := tinyConfig()
 	cfg.Geometry, cfg.LearningRate, cfg.Epochs = Hybrid, 0.3, 2
-	tr, err := NewTrainer(backend.MustNew(), data, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.Train(); err != nil {
-		t.Fatal(err)
-	}
+	tr := trained(t, data, cfg)
 	moved := false
 	for _, s := range tr.History {
 		for _, a := range s.AlphaSteps {
@@ -212,10 +220,7 @@ func TestTrainingLearns(t *testing.T) {
 	data := latentFixture(4, 256, 64, 4, 0.05)
 	for _, cfg := range []Config{tinyConfig(), func() Config { c := tinyConfig(); c.Geometry = HyperGRAMConfig().Geometry; return c }()} {
 		cfg.Epochs, cfg.ValFraction = 10, 0
-		tr, err := NewTrainer(backend.MustNew(), data, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr := newTrainer(t, data, cfg)
 		before, err := tr.Evaluate(data.Test)
 		if err != nil {
 			t.Fatal(err)
@@ -246,20 +251,14 @@ func TestResumeContinuesStepCount(t *testing.T) {
 	cfg := tinyConfig()
 	cfg.Geometry, cfg.Epochs, cfg.EvalEvery = Hybrid, 3, 2
 	cfg.CheckpointDir = t.TempDir()
-	first, err := NewTrainer(backend.MustNew(), data, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := newTrainer(t, data, cfg)
 	for e := 0; e < 2; e++ { // interrupted after 2 of 3 epochs
 		if _, err := first.RunEpoch(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	steps := int64(first.StepsPerEpoch())
-	resumed, err := NewTrainer(backend.MustNew(), data, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resumed := newTrainer(t, data, cfg)
 	if resumed.Epoch() != 2 || resumed.GlobalStep() != 2*steps || len(resumed.History) != 2 {
 		t.Fatalf("resumed at epoch %d step %d (%d epochs of history), want 2 and %d", resumed.Epoch(), resumed.GlobalStep(), len(resumed.History), 2*steps)
 	}
@@ -270,13 +269,7 @@ func TestResumeContinuesStepCount(t *testing.T) {
 		t.Fatalf("after the third epoch: step %d, want %d", resumed.GlobalStep(), 3*steps)
 	}
 	cfg.CheckpointDir = ""
-	straight, err := NewTrainer(backend.MustNew(), data, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := straight.Train(); err != nil {
-		t.Fatal(err)
-	}
+	straight := trained(t, data, cfg)
 	sameTraining(t, "uninterrupted vs resumed", straight, resumed)
 	if len(straight.History[0].AlphaSteps) != int(steps) || straight.History[1].Eval == nil || straight.History[0].Validation == nil {
 		t.Fatalf("history lacks α steps, the test curve or the validation: %+v", straight.History[1])
@@ -313,10 +306,7 @@ func TestValidationNeverSeesTest(t *testing.T) {
 	data := latentFixture(8, 80, 16, 4, 0.1)
 	cfg := tinyConfig()
 	cfg.Epochs, cfg.Patience = 4, 2
-	a, err := NewTrainer(backend.MustNew(), data, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := newTrainer(t, data, cfg)
 	if a.ValSplit == nil || a.ValSplit.N != 8 || a.TrainSplit.N != 72 {
 		t.Fatalf("validation %v of %d, train %d", a.ValSplit != nil, 8, a.TrainSplit.N)
 	}
@@ -336,13 +326,7 @@ func TestValidationNeverSeesTest(t *testing.T) {
 	}
 	other := *data
 	other.Test = latentFixture(9, 16, 16, 4, 0.1).Test
-	b, err := NewTrainer(backend.MustNew(), &other, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Train(); err != nil {
-		t.Fatal(err)
-	}
+	b := trained(t, &other, cfg)
 	if best, ok := a.Best(); !ok || best.Validation == nil {
 		t.Fatal("no best validation epoch")
 	}
@@ -355,17 +339,8 @@ func TestInitFromCopiesEncoders(t *testing.T) {
 	data := latentFixture(6, 48, 16, 4, 0.1)
 	cfg := tinyConfig()
 	cfg.Objective, cfg.Epochs = PairwiseCosineObjective, 1
-	src, err := NewTrainer(backend.MustNew(), data, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := src.Train(); err != nil {
-		t.Fatal(err)
-	}
-	dst, err := NewTrainer(backend.MustNew(), data, tinyConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := trained(t, data, cfg)
+	dst := newTrainer(t, data, tinyConfig())
 	if err := dst.InitFrom(src); err != nil {
 		t.Fatal(err)
 	}
@@ -402,13 +377,7 @@ func TestAlphaLearningRateMultiplier(t *testing.T) {
 	for _, m := range []float64{1, 30} {
 		cfg := tinyConfig()
 		cfg.Geometry, cfg.Epochs, cfg.AlphaLRMultiplier = Hybrid, 2, m
-		tr, err := NewTrainer(backend.MustNew(), data, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tr.Train(); err != nil {
-			t.Fatal(err)
-		}
+		tr := trained(t, data, cfg)
 		steps = 0
 		for _, s := range tr.History {
 			for _, a := range s.AlphaSteps {
@@ -475,13 +444,7 @@ func TestFourAndFiveModalities(t *testing.T) {
 		}
 		cfg := tinyConfig()
 		cfg.Epochs = 12
-		tr, err := NewTrainer(backend.MustNew(), data, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tr.Train(); err != nil {
-			t.Fatal(err)
-		}
+		tr := trained(t, data, cfg)
 		first, last := tr.History[0].Loss, tr.History[len(tr.History)-1].Loss
 		if !(last < 0.8*first) {
 			t.Errorf("k = %d: loss %v → %v did not fall by 20%%", k, first, last)

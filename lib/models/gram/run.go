@@ -19,6 +19,7 @@ type Run struct {
 	data    *Dataset
 	trainer *Trainer // without a run directory until Train
 	notes   []string
+	from    *Trainer // WarmStart's source
 }
 
 var _ models.Run = (*Run)(nil)
@@ -41,6 +42,10 @@ func NewRun(backend compute.Backend, cfg Config, d *Dataset, notes []string) (*R
 // Store holds the model's variables.
 func (r *Run) Store() *model.Store { return r.trainer.Store }
 
+// Trainer is the run's trainer, for the analyses a models.Run does not offer (Embed, ModelScore, α):
+// after Train the one that trained, its store holding the best validation's weights.
+func (r *Run) Trainer() *Trainer { return r.trainer }
+
 // Notes are the notes NewRun was given.
 func (r *Run) Notes() []string { return r.notes }
 
@@ -58,8 +63,29 @@ func (r *Run) Train(out models.Output) (*train.Result, error) {
 	if err := t.step.Distribute(out.Devices); err != nil {
 		return nil, fmt.Errorf("gram: %w", err)
 	}
+	if r.from != nil && t.GlobalStep() == 0 { // a resumed run continues from its checkpoint
+		if err := t.InitFrom(r.from); err != nil {
+			return nil, err
+		}
+	}
 	r.trainer = t
 	return t.run()
+}
+
+// WarmStart starts the run from the encoders and contra heads of from, a gram Run of the same sizes
+// (Trainer.InitFrom: τ, α, the matching head and the optimizer start fresh; GRAM §4.1's cosine-then-
+// volume recipe). Store shows the copied weights at once; Train copies them again into its trainer
+// unless it resumes from a checkpoint.
+func (r *Run) WarmStart(from models.Run) error {
+	src, ok := from.(*Run)
+	if !ok {
+		return fmt.Errorf("gram: WarmStart from a %T, want a gram run", from)
+	}
+	if err := r.trainer.InitFrom(src.trainer); err != nil {
+		return err
+	}
+	r.from = src.trainer
+	return nil
 }
 
 // Evaluate scores a split ("train", "val" or "test" of the Dataset) with the GRAM protocol: −volume

@@ -5,7 +5,6 @@ import (
 	"path"
 	"testing"
 
-	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/seedrand"
 	"github.com/gomlx/gomlx/core/tensors"
 )
@@ -18,10 +17,7 @@ func TestInitialWeightsFromSeed(t *testing.T) {
 	data := latentFixture(2, 40, 24, 4, 0.1)
 	cfg := tinyConfig()
 	cfg.Seed = 11
-	tr, err := NewTrainer(backend.MustNew(), data, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := newTrainer(t, data, cfg)
 	if _, err := tr.Embed(data.Test); err != nil {
 		t.Fatal(err)
 	}

@@ -53,16 +53,25 @@ func tensorMats(t *tensors.Tensor) []mat {
 	return out
 }
 
+// runBlock runs fn on inputs xs (as [N, L, D]) and masks under scope "blk" of a fresh test store
+// (seed), and returns that store's variables and fn's outputs.
+func runBlock(t *testing.T, seed int64, xs []mat, masks [][]float64, fn func(blk *model.Scope, x, mask *graph.Node) []*graph.Node) (vars, []*tensors.Tensor) {
+	t.Helper()
+	store := newTestStore(t, seed)
+	out := runExec(t, store, func(scope *model.Scope, in []*graph.Node) []*graph.Node {
+		return fn(scope.In("blk"), in[0], in[1])
+	}, toNested(xs), masks)
+	return vars{t, store}, out
+}
+
 func TestEuclideanBlockMatchesReference(t *testing.T) {
 	c := tinyConfig()
 	rng := rand.New(rand.NewPCG(1, 2))
 	xs, masks := randInputs(rng, 2, 5, c.Dim, 2)
 	for _, width := range []float64{0, 2} {
-		store := newTestStore(t, 3)
-		out := runExec(t, store, func(scope *model.Scope, in []*graph.Node) []*graph.Node {
-			return []*graph.Node{EuclideanBlock(scope.In("blk"), in[0], in[1], width, c)}
-		}, toNested(xs), masks)
-		v := vars{t, store}
+		v, out := runBlock(t, 3, xs, masks, func(blk *model.Scope, x, mask *graph.Node) []*graph.Node {
+			return []*graph.Node{EuclideanBlock(blk, x, mask, width, c)}
+		})
 		gauss := GaussianMask(5, width, c.Mask)
 		got := tensorMats(out[0])
 		for n := range xs {
@@ -178,12 +187,10 @@ func TestLorentzSelfAttentionMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	xs, masks := randInputs(rng, 2, 5, c.Dim, 2)
 	for _, width := range []float64{0, 4} {
-		store := newTestStore(t, 7)
-		out := runExec(t, store, func(scope *model.Scope, in []*graph.Node) []*graph.Node {
-			y, tr := LorentzSelfAttention(scope.In("blk"), in[0], in[1], width, c)
+		v, out := runBlock(t, 7, xs, masks, func(blk *model.Scope, x, mask *graph.Node) []*graph.Node {
+			y, tr := LorentzSelfAttention(blk, x, mask, width, c)
 			return []*graph.Node{y, tr.Logits, tr.Centroid, tr.Input}
-		}, toNested(xs), masks)
-		v := vars{t, store}
+		})
 		got := tensorMats(out[0])
 		gotLogits := out[1].Value().([][][][]float64)
 		gotCentroid := out[2].Value().([][][][]float64)
@@ -205,11 +212,10 @@ func TestLorentzPointsOnHyperboloid(t *testing.T) {
 	c := tinyConfig()
 	rng := rand.New(rand.NewPCG(8, 9))
 	xs, masks := randInputs(rng, 2, 6, c.Dim, 3)
-	store := newTestStore(t, 10)
-	out := runExec(t, store, func(scope *model.Scope, in []*graph.Node) []*graph.Node {
-		_, tr := LorentzSelfAttention(scope.In("blk"), in[0], in[1], 2, c)
+	_, out := runBlock(t, 10, xs, masks, func(blk *model.Scope, x, mask *graph.Node) []*graph.Node {
+		_, tr := LorentzSelfAttention(blk, x, mask, 2, c)
 		return []*graph.Node{tr.Input, tr.Query, tr.Key, tr.Value, tr.Centroid}
-	}, toNested(xs), masks)
+	})
 	assertOnHyperboloid(t, "input", out[0], 1e-12)
 	for i, name := range []string{"query", "key", "value", "centroid"} {
 		assertOnHyperboloid(t, name, out[i+1], 1e-12)
@@ -336,11 +342,9 @@ func TestHLFormerBlockMatchesReference(t *testing.T) {
 	}
 	// The other aggregations: mean pooling is the plain average of the two branches.
 	c.Aggregation = MeanPooling
-	store = newTestStore(t, 16)
-	out = runExec(t, store, func(scope *model.Scope, in []*graph.Node) []*graph.Node {
-		return []*graph.Node{HLFormerBlock(scope.In("blk"), in[0], in[1], c, nil)}
-	}, toNested(xs), masks)
-	v = vars{t, store}
+	v, out = runBlock(t, 16, xs, masks, func(blk *model.Scope, x, mask *graph.Node) []*graph.Node {
+		return []*graph.Node{HLFormerBlock(blk, x, mask, c, nil)}
+	})
 	got = tensorMats(out[0])
 	euc := v.residual("/blk/euclidean_0", xs[0], v.euclideanAttention("/blk/euclidean_0/attention", xs[0], xs[0], masks[0], GaussianMask(6, 2, c.Mask), c.Heads))
 	latt, _, _, _ := v.lorentzSelfAttentionRef("/blk/lorentz_0/attention", xs[0], masks[0], nil, c)

@@ -2,7 +2,6 @@ package hlformer
 
 import (
 	"math"
-	"math/rand/v2"
 	"path"
 	"testing"
 
@@ -23,13 +22,8 @@ func TestInitialWeightsFromSeed(t *testing.T) {
 	const seed = 3
 	c := tinyTrainConfig()
 	lc := CharadesLoss()
-	tr, _ := tinyWorld(t, 16)
 	m := &Model{Config: c}
-	p := PlanEpoch(tr, 6, 0, rand.New(rand.NewPCG(2, 2)))[0]
-	var args []any
-	for _, x := range BatchInputs(tr, p, c, dtypes.Float32) {
-		args = append(args, x)
-	}
+	args := tinyBatch(t, c, dtypes.Float32)
 	stores := map[int]*model.Store{}
 	for _, chunk := range []int{SingleGraphStep, 2} {
 		store := newTestStore(t, seed)
@@ -44,14 +38,7 @@ func TestInitialWeightsFromSeed(t *testing.T) {
 	}
 	single, chunked := stores[SingleGraphStep], stores[2]
 	drawn, compared := 0, 0
-	for v := range single.IterVariables() {
-		if !v.Trainable {
-			continue
-		}
-		w := chunked.GetVariable(v.Path())
-		if w == nil {
-			t.Fatalf("the chunked step's store has no %s", v.Path())
-		}
+	for v, w := range trainableTwins(t, single, chunked) {
 		a, b := bits(t, v), bits(t, w)
 		for i := range a {
 			if a[i] != b[i] {

@@ -2,6 +2,7 @@ package hlformer
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -14,17 +15,25 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 )
 
+// tinyBatch is the first batch (6 videos) of an epoch plan over tinyWorld's 16 training videos, as
+// the step's inputs in dtype dt (without the trailing hard-negative flag).
+func tinyBatch(t *testing.T, c Config, dt dtypes.DType) []any {
+	t.Helper()
+	tr, _ := tinyWorld(t, 16)
+	p := PlanEpoch(tr, 6, 0, rand.New(rand.NewPCG(2, 2)))[0]
+	var args []any
+	for _, x := range BatchInputs(tr, p, c, dt) {
+		args = append(args, x)
+	}
+	return args
+}
+
 // stepFixture is a tiny float64 batch of 6 videos and a fresh store whose variables exist (a first
 // loss graph created them).
 func stepFixture(t *testing.T, c Config, lc LossConfig) (*Model, *model.Store, []any) {
 	t.Helper()
-	tr, _ := tinyWorld(t, 16)
 	m := &Model{Config: c}
-	p := PlanEpoch(tr, 6, 0, rand.New(rand.NewPCG(2, 2)))[0]
-	var args []any
-	for _, x := range BatchInputs(tr, p, c, dtypes.Float64) {
-		args = append(args, x)
-	}
+	args := tinyBatch(t, c, dtypes.Float64)
 	store := newTestStore(t, 3)
 	runExec(t, store, func(scope *model.Scope, in []*graph.Node) []*graph.Node {
 		store.SetTraining(in[0].Graph(), true)
@@ -305,14 +314,7 @@ func TestChunkedStepUpdatesLikeSingleGraph(t *testing.T) {
 		}
 		assertClose(t, fmt.Sprintf("step %d loss", step), loss[1:], loss[:1], 1e-10)
 		moved := 0
-		for v := range single.IterVariables() {
-			if !v.Trainable {
-				continue
-			}
-			w := chunked.GetVariable(v.Path())
-			if w == nil {
-				t.Fatalf("the chunked step's store has no %s", v.Path())
-			}
+		for v, w := range trainableTwins(t, single, chunked) {
 			a, _ := v.Value()
 			b, _ := w.Value()
 			want, got := tensors.MustCopyFlatData[float64](a), tensors.MustCopyFlatData[float64](b)
@@ -327,5 +329,24 @@ func TestChunkedStepUpdatesLikeSingleGraph(t *testing.T) {
 	}
 	if a, b := train.GlobalStep(single), train.GlobalStep(chunked); a != 3 || b != 3 {
 		t.Fatalf("global steps %d (single graph) and %d (chunked), want 3", a, b)
+	}
+}
+
+// trainableTwins yields each trainable variable of the single graph's store with its namesake in the
+// chunked step's store; a variable the chunked store lacks ends the test.
+func trainableTwins(t *testing.T, single, chunked *model.Store) iter.Seq2[*model.Variable, *model.Variable] {
+	return func(yield func(*model.Variable, *model.Variable) bool) {
+		for v := range single.IterVariables() {
+			if !v.Trainable {
+				continue
+			}
+			w := chunked.GetVariable(v.Path())
+			if w == nil {
+				t.Fatalf("the chunked step's store has no %s", v.Path())
+			}
+			if !yield(v, w) {
+				return
+			}
+		}
 	}
 }

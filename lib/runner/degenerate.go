@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
+	"github.com/geoalign/geoalign/lib/models"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/train"
 )
@@ -28,18 +29,18 @@ func randomSumR(ks []int, items, queries int) (mean, sd float64) {
 	return mean, sd
 }
 
-// degenerateWarning returns a warning when no validation of history scored a better valMetric
-// than a random ranking of the validation split does in expectation (val: the split scored once,
-// for its size and cut-offs), and "" otherwise. The bar is the mean, not the mean plus some
-// standard deviations: on a small validation split the spread of a random ranking is wide (8 items:
-// SumR 175 ± 29), and a run above the mean has learned something, however little.
-func degenerateWarning(history []historyRecord, val *evaluation) string {
+// degenerateWarning returns a warning when no validation of history scored a better
+// retrieval.ValMetric than a random ranking of the validation split does in expectation (val: the
+// split scored once, for its size and cut-offs), and "" otherwise. The bar is the mean, not the
+// mean plus some standard deviations: on a small validation split the spread of a random ranking
+// is wide (8 items: SumR 175 ± 29), and a run above the mean has learned something, however little.
+func degenerateWarning(history []Epoch, val *models.Evaluation) string {
 	ks := val.Result.Report.T2V.Ks
 	mean, sd := randomSumR(ks, val.Cols, val.Rows)
 	best := math.Inf(-1)
 	bestEpoch := 0
 	for _, h := range history {
-		if v, ok := h.Val[valMetric]; ok && v > best { // NaN is never > best
+		if v, ok := h.Val[retrieval.ValMetric]; ok && v > best { // NaN is never > best
 			best, bestEpoch = v, h.Epoch
 		}
 	}
@@ -48,24 +49,24 @@ func degenerateWarning(history []historyRecord, val *evaluation) string {
 	}
 	return fmt.Sprintf("validation %s never beat random ranking: best %.2f (epoch %d), while a random ranking of the %d validation items "+
 		"scores %.2f ± %.2f (R@%v, %d queries): the model learned nothing usable; check the features (scale, dtype, a wrong file) and the configuration",
-		valMetric, best, bestEpoch, val.Cols, mean, sd, ks, val.Rows)
+		retrieval.ValMetric, best, bestEpoch, val.Cols, mean, sd, ks, val.Rows)
 }
 
 // recordWarning adds warning to RUNDIR's config.json notes and, as the field "warning", to the
 // last record of its history.json (each rewritten atomically; a warning already there is not
 // added twice).
-func recordWarning(run, warning string) error {
-	spec, err := readSpec(run)
+func recordWarning(dir, warning string) error {
+	spec, err := ReadSpec(dir)
 	if err != nil {
 		return err
 	}
 	if !slices.Contains(spec.Notes, warning) {
 		spec.Notes = append(spec.Notes, warning)
-		if err := atomicfile.WriteJSON(filepath.Join(run, configFile), spec); err != nil {
+		if err := atomicfile.WriteJSON(filepath.Join(dir, ConfigFile), spec); err != nil {
 			return err
 		}
 	}
-	path := filepath.Join(run, train.HistoryFile)
+	path := filepath.Join(dir, train.HistoryFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
