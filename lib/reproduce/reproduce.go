@@ -17,20 +17,20 @@ import (
 	"cmp"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/runcache"
+	"github.com/geoalign/geoalign/lib/rundir"
 )
 
 // Options configure a reproduction run.
@@ -57,6 +57,19 @@ type Options struct {
 	// HLFormer's Charades-STA query tokens, GARE's Charades descriptions and GRAM/HyperGRAM's Tux
 	// Paint captions. It enters the run keys and every result's data description.
 	Text encoders.Text
+	// Collection, when its Root is set, is a researcher's PRVR collection in the MS-SL layout
+	// (`--data-root`, `--collection`, `--visual-feature`, `--text-feature`, as `geoalign train
+	// hlformer` reads them) that HLFormer's protocol runs on instead of the Charades-STA track.
+	Collection prvr.Layout
+	// Config, if set, is a JSON file of the model's run configuration (`--config`, as `geoalign
+	// train` reads it) on top of which every variant's changes are applied.
+	Config string
+	// Runs, if set, is the run cache of the reproduction (`--runs`): every variant × seed's run
+	// directory goes under it instead of RunCache's.
+	Runs string
+	// PaperData names the data set of the paper's tables that the data are (`--paper-data`, e.g.
+	// charades-sta; never guessed): each row then says whether ours agrees with the paper's number.
+	PaperData string
 }
 
 // NeedsRealData is the error of a Figures function that cannot run on synthetic data alone
@@ -72,11 +85,14 @@ func (o Options) NeedsRealData(paper string) error {
 // else datasets/cache of the checkout).
 func (o Options) DataDir() string { return cmp.Or(o.DataCache, tracks.CacheDir()) }
 
-// RunCache is the root of the run cache of the reproduction: runcache.Root (its environment
+// RunCache is the root of the run cache of the reproduction: Runs when set, else runcache.Root (its environment
 // variable) when set, else build/runs of the checkout for the full configuration — the root the
 // notebooks use (kernel/nb.RunCache), so that either reuses the other's runs and an interrupted
 // run resumes — and none ("") for CI, which trains anew.
 func (o Options) RunCache() string {
+	if o.Runs != "" {
+		return o.Runs
+	}
 	if !o.Full {
 		return runcache.Root("")
 	}
@@ -93,6 +109,11 @@ type Experiment struct {
 	// Sections name the parts of Figures, in the order it runs them, that Options.Sections can
 	// select (nil: Figures runs as a whole).
 	Sections []string
+	// PaperData are the data sets of the paper's tables (Options.PaperData's values).
+	PaperData []string
+	// CollectionSections are the sections that run on a researcher's collection (Options.Collection;
+	// nil: the experiment does not open one): the default of `--sections` there.
+	CollectionSections []string
 	// Descriptive marks an experiment that declares no claims (the cross-paper grid): it writes no
 	// claims.json, and REPORT.md does not list it as pending.
 	Descriptive bool
@@ -146,11 +167,8 @@ func Stamp(t *report.Table) {
 	t.Provenance.Commit = GitCommit()
 }
 
-// GitCommit is the checkout's HEAD commit (with "+dirty" when there are uncommitted changes),
-// or "unknown" outside a git checkout, as it was when the process first asked: a command calls it
-// when it starts, so that results written hours later name the code that ran, not a checkout that
-// has moved on meanwhile.
-func GitCommit() string { return gitCommit() }
+// GitCommit is rundir.GitCommit: the code version every table and run record names.
+func GitCommit() string { return rundir.GitCommit() }
 
 // Machine describes the machine a timing was taken on: its CPU count, GOMAXPROCS and the load average
 // now (on a shared machine the load explains a slow epoch). One-off runs (the tuning sweeps) record it.
@@ -159,18 +177,6 @@ func Machine() string {
 	f := strings.Fields(string(load))
 	return fmt.Sprintf("%d CPUs, GOMAXPROCS %d, load average %s at start", runtime.NumCPU(), runtime.GOMAXPROCS(0), strings.Join(f[:min(3, len(f))], " "))
 }
-
-var gitCommit = sync.OnceValue(func() string {
-	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
-	if err != nil {
-		return "unknown"
-	}
-	c := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
-		c += "+dirty"
-	}
-	return c
-})
 
 // RunTable1 runs Table1 of the given papers ("all" for every registered one) and saves each
 // table as <out>/<paper>-table1[-k].{md,csv,json}. It returns the saved base paths.

@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/geoalign/geoalign/lib/models"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
@@ -126,15 +130,16 @@ type DynamicsPoint struct {
 	BaseDistPos, BaseDistNeg         float64 // ‖t_i − v_ij‖
 }
 
-// Dynamics trains cfg under protocol p (seed) while probing the geometry of the first `probe`
-// training pairs every `every` steps; it returns the probes, in order.
+// Dynamics trains cfg under protocol p (seed: stage 2 warm-started from stage 1, as Protocol.Fit)
+// while probing the geometry of the first `probe` training pairs every `every` steps; it returns
+// the probes, in order. The run has its own run directory of the cache (Protocol.observed).
 func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train *gare.Dataset, seed int64, probe, every int) ([]DynamicsPoint, error) {
-	m, _, err := p.stage2(b, cfg, train, seed)
+	dir, err := p.runDir(fmt.Sprintf("dynamics-%d-%d", probe, every), cfg, train, seed)
 	if err != nil {
 		return nil, err
 	}
 	var pts []DynamicsPoint
-	_, err = m.Train(train, gare.TrainOptions{Seed: seed, Quiet: true, TextChunk: StudyStep, Every: every, OnStep: func(step int) error {
+	_, err = p.observed(b, cfg, train, seed, dir, models.Output{Quiet: true}, every, func(m *gare.Model, step int) error {
 		g, err := m.Geometry(train, probe)
 		if err != nil {
 			return err
@@ -153,8 +158,26 @@ func Dynamics(b compute.Backend, p *Protocol, cfg gare.Config, train *gare.Datas
 		d.BaseDistPos, d.BaseDistNeg = pm(g.BaseDist)
 		pts = append(pts, d)
 		return nil
-	}})
+	})
 	return pts, err
+}
+
+// LiveSteps trains cfg's stage 2 of seed on d (warm-started from stage 1 of p, Config.Epochs
+// epochs) in a temporary run directory, removed afterwards, with a record every step (the loop's
+// records: Loss and the loss terms "info", "ib", "norm", "dir" of that step, the validation
+// metrics), showing the progress bar: a notebook's few live training steps.
+func LiveSteps(b compute.Backend, p *Protocol, cfg gare.Config, d *gare.Dataset, seed int64) ([]train.Record, error) {
+	dir, err := os.MkdirTemp("", "gare-live-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	out := models.Output{Label: fmt.Sprintf("GARE stage 2 on %s, seed %d", d.Name, seed)}
+	f, err := p.observed(b, cfg, d, seed, filepath.Join(dir, "run"), out, 1, nil)
+	if err != nil {
+		return nil, err
+	}
+	return f.Curve, nil
 }
 
 // CoveragePoint is the two-stage mode at one shortlist size K.

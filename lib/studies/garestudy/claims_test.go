@@ -100,7 +100,7 @@ func TestTinyStudyClaimsFollowTheRule(t *testing.T) {
 			d.WordMask = append(d.WordMask, 1, 1)
 		}
 	}
-	s, err := garestudy.NewSuiteOn(backend.MustNew(), sc, train, test, garestudy.SyntheticFloor, 0, "")
+	s, err := garestudy.NewSuiteOn(backend.MustNew(), sc, train, test, garestudy.SyntheticFloor, 0, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,17 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/models"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/runcache"
+	"github.com/geoalign/geoalign/lib/runner"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 )
@@ -46,13 +50,17 @@ type Protocol struct {
 	PretrainLR     float64
 	Seeds          []int64
 
-	// CacheDir, when set, keeps every run's result, the stage-1 models and the first seed's
-	// stage-2 models on disk, so that separate processes (notebook cells, a resumed `make figures`)
-	// reuse them instead of training again. Keys hash the configuration, the data and the seed.
+	// CacheDir, when set, keeps every run on disk — each stage of each variant × seed a run
+	// directory of lib/runner (what `geoalign train gare` writes: config.json with its record,
+	// checkpoints, history.json, curves.png; stage 2's config.json names its stage 1 as "from") —
+	// and every run's test result, so that separate processes (notebook cells, a resumed `make
+	// figures`) reuse or resume them instead of training again. Keys hash the configuration, the
+	// data and the seed. Without it the run directories go to a temporary directory (Close).
 	CacheDir string
 
 	pretrained map[runKey]*Fitted
 	results    map[runKey]*Result
+	scratch    string // the run directories' root without CacheDir (runDir)
 	// PretrainSeconds accumulates the time spent in stage 1 (in this process).
 	PretrainSeconds float64
 }
@@ -66,11 +74,44 @@ const StudyStep = gare.SingleGraphStep
 
 // cacheKey names a cached item: lib/runcache's key of everything that determines it — the kind of
 // item, the full configuration with the pretraining schedule, a fingerprint of the data's content,
-// the seed, and the source of lib/models/gare and lib/train (a code change trains anew).
+// the seed, and the source of lib/models/gare and lib/train (a code change trains anew) — under
+// CacheDir ("" without one).
 func (p *Protocol) cacheKey(kind string, cfg gare.Config, d, test *gare.Dataset, seed int64) (string, error) {
 	if p.CacheDir == "" {
 		return "", nil
 	}
+	return p.key(p.CacheDir, kind, cfg, d, test, seed)
+}
+
+// runDir is the run directory (lib/runner) of a training stage: its cacheKey, or without CacheDir
+// the same key under a temporary directory of this Protocol (Close removes it).
+func (p *Protocol) runDir(kind string, cfg gare.Config, d *gare.Dataset, seed int64) (string, error) {
+	root := p.CacheDir
+	if root == "" {
+		if p.scratch == "" {
+			dir, err := os.MkdirTemp("", "garestudy-runs-")
+			if err != nil {
+				return "", err
+			}
+			p.scratch = dir
+		}
+		root = p.scratch
+	}
+	return p.key(root, kind, cfg, d, nil, seed)
+}
+
+// Close removes the temporary run directories of a Protocol without CacheDir (nothing otherwise).
+func (p *Protocol) Close() error {
+	if p.scratch == "" {
+		return nil
+	}
+	err := os.RemoveAll(p.scratch)
+	p.scratch, p.pretrained, p.results = "", nil, nil
+	return err
+}
+
+// key is cacheKey under root.
+func (p *Protocol) key(root, kind string, cfg gare.Config, d, test *gare.Dataset, seed int64) (string, error) {
 	data := fingerprint(d)
 	if test != nil {
 		data += "+" + fingerprint(test)
@@ -85,7 +126,7 @@ func (p *Protocol) cacheKey(kind string, cfg gare.Config, d, test *gare.Dataset,
 	if err != nil {
 		return "", err
 	}
-	dir, err := runcache.Open(p.CacheDir, spec)
+	dir, err := runcache.Open(root, spec)
 	if err != nil {
 		return "", err
 	}
@@ -144,45 +185,71 @@ func (p *Protocol) PretrainConfig() gare.Config {
 	return cfg
 }
 
-// pretrain is stage 1 of seed on d (its model and Curve; no PretrainCurve), trained once, then cached.
+// pretrain is stage 1 of seed on d (its model and Curve; no PretrainCurve): a run directory of the
+// cache, trained once (or resumed), then kept in memory.
 func (p *Protocol) pretrain(b compute.Backend, d *gare.Dataset, seed int64) (*Fitted, error) {
 	return memo(&p.pretrained, runKey{train: d, seed: seed}, func() (*Fitted, error) {
-		cfg, seed1 := p.PretrainConfig(), seed+pretrainSeedOffset
-		base, err := p.cacheKey("pretrained", cfg, d, nil, seed)
+		cfg := p.PretrainConfig()
+		dir, err := p.runDir("pretrained", cfg, d, seed)
 		if err != nil {
 			return nil, err
 		}
-		s := &Fitted{}
-		s.Curve, s.Model, err = cached(b, cfg, seed1, base, ".curve", true, func(c []train.Record) bool { return len(c) > 0 },
-			func() ([]train.Record, *gare.Model, error) {
-				m, err := gare.New(b, cfg, seed1)
-				if err != nil {
-					return nil, nil, err
-				}
-				curve, seconds, err := fit(m, d, gare.TrainOptions{Seed: seed1, Quiet: true})
-				if err != nil {
-					return nil, nil, fmt.Errorf("pretraining (seed %d): %w", seed, err)
-				}
-				p.PretrainSeconds += seconds
-				return curve, m, nil
-			})
-		return s, err
+		run, err := newRun(b, cfg, seed+pretrainSeedOffset, 0, d, nil)
+		if err != nil {
+			return nil, err
+		}
+		f, err := fit(dir, run, nil, models.Output{Quiet: true})
+		if err != nil {
+			return nil, fmt.Errorf("pretraining (seed %d): %w", seed, err)
+		}
+		p.PretrainSeconds += f.Seconds
+		f.dir = dir
+		return f, nil
 	})
 }
 
-// fit trains m on d (gare.Model.NewTrainer: the validation split carved from d) and returns the
-// loop's records, one per epoch, and its wall time in seconds.
-func fit(m *gare.Model, d *gare.Dataset, opts gare.TrainOptions) ([]train.Record, float64, error) {
+// newRun is cfg as a gare.Run (gare.NewRun) initialised and ordered by seed, stepping with
+// textChunk (gare.Training.TextChunk), on d's pairs less the validation pairs: its "val" split
+// is Config.ValFraction of d carved out by data.CarveValidation (the split gare.Model.NewTrainer
+// carves: the same pairs in both stages), its "test" split test (nil: none).
+func newRun(b compute.Backend, cfg gare.Config, seed int64, textChunk int, d, test *gare.Dataset) (*gare.Run, error) {
+	keep, held, err := data.CarveValidation(d.NumTexts, cfg.ValFraction)
+	if err != nil {
+		return nil, fmt.Errorf("gare: dataset %q: %w", d.Name, err)
+	}
+	splits := map[string]*gare.Dataset{"train": d.Subset(d.Name+" (trained on)", keep), "val": d.Subset(d.Name+" (validation)", held)}
+	if test != nil {
+		splits["test"] = test
+	}
+	load := func(split string) (*gare.Dataset, error) {
+		if s, ok := splits[split]; ok {
+			return s, nil
+		}
+		return nil, fmt.Errorf("gare study: no %q split (train, val, test)", split)
+	}
+	rc := gare.RunConfig{Model: cfg, Training: gare.Training{Seed: seed, Patience: cfg.Patience, ValFraction: cfg.ValFraction, TextChunk: textChunk}}
+	return gare.NewRun(b, rc, splits["train"], load, nil)
+}
+
+// fit trains run in the run directory dir through the one contract (runner.Train: what `geoalign
+// train gare` writes, resumed when dir holds the run; from names a warm start's source; out shows
+// it), then
+// loads the best validation's checkpoint into it, and returns it with the loop's records, one per
+// epoch, and the wall time of this call in seconds.
+func fit(dir string, run *gare.Run, from *runner.From, out models.Output) (*Fitted, error) {
 	start := time.Now()
-	t, err := m.NewTrainer(d, opts)
+	raw, err := json.Marshal(run.Config())
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	res, err := t.Train()
+	res, err := runner.Train(dir, runner.Spec{Model: "gare", Config: raw, Notes: run.Notes(), From: from}, run, out)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return res.Records, time.Since(start).Seconds(), nil
+	if err := runner.LoadBest(dir, run); err != nil {
+		return nil, err
+	}
+	return &Fitted{Model: run.Model(), Curve: res.Records, Seconds: time.Since(start).Seconds(), run: run}, nil
 }
 
 // pretrainSeedOffset separates stage 1's random streams from stage 2's.
@@ -194,54 +261,36 @@ const pretrainSeedOffset = 1000
 func (p *Protocol) Run(b compute.Backend, cfg gare.Config, d, test *gare.Dataset, seed int64) (*Result, error) {
 	return memo(&p.results, runKey{cfg, d, test, seed}, func() (*Result, error) {
 		first := len(p.Seeds) > 0 && seed == p.Seeds[0]
-		base, err := p.cacheKey("run", cfg, d, test, seed)
+		base, err := p.cacheKey("result", cfg, d, test, seed)
 		if err != nil {
 			return nil, err
 		}
-		// a cached result without curves, or without the first seed's model, is trained again
-		o, m, err := cached(b, cfg, seed, base, ".result", first, func(o Outcome) bool { return len(o.Curve) > 0 },
-			func() (Outcome, *gare.Model, error) {
-				f, err := p.Fit(b, cfg, d, seed)
-				if err != nil {
-					return Outcome{}, nil, err
-				}
-				start := time.Now()
-				rep, err := f.Model.Evaluate(test)
-				return Outcome{Seed: seed, Report: rep, Curve: f.Curve, PretrainCurve: f.PretrainCurve,
-					Seconds: f.Seconds + time.Since(start).Seconds()}, f.Model, err
-			})
-		return &Result{Outcome: o, Model: m}, err
-	})
-}
-
-// cached is the value saved at base+ext (runcache.ReadGob) and, if keep, the model of cfg (seed)
-// whose weights are saved at base.weights, when the cache has both and ok accepts the value (base
-// "": no cache); else the value and model train makes, saved there (the model only if keep; nil is
-// returned for it otherwise).
-func cached[T any](b compute.Backend, cfg gare.Config, seed int64, base, ext string, keep bool, ok func(T) bool,
-	train func() (T, *gare.Model, error)) (T, *gare.Model, error) {
-	var v T
-	if base != "" && runcache.ReadGob(base+ext, &v) == nil && ok(v) {
-		if !keep {
-			return v, nil, nil
+		if base != "" {
+			base += ".result"
 		}
-		if _, err := os.Stat(base + ".weights"); err == nil {
-			if m, err := gare.New(b, cfg, seed); err == nil && m.LoadWeights(base+".weights") == nil {
-				return v, m, nil
+		var f *Fitted
+		o, err := runcache.Memo(base, func() (Outcome, error) {
+			if f, err = p.fit(b, cfg, d, test, seed); err != nil {
+				return Outcome{}, err
+			}
+			start := time.Now()
+			ev, err := f.run.Evaluate("test", true)
+			if err != nil {
+				return Outcome{}, err
+			}
+			return Outcome{Seed: seed, Report: ev.Result.Report, Curve: f.Curve, PretrainCurve: f.PretrainCurve,
+				Seconds: f.Seconds + time.Since(start).Seconds()}, nil
+		})
+		if err != nil || !first {
+			return &Result{Outcome: o}, err
+		}
+		if f == nil { // the outcome was cached: the model is its run directory's best checkpoint
+			if f, err = p.fit(b, cfg, d, test, seed); err != nil {
+				return nil, err
 			}
 		}
-	}
-	v, m, err := train()
-	if err == nil && base != "" {
-		err = runcache.WriteGob(base+ext, v)
-	}
-	if err != nil || !keep {
-		return v, nil, err
-	}
-	if base != "" {
-		err = m.SaveWeights(base + ".weights")
-	}
-	return v, m, err
+		return &Result{Outcome: o, Model: f.Model}, nil
+	})
 }
 
 // Fitted is a model trained under the protocol, before any test: stage 2's best validation epoch's
@@ -250,30 +299,73 @@ type Fitted struct {
 	Model                *gare.Model
 	Curve, PretrainCurve []train.Record
 	Seconds              float64 // stage 2's training
+
+	run *gare.Run // the run that trained Model
+	dir string    // its run directory
 }
 
 // Fit trains cfg on d from the pretrained encoders of seed (stage 1, trained or loaded first) and
 // returns the model of its best validation epoch; nothing here sees a test split (Run evaluates the
 // result; the tuning sweep, lib/cmd/garetune, reads only the curves).
 func (p *Protocol) Fit(b compute.Backend, cfg gare.Config, d *gare.Dataset, seed int64) (*Fitted, error) {
-	m, pre, err := p.stage2(b, cfg, d, seed)
+	return p.fit(b, cfg, d, nil, seed)
+}
+
+// fit is Fit with test as the run's "test" split (nil: none): stage 2 in its run directory
+// (keyed without test).
+func (p *Protocol) fit(b compute.Backend, cfg gare.Config, d, test *gare.Dataset, seed int64) (*Fitted, error) {
+	dir, err := p.runDir("stage2", cfg, d, seed)
 	if err != nil {
 		return nil, err
 	}
-	curve, seconds, err := fit(m, d, gare.TrainOptions{Seed: seed, Quiet: true, TextChunk: StudyStep})
-	return &Fitted{Model: m, Curve: curve, PretrainCurve: pre.Curve, Seconds: seconds}, err
+	return p.stage2(b, cfg, d, test, seed, dir, models.Output{Quiet: true}, nil)
 }
 
-// stage2 is a new model of cfg (seed's initialisation) with the stage-1 encoders of seed on d, and
-// that stage 1.
-func (p *Protocol) stage2(b compute.Backend, cfg gare.Config, d *gare.Dataset, seed int64) (*gare.Model, *Fitted, error) {
+// stage2 trains cfg on d into the run directory dir (resumed if it holds the run), warm-started
+// from the stage-1 encoders of seed (models.WarmStarter; Spec.From names stage 1's directory),
+// after applying observe to the run (nil: none); test is its "test" split (nil: none).
+func (p *Protocol) stage2(b compute.Backend, cfg gare.Config, d, test *gare.Dataset, seed int64, dir string, out models.Output,
+	observe func(*gare.Run)) (*Fitted, error) {
 	pre, err := p.pretrain(b, d, seed)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	m, err := gare.New(b, cfg, seed)
+	run, err := newRun(b, cfg, seed, StudyStep, d, test)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return m, pre, m.CopyEncodersFrom(pre.Model)
+	if err := run.WarmStart(pre.run); err != nil {
+		return nil, err
+	}
+	if observe != nil {
+		observe(run)
+	}
+	from, err := runner.FromDir(pre.dir)
+	if err != nil {
+		return nil, err
+	}
+	f, err := fit(dir, run, from, out)
+	if err != nil {
+		return nil, err
+	}
+	f.PretrainCurve = pre.Curve
+	return f, nil
+}
+
+// observed is stage 2 of cfg (seed) on d trained from scratch in dir (anything there is removed
+// first: observations need an uninterrupted run), observed by fn(model, step) every `every`
+// steps (gare.Run.Observe; fn nil: a record every `every` steps, nothing else).
+func (p *Protocol) observed(b compute.Backend, cfg gare.Config, d *gare.Dataset, seed int64, dir string, out models.Output,
+	every int, fn func(m *gare.Model, step int) error) (*Fitted, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	return p.stage2(b, cfg, d, nil, seed, dir, out, func(run *gare.Run) {
+		run.Observe(every, func(step int) error {
+			if fn == nil {
+				return nil
+			}
+			return fn(run.Model(), step)
+		})
+	})
 }

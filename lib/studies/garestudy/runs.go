@@ -188,7 +188,7 @@ func (r *Runs) addRows(t *report.Table, metrics []Metric, paper func(v int) []st
 
 // Describe is a one-line description of the training recipe of cfg, for table notes.
 func Describe(cfg gare.Config, d, test *gare.Dataset) string {
-	val := valPairs(cfg, d.NumTexts) // the split gare.Model.NewTrainer carves
+	val := valPairs(cfg, d.NumTexts) // the split the protocol carves (newRun)
 	fit := d.NumTexts - val
 	return fmt.Sprintf("D = %d, %d frames, temporal transformer %d layer(s), batch %d, %d epochs (%d steps), BertAdam lr %g (wd %g, β₂ %g, warmup_cosine %g, clip 1.0 global + per-tensor), logit scale %g, ψ dropout %g"+
 		"; %d training pairs: %d trained on, %d validation; test %d texts × %d videos",

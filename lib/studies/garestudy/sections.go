@@ -431,7 +431,7 @@ var validationSumR = Metric{Name: "validation t2v SumR", Decimals: 1, Higher: tr
 	return 0
 }}
 
-// valPairs is the number of validation pairs gare.Model.Train carves from n training pairs
+// valPairs is the number of validation pairs the protocol carves from n training pairs (newRun)
 // (data.CarveValidation; 0 when it cannot carve any).
 func valPairs(cfg gare.Config, n int) int {
 	_, val, err := data.CarveValidation(n, cfg.ValFraction)

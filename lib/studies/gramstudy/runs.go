@@ -18,10 +18,13 @@ import (
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/encoders"
+	"github.com/geoalign/geoalign/lib/models"
 	"github.com/geoalign/geoalign/lib/models/gram"
 	"github.com/geoalign/geoalign/lib/progress"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/runcache"
+	"github.com/geoalign/geoalign/lib/runner"
+	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
 )
 
@@ -36,9 +39,9 @@ type Options struct {
 	DataCache string
 	// Verbose shows a progress bar per training run (Progress: one bar per model over its seeds).
 	Verbose, Progress bool
-	// CacheDir, when set, checkpoints every run under CacheDir/<hash of data, variant, epochs,
-	// seed>/ and reloads finished runs instead of training them again (notebook cells run as
-	// separate programs and share trained models this way).
+	// CacheDir, when set, keeps every run in a run directory (lib/runner) under CacheDir/<hash of
+	// data, variant, epochs, seed>/ and reloads finished runs instead of training them again
+	// (notebook cells run as separate programs and share trained models this way).
 	CacheDir string
 	// Backend (nil: lib/backend.MustNew()).
 	Backend compute.Backend
@@ -148,7 +151,7 @@ type Variant struct {
 	Label  string
 	Config gram.Config
 	// WarmStart, when set, is trained first for the first half of the epochs; Config then trains
-	// the second half starting from its encoders (Trainer.InitFrom).
+	// the second half starting from its encoders (models.WarmStarter: gram's Trainer.InitFrom).
 	WarmStart *gram.Config
 }
 
@@ -166,54 +169,104 @@ type Run struct {
 
 // Train trains variant v on d with one seed: cfg.Epochs = o.Epochs(d) (split in two with a warm
 // start), cfg.Seed = seed, and evaluates the final model on the test split. evalEvery > 0 also
-// evaluates during training (for learning curves and GRAM Fig. 3).
+// evaluates during training (for learning curves and GRAM Fig. 3). Each stage is one models.Run
+// (gram.NewRun of its whole configuration) trained by runner.Train into its own run directory, as
+// `geoalign train gram` trains: <run cache dir>/run, and <run cache dir>/warm for v.WarmStart, from
+// which the run starts (models.WarmStarter); a temporary directory without Options.CacheDir. The
+// histories are the runs' train.Result records (1-based epochs).
 func (o Options) Train(d *gram.Dataset, v Variant, seed int64, evalEvery int) (*Run, error) {
 	epochs := o.Epochs(d)
-	run := &Run{Variant: v, Data: d, Seed: seed}
 	dir, err := o.runDir(d, v, seed, epochs, evalEvery)
 	if err != nil {
 		return nil, err
 	}
-	// stage is a trainer of cfg for n epochs, checkpointed under dir/sub with the run cache.
-	stage := func(cfg gram.Config, n int, sub string) (*gram.Trainer, error) {
-		cfg.Epochs, cfg.Seed, cfg.Quiet, cfg.EvalEvery = n, seed, !o.Verbose, evalEvery
-		if dir != "" {
-			cfg.CheckpointDir, cfg.CheckpointKeep = filepath.Join(dir, sub), 1
+	if dir == "" { // no run cache: a temporary run directory, which the trained model outlives
+		if dir, err = os.MkdirTemp("", "gramstudy-run-"); err != nil {
+			return nil, err
 		}
-		return gram.NewTrainer(o.backend(), d, cfg)
+		defer os.RemoveAll(dir)
 	}
-	mainEpochs := epochs
+	run := &Run{Variant: v, Data: d, Seed: seed}
+	cfg := v.Config
+	cfg.Epochs, cfg.Seed, cfg.EvalEvery = epochs, seed, evalEvery
+	var from *stage
 	if v.WarmStart != nil {
-		mainEpochs -= epochs / 2
+		warm := *v.WarmStart
+		warm.Epochs, warm.Seed, warm.EvalEvery = epochs/2, seed, evalEvery
+		if from, err = o.trainStage(d, warm, filepath.Join(dir, "warm"), nil); err != nil {
+			return nil, err
+		}
+		run.WarmHistory = from.history
+		cfg.Epochs -= epochs / 2
 	}
-	t, err := stage(v.Config, mainEpochs, "main")
+	final, err := o.trainStage(d, cfg, filepath.Join(dir, "run"), from)
 	if err != nil {
 		return nil, err
 	}
-	if v.WarmStart != nil && t.Epoch() == 0 { // the warm stage is needed unless the main one resumed
-		warm, err := stage(*v.WarmStart, epochs/2, "warm")
-		if err != nil {
-			return nil, err
-		}
-		if err := warm.Train(); err != nil {
-			return nil, err
-		}
-		if err := t.InitFrom(warm); err != nil {
-			return nil, err
-		}
-		run.WarmHistory = warm.History
-	} else if v.WarmStart != nil && dir != "" {
-		run.WarmHistory = cachedHistory(filepath.Join(dir, "warm"))
-	}
-	if err := t.Train(); err != nil {
+	run.History = final.history
+	run.Trainer = final.run.Trainer() // the trained model for the analyses: the selected epoch's weights
+	if run.Test, err = run.Trainer.Embed(d.Test); err != nil {
 		return nil, err
 	}
-	run.Trainer, run.History = t, t.History
-	if run.Test, err = t.Embed(d.Test); err != nil {
-		return nil, err
-	}
-	run.Eval, err = gram.Evaluate(o.backend(), run.Test, t.ModelScore())
+	run.Eval, err = gram.Evaluate(o.backend(), run.Test, run.Trainer.ModelScore())
 	return run, err
+}
+
+// stage is one trained models.Run of a study run, in its run directory.
+type stage struct {
+	run     *gram.Run
+	dir     string
+	history []gram.EpochStats
+}
+
+// trainStage trains cfg on d as one models.Run into dir (runner.Train; fresh, resumed, or finished
+// and only reopened), warm-started from a previous stage when from is set.
+func (o Options) trainStage(d *gram.Dataset, cfg gram.Config, dir string, from *stage) (*stage, error) {
+	data := d
+	if d.Val == nil && cfg.ValFraction > 0 { // the split the trainer would carve, made explicit: the run directory evaluates it
+		c := *d
+		var err error
+		if c.Train, c.Val, err = gram.CarveValidation(d.Train, cfg.ValFraction); err != nil {
+			return nil, fmt.Errorf("gramstudy: dataset %q: %w", d.Name, err)
+		}
+		data = &c
+	}
+	m, err := gram.NewRun(o.backend(), cfg, data, nil)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(struct{ Model gram.Config }{cfg}) // `geoalign train gram`'s configuration
+	if err != nil {
+		return nil, err
+	}
+	// The data are in memory (the study's sets): the Source is empty and config.json's notes name them.
+	spec := runner.Spec{Model: "gram", Config: raw, Notes: []string{"data: " + d.Name}}
+	if from != nil {
+		if err := m.WarmStart(from.run); err != nil {
+			return nil, err
+		}
+		if spec.From, err = runner.FromDir(from.dir); err != nil {
+			return nil, err
+		}
+	}
+	res, err := runner.Train(dir, spec, m, models.Output{Quiet: !o.Verbose})
+	if err != nil {
+		return nil, err
+	}
+	h, err := History(res.Result)
+	return &stage{run: m, dir: dir, history: h}, err
+}
+
+// History is a gram run's epoch statistics, one per record of its train.Result (1-based epochs;
+// each record's Extra holds its gram.EpochStats).
+func History(res *train.Result) ([]gram.EpochStats, error) {
+	h := make([]gram.EpochStats, len(res.Records))
+	for i, r := range res.Records {
+		if err := json.Unmarshal(r.Extra, &h[i]); err != nil {
+			return nil, fmt.Errorf("gramstudy: epoch %d of the training history: %w", r.Epoch, err)
+		}
+	}
+	return h, nil
 }
 
 // TrainSeeds trains v on d once per seed.
@@ -293,16 +346,6 @@ func fingerprint(d *gram.Dataset) string {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// cachedHistory reads the epoch statistics of a cached run (nil if absent).
-func cachedHistory(dir string) []gram.EpochStats {
-	b, err := os.ReadFile(filepath.Join(dir, "history.json"))
-	var h []gram.EpochStats
-	if err != nil || json.Unmarshal(b, &h) != nil {
-		return nil
-	}
-	return h
 }
 
 // The model variants the studies compare.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -109,17 +110,9 @@ func TestLowPrecisionSanity(t *testing.T) {
 func TestCacheReloadsFinishedRuns(t *testing.T) {
 	backend.SkipOnXLA(t, "trains GRAM and its warm start: the study's logic is backend-independent and runs on the Go backend in every go test; "+
 		"on XLA other initial weights (Philox, not PCG) give other numbers; the models on XLA: lib/parity, lib/cmd/geoalign's TestTrainEval*")
-	d, err := gram.SyntheticTriModal(synth.TriModalConfig{Seed: 2, Depth: 2, Branching: 3, LatentDim: 8, LevelDecay: 0.6,
-		Dims: [3]int{8, 8, 8}, N: 260, Noise: [3]float64{0.1, 0.1, 0.1}}, 60)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := tinySet(t)
 	o := Options{CacheDir: t.TempDir(), Seeds: []int64{1}}
-	v := GRAMFromCosine
-	v.Config.Hidden, v.Config.ContraDim, v.Config.MatchHidden = 16, 8, 8
-	warm := *v.WarmStart
-	warm.Hidden, warm.ContraDim, warm.MatchHidden = 16, 8, 8
-	v.WarmStart = &warm
+	v := tiny(GRAMFromCosine)
 	first, err := o.Train(d, v, 1, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -312,4 +305,143 @@ func TestBarNameKeepsTheSubset(t *testing.T) {
 			t.Errorf("barName(%q) = %q, want %q", name, got, want)
 		}
 	}
+}
+
+// TestTrainIsTheModelsRun: a variant trained through the study (gram.NewRun, Run.Train into a run
+// directory, the model reopened from it) has the same weights, the same history and the same test
+// evaluation, bit for bit, as the same configuration and seed trained by the model's own trainer in
+// memory; with a run cache, a second call reloads the run instead of training it again.
+func TestTrainIsTheModelsRun(t *testing.T) {
+	backend.SkipOnXLA(t, "trains GRAM twice on the Go backend; the study's logic is backend-independent")
+	d := tinySet(t)
+	v := tiny(GRAM)
+	o := Options{FixedEpochs: 3, CacheDir: t.TempDir()}
+	got, err := o.Train(d, v, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := v.Config
+	cfg.Epochs, cfg.Seed, cfg.EvalEvery, cfg.Quiet = 3, 4, 1, true
+	ref, err := gram.NewTrainer(backend.MustNew(), d, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ref.Train(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.History) != 3 || got.History[0].Epoch != 1 || got.History[2].Epoch != 3 {
+		t.Fatalf("history of %d epochs, first %d: want epochs 1…3", len(got.History), got.History[0].Epoch)
+	}
+	for i, h := range got.History {
+		r := ref.History[i]
+		if h.Loss != r.Loss || h.Temperature != r.Temperature || h.Best != r.Best || h.Eval == nil || r.Eval == nil || !reflect.DeepEqual(*h.Eval, *r.Eval) {
+			t.Errorf("epoch %d: study loss %v τ %v best %t, trainer loss %v τ %v best %t", h.Epoch, h.Loss, h.Temperature, h.Best, r.Loss, r.Temperature, r.Best)
+		}
+	}
+	for v := range ref.Store.IterVariables() {
+		if !strings.HasPrefix(v.Path(), "/encoder_") && !strings.HasPrefix(v.Path(), "/contra_head_") {
+			continue
+		}
+		w := got.Trainer.Store.GetVariable(v.Path())
+		if w == nil {
+			t.Fatalf("%s missing from the study's model", v.Path())
+		}
+		a, b := fmt.Sprint(v.MustValue().Value()), fmt.Sprint(w.MustValue().Value())
+		if a != b {
+			t.Errorf("%s differs between the study's model and the trainer's", v.Path())
+		}
+	}
+	want, err := ref.Evaluate(d.Test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Eval, want) {
+		t.Errorf("test evaluation %v, trainer's %v", got.Eval.T2V, want.T2V)
+	}
+	again, err := o.Train(d, v, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Trainer.GlobalStep() != got.Trainer.GlobalStep() || !reflect.DeepEqual(again.Eval, got.Eval) || len(again.History) != 3 {
+		t.Errorf("reloaded run: step %d eval %v, first %d %v", again.Trainer.GlobalStep(), again.Eval.T2V, got.Trainer.GlobalStep(), got.Eval.T2V)
+	}
+}
+
+// TestWarmStartIsInitFrom: GRAM's cosine → volume recipe through the study (two runs in run
+// directories, the second warm-started from the first: models.WarmStarter) has the same histories
+// and test evaluation, bit for bit, as the two stages trained by the model's own trainers and
+// Trainer.InitFrom in memory (the study's path before the contract had a warm start).
+func TestWarmStartIsInitFrom(t *testing.T) {
+	backend.SkipOnXLA(t, "trains GRAM's two stages twice on the Go backend; the study's logic is backend-independent")
+	d := tinySet(t)
+	v := tiny(GRAMFromCosine)
+	warm := *v.WarmStart
+	got, err := Options{FixedEpochs: 4}.Train(d, v, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage := func(cfg gram.Config, epochs int) *gram.Trainer {
+		cfg.Epochs, cfg.Seed, cfg.EvalEvery, cfg.Quiet = epochs, 3, 1, true
+		tr, err := gram.NewTrainer(backend.MustNew(), d, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	first, second := stage(warm, 2), stage(v.Config, 2)
+	if err := first.Train(); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.InitFrom(first); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Train(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want []gram.EpochStats
+	}{{"warm stage", got.WarmHistory, first.History}, {"volume stage", got.History, second.History}} {
+		if len(c.got) != 2 || len(c.want) != 2 {
+			t.Fatalf("%s: %d and %d epochs, want 2", c.name, len(c.got), len(c.want))
+		}
+		for i := range c.got {
+			g, w := c.got[i], c.want[i]
+			if g.Epoch != w.Epoch || g.Loss != w.Loss || g.Temperature != w.Temperature || !reflect.DeepEqual(g.Eval, w.Eval) {
+				t.Errorf("%s, epoch %d: study loss %v τ %v, trainers' loss %v τ %v", c.name, g.Epoch, g.Loss, g.Temperature, w.Loss, w.Temperature)
+			}
+		}
+	}
+	want, err := second.Evaluate(d.Test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Eval, want) {
+		t.Errorf("test evaluation %v, trainers' %v", got.Eval.T2V, want.T2V)
+	}
+}
+
+// tinySet is the small synthetic set the training tests use: 200 training and 60 test tuples of
+// three 8-d modalities.
+func tinySet(t *testing.T) *gram.Dataset {
+	t.Helper()
+	d, err := gram.SyntheticTriModal(synth.TriModalConfig{Seed: 2, Depth: 2, Branching: 3, LatentDim: 8, LevelDecay: 0.6,
+		Dims: [3]int{8, 8, 8}, N: 260, Noise: [3]float64{0.1, 0.1, 0.1}}, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// tiny is v with small layers (Hidden 16, ContraDim and MatchHidden 8), its warm start's too.
+func tiny(v Variant) Variant {
+	small := func(c gram.Config) gram.Config {
+		c.Hidden, c.ContraDim, c.MatchHidden = 16, 8, 8
+		return c
+	}
+	v.Config = small(v.Config)
+	if v.WarmStart != nil {
+		v.WarmStart = new(small(*v.WarmStart))
+	}
+	return v
 }

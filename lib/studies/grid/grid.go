@@ -242,6 +242,7 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 	gs.Seeds = size.Seeds
 	protocol := gs.Protocol(gs.Config(tvTrain.TextDim, tvTrain.VideoDim))
 	protocol.CacheDir = size.GARECache
+	defer protocol.Close() // without a cache: its temporary run directories
 	gruns, err := garestudy.RunVariants(b, protocol, tvTrain, tvTest, garestudy.Table1Variants(), garestudy.RunOptions{Label: "grid GARE"})
 	if err != nil {
 		return nil, fmt.Errorf("text–video GARE: %w", err)
@@ -260,10 +261,7 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 		return nil, fmt.Errorf("PRVR data: %w", err)
 	}
 	hs := size.HLFormer
-	base := hs.Config(setup.Train.Dim, setup.Train.QueryDim)
-	tc := hs.Training()
-	tc.CheckpointDir = size.HLFormerCache
-	hruns, err := hlformerstudy.RunVariant(b, setup, base, hlformer.CharadesLoss(), tc, hlformerstudy.HybridVariant, size.Seeds, size.Log)
+	hruns, err := hlformerstudy.NewStudy(b, setup, hs, size.Seeds, size.Log, size.HLFormerCache).Run(hlformerstudy.HybridVariant)
 	if err != nil {
 		return nil, fmt.Errorf("PRVR HLFormer: %w", err)
 	}
@@ -283,7 +281,7 @@ func RunGrid(b compute.Backend, size GridSize) (*Result, error) {
 		}
 	}
 	notes = append(notes, fmt.Sprintf("[PRVR] data: %s (%s; %d train / %d test videos, %d / %d queries). Model: lib/models/hlformer %q at the %q scale (%s), trained once per seed with its own similarity: S = %.1f·max_clips cos + %.1f·max_frames cos, the cosine row; metrics on the test split of the epoch with the best validation SumR (validation carved from train). The test-time cosine recomputed from the stored embeddings reproduces the model's SumR to within %.2g.",
-		setup.Name, setup.Kind, setup.Train.NumVideos(), setup.Test.NumVideos(), setup.Train.NumQueries(), setup.Test.NumQueries(), hlformerstudy.HybridVariant.Name, hs.Name, hs.Describe(), base.ClipScoreWeight, base.FrameScoreWeight, maxCosineGap))
+		setup.Name, setup.Kind, setup.Train.NumVideos(), setup.Test.NumVideos(), setup.Train.NumQueries(), setup.Test.NumQueries(), hlformerstudy.HybridVariant.Name, hs.Name, hs.Describe(), hruns.Config.ClipScoreWeight, hruns.Config.FrameScoreWeight, maxCosineGap))
 
 	res := &Result{Curves: map[string]report.Grid{}}
 	gramCurves, gramNotes, err := gramstudy.CurvesWithNotes(GridCurvesGRAM, "Grid, GRAM-family rows", gramRows)

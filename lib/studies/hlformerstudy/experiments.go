@@ -1,10 +1,12 @@
 package hlformerstudy
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,13 +18,17 @@ import (
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/encoders"
+	"github.com/geoalign/geoalign/lib/models"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
 	"github.com/geoalign/geoalign/lib/runcache"
+	"github.com/geoalign/geoalign/lib/runner"
 	"github.com/geoalign/geoalign/lib/train"
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // Setup is a PRVR benchmark: train, validation and test splits with their provenance.
@@ -39,6 +45,8 @@ type Setup struct {
 	// Text is the encoder of the query tokens (zero value: GloVe). It enters the run keys (runDir),
 	// Name and Data; with MiniLM the floor is random ranking (FloorsOn).
 	Text encoders.Text
+	// Layout is the collection the setup was loaded from (LoadCollection; zero for synthetic data).
+	Layout prvr.Layout
 	// Cache and Shared locate the Charades files: the track cache and the staged annotations (for
 	// floors, moment times and lib/search's action names).
 	Cache, Shared string
@@ -71,24 +79,16 @@ func LoadCharadesSTAText(cache, shared string, t encoders.Text) (*Setup, error) 
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("hlformer: %w", err)
 	}
-	l := tracks.CharadesTextLayout(cache, tracks.CharadesSTACollection, t)
-	tr, err := prvr.Load(l, "train")
+	setup, err := LoadCollection(tracks.CharadesTextLayout(cache, tracks.CharadesSTACollection, t))
 	if err != nil {
-		return nil, fmt.Errorf("hlformer: Charades-STA train (run `make data`): %w", err)
-	}
-	te, err := prvr.Load(l, "test")
-	if err != nil {
-		return nil, fmt.Errorf("hlformer: Charades-STA test (run `make data`): %w", err)
-	}
-	tr, val, err := prvr.CarveValidation(tr, prvr.ValidationFraction)
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("hlformer: Charades-STA (run `make data`): %w", err)
 	}
 	name := "charades-sta"
 	if t != encoders.GloVe {
 		name += ", " + t.Describe()
 	}
-	return &Setup{Name: name, Train: tr, Val: val, Test: te, Data: CharadesDataText(t), Kind: report.LabelDerived, Text: t, Cache: cache, Shared: shared}, nil
+	setup.Name, setup.Data, setup.Kind, setup.Text, setup.Cache, setup.Shared = name, CharadesDataText(t), report.LabelDerived, t, cache, shared
+	return setup, nil
 }
 
 // SyntheticData describes the synthetic benchmark in every table.
@@ -152,11 +152,19 @@ func SubsetVideos(sp *prvr.Split, n int, seed, stream uint64) *prvr.Split {
 // expected metrics RandomTies computes.
 func (s *Setup) FloorsOn(sp *prvr.Split) (map[string]retrieval.Metrics, error) {
 	scores := map[string][]float32{FloorRandom: make([]float32, sp.NumQueries()*sp.NumVideos())}
-	if s.Text == encoders.GloVe {
-		var err error
-		if scores, err = s.FloorScores(sp); err != nil {
-			return nil, err
+	var err error
+	switch {
+	case s.Text != encoders.GloVe: // FloorRandom
+	case s.Kind == report.LabelDerived:
+		scores, err = s.FloorScores(sp)
+	default:
+		scores = map[string][]float32{FloorRandomRanking: scores[FloorRandom]}
+		if sp.Dim == sp.QueryDim {
+			scores[FloorCosine], err = tracks.ZeroShotMaxOverClips(sp, 0, sp.Dim)
 		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	floors := map[string]retrieval.Metrics{}
 	for name, sc := range scores {
@@ -167,6 +175,19 @@ func (s *Setup) FloorsOn(sp *prvr.Split) (map[string]retrieval.Metrics, error) {
 		floors[name] = m
 	}
 	return floors, nil
+}
+
+// FloorNote says which zero-training floors a setup's tables show and why (FloorsOn).
+func (s *Setup) FloorNote() string {
+	switch {
+	case s.Kind == report.Synthetic:
+		return ""
+	case s.Kind == report.LabelDerived:
+		return "Zero-training floors: the GloVe block of the label-derived clips against the GloVe query tokens (random ranking with MiniLM text)."
+	case s.Test.Dim == s.Test.QueryDim:
+		return fmt.Sprintf("Zero-training floors: random ranking, and the parameter-free cosine of the mean query token and each clip, max over clips (query and video features are both %d-d; whether they share a space is the data's matter).", s.Test.Dim)
+	}
+	return fmt.Sprintf("Zero-training floor: random ranking only; no parameter-free baseline, since the query tokens (%d-d) and the video features (%d-d) differ in width.", s.Test.QueryDim, s.Test.Dim)
 }
 
 // FloorScores are the row-major [queries × videos] score matrices of the zero-training baselines on
@@ -202,6 +223,10 @@ const (
 	// FloorRandom is the floor of a setup whose text shares no space with the videos before training
 	// (MiniLM query tokens): random ranking.
 	FloorRandom = "zero-training floor: no shared text–video space (MiniLM text), random ranking"
+	// FloorRandomRanking and FloorCosine are the floors of a researcher's collection (LoadCollection):
+	// random ranking always, the cosine of the mean query token and the clips when the widths match.
+	FloorRandomRanking = "zero-training floor: random ranking"
+	FloorCosine        = "zero-training floor: cosine of the mean query token and each clip, max over clips (ties at random)"
 )
 
 // Variant is a named model/objective change relative to the base configuration.
@@ -220,6 +245,12 @@ func (v Variant) Apply(c hlformer.Config, lc hlformer.LossConfig) (hlformer.Conf
 		lc = v.Loss(lc)
 	}
 	return c, lc
+}
+
+// ApplyRun returns base with the variant's configuration and objective.
+func (v Variant) ApplyRun(base hlformer.RunConfig) hlformer.RunConfig {
+	base.Model, base.Loss = v.Apply(base.Model, base.Loss)
+	return base
 }
 
 // The variants of Table 1 and Table 2.
@@ -250,14 +281,31 @@ var (
 // Table2Variants are the ablations of HLFormer Table 2, in its order (row 0 is the full model).
 var Table2Variants = []Variant{HybridVariant, NoGazeVariant, NoGlanceVariant, SimOnlyVariant, NoDivVariant, NoPOPVariant, MPVariant, CLVariant}
 
-// Run is one seed's run of a variant: the training run (hlformer.Result: the history, and the
-// validation metrics and model of the selected epoch, best validation SumR) and, when the setup has a
-// test split, the test-split metrics and evaluation embeddings of the selected model, what the
-// tables report.
+// Run is one seed's run of a variant: the loop's result of its models.Run (hlformer.NewRun; the
+// records 1-based, as history.json), the store holding the selected (best validation SumR) epoch's
+// weights and, when the setup has a test split, that model's test-split metrics and evaluation
+// embeddings, what the tables report.
 type Run struct {
-	*hlformer.Result
+	*train.Result
+	Store      *model.Store
 	Test       retrieval.Metrics
 	Embeddings *hlformer.Embeddings
+}
+
+// BestEpoch is the 1-based selected epoch (0 before the first).
+func (r Run) BestEpoch() int {
+	if r.Result == nil || r.Best == nil {
+		return 0
+	}
+	return r.Best.Epoch
+}
+
+// Val is the validation metrics of the selected epoch (text→video).
+func (r Run) Val() retrieval.Metrics {
+	if r.Result == nil || r.Best == nil {
+		return retrieval.Metrics{}
+	}
+	return retrieval.FromValues(r.Best.Val, retrieval.T2V)
 }
 
 // Runs are the runs of one variant over several seeds (reproduce.Runs, named by the variant), with
@@ -269,74 +317,116 @@ type Runs struct {
 	Loss    hlformer.LossConfig
 }
 
-// RunVariant trains variant v (from base and lc) once per seed on setup.Train with hlformer.Trainer
-// (lib/train's loop), selects each seed's epoch on setup.Val (best SumR, early stopping) and evaluates
-// the selected model on setup.Test (nil: not evaluated). With
-// tc.CheckpointDir set, each seed's run directory is runDir's (lib/runcache), so that an interrupted
-// study resumes exactly and a finished run is only re-evaluated (its best model restored from
-// train.BestDir).
-func RunVariant(be compute.Backend, setup *Setup, base hlformer.Config, lc hlformer.LossConfig, tc hlformer.TrainConfig, v Variant, seeds []int64, log io.Writer) (*Runs, error) {
-	c, l := v.Apply(base, lc)
-	m, err := hlformer.New(c)
+// runVariant trains variant v (applied to base) once per seed as a models.Run (hlformer.NewRun on
+// the setup's splits, Run.Train: lib/train's loop, the epoch selected on setup.Val) and evaluates
+// the selected model on setup.Test (nil: not evaluated). With cacheDir set, each seed's run
+// directory is runDir's (lib/runcache), so that an interrupted study resumes exactly and a finished
+// run is only re-evaluated (its best model restored from train.BestDir).
+func runVariant(be compute.Backend, setup *Setup, base hlformer.RunConfig, v Variant, seeds []int64, cacheDir string, log io.Writer) (*Runs, error) {
+	cfg := v.ApplyRun(base)
+	m, err := hlformer.New(cfg.Model)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.Name, err)
 	}
 	if setup.Val == nil {
 		return nil, fmt.Errorf("hlformer: setup %q has no validation split (model selection never uses the test split)", setup.Name)
 	}
-	runs := &Runs{Variant: v, Config: c, Loss: l,
-		Runs: reproduce.Runs[Run]{Name: v.Name, Seeds: seeds, Epoch: func(r Run) int { return r.BestEpoch }}}
+	runs := &Runs{Variant: v, Config: cfg.Model, Loss: cfg.Loss,
+		Runs: reproduce.Runs[Run]{Name: v.Name, Seeds: seeds, Epoch: Run.BestEpoch}}
 	for _, seed := range seeds {
-		tc := tc
-		tc.Seed = seed
-		if tc.CheckpointDir != "" {
-			dir, err := runDir(tc.CheckpointDir, setup, c, l, tc, seed)
-			if err != nil {
-				return nil, fmt.Errorf("%s, seed %d: %w", v.Name, seed, err)
-			}
-			tc.CheckpointDir = dir
-		}
+		cfg.Training.Seed = seed
 		start := time.Now()
-		res, err := hlformer.Train(be, m, l, tc, setup.Train, setup.Val)
+		run, err := hlformer.NewRun(be, cfg, setup.Split, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", v.Name, err)
+		}
+		res, err := trainRun(run, setup, cfg, cacheDir)
 		if err != nil {
 			return nil, fmt.Errorf("%s, seed %d: %w", v.Name, seed, err)
 		}
-		if setup.Test == nil {
-			runs.Results = append(runs.Results, Run{Result: res})
-			continue
-		}
-		ev, err := hlformer.NewEvaluator(be, m, res.Store, tc.DType)
-		if err != nil {
-			return nil, err
-		}
-		te, em, err := ev.Evaluate(setup.Test)
-		if err != nil {
-			return nil, fmt.Errorf("%s, seed %d: test: %w", v.Name, seed, err)
+		r := Run{Result: res, Store: run.Store()}
+		if setup.Test != nil {
+			ev, err := hlformer.NewEvaluator(be, m, r.Store, dtypes.Float32)
+			if err != nil {
+				return nil, err
+			}
+			te, em, err := ev.Evaluate(setup.Test)
+			if err != nil {
+				return nil, fmt.Errorf("%s, seed %d: test: %w", v.Name, seed, err)
+			}
+			r.Test, r.Embeddings = te.T2V, em
 		}
 		if log != nil {
-			fmt.Fprintf(log, "%s, seed %d: best epoch %d: val %s, test %s (%s, %s)\n", v.Name, seed, res.BestEpoch, res.Best, te.T2V,
+			val := r.Val()
+			val.Queries = setup.Val.NumQueries()
+			fmt.Fprintf(log, "%s, seed %d: best epoch %d: val %s, test %s (%s, %s)\n", v.Name, seed, r.BestEpoch(), val, r.Test,
 				time.Since(start).Round(time.Second), res.Stopped)
 		}
-		runs.Results = append(runs.Results, Run{Result: res, Test: te.T2V, Embeddings: em})
+		runs.Results = append(runs.Results, r)
 	}
 	return runs, nil
 }
 
+// Split is the setup's split by name ("train", "val" or "test"), as hlformer.NewRun loads it.
+func (s *Setup) Split(name string) (*prvr.Split, error) {
+	sp := map[string]*prvr.Split{"train": s.Train, "val": s.Val, "test": s.Test}[name]
+	if sp == nil {
+		return nil, fmt.Errorf("hlformer: setup %q has no %q split", s.Name, name)
+	}
+	return sp, nil
+}
+
+// trainRun trains run (of configuration cfg on setup) in memory (cacheDir ""), or in its run
+// directory under cacheDir (runDir) through runner.Train — what `geoalign train hlformer` writes:
+// config.json naming the collection and cfg, lock, resume, history.json, curves.png — so that
+// `geoalign eval --run` opens it. A directory cached before the studies trained through
+// lib/runner (runcache's spec.json, no config.json) resumes as it is.
+func trainRun(run *hlformer.Run, setup *Setup, cfg hlformer.RunConfig, cacheDir string) (*train.Result, error) {
+	out := models.Output{Quiet: true}
+	if cacheDir == "" {
+		return run.Train(out)
+	}
+	dir, err := runDir(cacheDir, setup, cfg)
+	if err != nil {
+		return nil, err
+	}
+	_, errSpec := os.Stat(filepath.Join(dir, runcache.SpecFile))
+	if _, errConfig := os.Stat(filepath.Join(dir, runner.ConfigFile)); errSpec == nil && errConfig != nil {
+		out.Dir = dir
+		return run.Train(out)
+	}
+	raw, err := json.Marshal(cfg) // `geoalign train hlformer`'s config JSON
+	if err != nil {
+		return nil, err
+	}
+	l := setup.Layout
+	src := runner.Source{Root: l.Root, Collection: l.Collection, VisualFeature: l.VisualFeature, TextFeature: l.TextFeature}
+	res, err := runner.Train(dir, runner.Spec{Model: "hlformer", Data: src, Config: raw, Notes: []string{"data as the protocol used them: " + setup.Data}}, run, out)
+	if err != nil {
+		return nil, err
+	}
+	return res.Result, nil
+}
+
 // runDir is the run-cache directory of one run under root: lib/runcache's key of the model, loss and
-// training configurations, the content of the setup's train and test splits, the seed, and the source
-// of lib/models/hlformer and lib/train — editing a scale or the model code trains anew.
-func runDir(root string, setup *Setup, c hlformer.Config, l hlformer.LossConfig, tc hlformer.TrainConfig, seed int64) (string, error) {
-	tc.CheckpointDir, tc.Seed = "", 0
+// training configurations (the seed apart), the content of the setup's train and test splits, the
+// seed, and the source of lib/models/hlformer and lib/train — editing a scale or the model code
+// trains anew. The key is the schedule as hlformer.TrainConfig, as before models.Run trained the
+// study, so that the runs cached then stay valid.
+func runDir(root string, setup *Setup, cfg hlformer.RunConfig) (string, error) {
+	tc := cfg.Training.TrainConfig()
+	seed := tc.Seed
+	tc.Seed = 0
 	spec, err := runcache.NewSpec("hlformer", struct {
 		Model    hlformer.Config
 		Loss     hlformer.LossConfig
 		Training hlformer.TrainConfig
-	}{c, l, tc}, setup.Train.Fingerprint()+"+"+setup.Test.Fingerprint()+textKey(setup.Text), seed,
+	}{cfg.Model, cfg.Loss, tc}, setup.Train.Fingerprint()+"+"+setup.Test.Fingerprint()+textKey(setup.Text), seed,
 		runcache.Module+"/lib/models/hlformer", runcache.Module+"/lib/train")
 	if err != nil {
 		return "", err
 	}
-	return runcache.Open(root, spec)
+	return runcache.Dir(root, spec), nil
 }
 
 // textKey is the text encoder's part of the run key: "" for GloVe, so the runs of every result
@@ -373,11 +463,11 @@ var MetricColumns = []Metric{recall(1), recall(5), recall(10), recall(100), SumR
 	testMetric("MdR", func(m retrieval.Metrics) float64 { return m.MdR }), testMetric("MnR", func(m retrieval.Metrics) float64 { return m.MnR })}
 
 // bestEpoch is the 1-based selected epoch of a run, the last column of the PRVR tables.
-var bestEpoch = Metric{Name: "epochs (best)", Of: func(r Run) float64 { return float64(r.BestEpoch + 1) }, Decimals: 1}
+var bestEpoch = Metric{Name: "epochs (best)", Of: func(r Run) float64 { return float64(r.BestEpoch()) }, Decimals: 1}
 
 // valSumR is the validation SumR of a run's selected epoch: what selects among variants (e.g. the
 // best uniform width of Fig. 6), never the test split.
-var valSumR = Metric{Name: "validation SumR", Of: func(r Run) float64 { return r.Best.SumR }, Decimals: 2, Higher: true, Best: 400}
+var valSumR = Metric{Name: "validation SumR", Of: func(r Run) float64 { return r.Val().SumR }, Decimals: 2, Higher: true, Best: 400}
 
 // MetricsTable builds a PRVR table: one row per floor (a deterministic number) and one per variant
 // (mean ± std over its seeds). paper, if not nil, maps a row name to the paper's SumR for the *paper*
@@ -408,6 +498,9 @@ var PaperTable1SumR = map[string]string{
 	MSSLVariant.Name:          "68.4 (MS-SL)",
 }
 
+// PaperTable1CiteReal cites PaperTable1SumR beside results on a researcher's collection.
+const PaperTable1CiteReal = "HLFormer Table 1, Charades-STA SumR (I3D + RoBERTa features)"
+
 // PaperTable1Cite cites PaperTable1SumR.
 const PaperTable1Cite = "HLFormer Table 1, Charades-STA SumR (I3D + RoBERTa features; not comparable to label-derived features)"
 
@@ -430,9 +523,6 @@ type Scale struct {
 	FrameLen, QueryLen      int
 	Epochs, BatchVideos     int
 	LearningRate            float64
-	// Schedule is BertAdam's learning-rate schedule over the Epochs (nil: the code's warmup_linear with
-	// 1 % warm-up, decaying linearly to 0 at the last step).
-	Schedule train.Schedule
 	// Patience is the early-stopping patience in epochs (0: every epoch is trained, the best validation
 	// epoch is kept).
 	Patience int
@@ -504,17 +594,24 @@ func (s Scale) Config(videoDim, queryDim int) hlformer.Config {
 	return c
 }
 
-// Training is the scale's schedule: BertAdam at LearningRate with Schedule over Epochs, hard negatives
-// from round(0.2·Epochs) (the code's epoch 20 of 100) and the scale's early-stopping Patience.
-func (s Scale) Training() hlformer.TrainConfig {
-	tc := hlformer.CharadesTraining()
-	tc.Epochs, tc.BatchVideos, tc.LearningRate, tc.Schedule = s.Epochs, s.BatchVideos, s.LearningRate, s.Schedule
-	tc.HardNegativeStart, _ = hlformer.ScaledHardNegativeStart(s.Epochs)
-	tc.Patience = s.Patience
-	tc.VideoChunk = hlformer.SingleGraphStep // the step of every committed result (cached runs stay valid)
-	tc.PartialBatch = false                  // and its batching: the last incomplete batch dropped (static shapes)
-	return tc
+// RunConfig is the scale's run configuration (what `geoalign train hlformer` reads from config.json)
+// on inputs of the given sizes: its model (Config), the Charades objective and its schedule: BertAdam
+// at LearningRate with the code's warmup_linear over Epochs, hard negatives from round(0.2·Epochs)
+// (the code's epoch 20 of 100), the scale's early-stopping Patience, the single-graph step and the
+// last incomplete batch dropped (static shapes: the step and batching of every committed result),
+// validation carved as prvr.CarveValidation.
+func (s Scale) RunConfig(videoDim, queryDim int) hlformer.RunConfig {
+	rc := hlformer.DefaultRunConfig()
+	rc.Model = s.Config(videoDim, queryDim)
+	t := &rc.Training
+	t.Epochs, t.BatchVideos, t.LearningRate, t.Patience = s.Epochs, s.BatchVideos, s.LearningRate, s.Patience
+	t.HardNegativeStart, _ = hlformer.ScaledHardNegativeStart(s.Epochs)
+	t.VideoChunk, t.DropPartialBatch, t.ValFraction = hlformer.SingleGraphStep, true, prvr.ValidationFraction
+	return rc
 }
+
+// Training is the schedule of RunConfig as hlformer.TrainConfig.
+func (s Scale) Training() hlformer.TrainConfig { return s.RunConfig(0, 0).Training.TrainConfig() }
 
 // ForText is the scale for query tokens of encoder t: with MiniLM, queries are padded to the code's
 // max_desc_l (prvr.MaxQueryTokens, 30) instead of QueryLen, since WordPiece tokens with [CLS] and
@@ -529,10 +626,7 @@ func (s Scale) ForText(t encoders.Text) Scale {
 // Describe states the scale's deviations from the official configuration, for table provenance.
 func (s Scale) Describe() string {
 	start, _ := hlformer.ScaledHardNegativeStart(s.Epochs)
-	sched := "warmup_linear (1 % warm-up, as the code)"
-	if s.Schedule != nil {
-		sched = fmt.Sprintf("schedule %T%+v", s.Schedule, s.Schedule)
-	}
+	const sched = "warmup_linear (1 % warm-up, as the code)"
 	tokensNote := "no Charades query is longer" // in GloVe words
 	if s.QueryLen >= prvr.MaxQueryTokens {
 		tokensNote = "longer queries truncated, as the code"

@@ -29,7 +29,24 @@ type Study struct {
 	// CacheDir, if set, holds a checkpoint per run in <CacheDir>/hlformer/<key>/ (runDir): an interrupted
 	// study resumes, and finished runs are only re-evaluated.
 	CacheDir string
-	runs     map[string]*Runs
+	// Base, if set, is the run configuration every variant starts from (`--config`); nil: the
+	// scale's (Scale.RunConfig on the setup's widths). BaseNotes says which of its fields a variant
+	// overrides (Study.Provenance shows them).
+	Base      *hlformer.RunConfig
+	BaseNotes []string
+	// PaperData, if set, names the data set of the paper's tables the setup is (PaperData's keys):
+	// the tables then say whether each row agrees with the paper's number (AgreementRule).
+	PaperData  string
+	configFile string // the file of Base, for error messages
+	runs       map[string]*Runs
+}
+
+// BaseConfig is the run configuration every variant starts from: Base, else the scale's.
+func (s *Study) BaseConfig() hlformer.RunConfig {
+	if s.Base != nil {
+		return *s.Base
+	}
+	return s.Scale.RunConfig(s.Setup.Train.Dim, s.Setup.Train.QueryDim)
 }
 
 // NewStudy prepares a study; seeds nil means the scale's, cacheDir "" checkpoints nothing (CacheDir).
@@ -58,14 +75,11 @@ func (s *Study) Run(v Variant) (*Runs, error) {
 	if r, ok := s.runs[v.Name]; ok {
 		return r, nil
 	}
-	base := s.Scale.Config(s.Setup.Train.Dim, s.Setup.Train.QueryDim)
-	tc := s.Scale.Training()
-	tc.CheckpointDir = s.CacheDir
 	seeds := s.Seeds
 	if !s.Claimed(v) {
 		seeds = s.SweepSeeds()
 	}
-	r, err := RunVariant(s.Backend, s.Setup, base, hlformer.CharadesLoss(), tc, v, seeds, s.Log)
+	r, err := runVariant(s.Backend, s.Setup, s.BaseConfig(), v, seeds, s.CacheDir, s.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +105,16 @@ func (s *Study) runAll(variants []Variant) ([]*Runs, error) {
 
 // Provenance is the provenance of every table of the study.
 func (s *Study) Provenance(notes ...string) report.Provenance {
-	notes = slices.DeleteFunc(notes, func(n string) bool { return n == "" }) // an absent note (floorNote without floors)
+	notes = slices.DeleteFunc(slices.Concat(s.BaseNotes, notes), func(n string) bool { return n == "" }) // an absent note (floorNote without floors)
+	var config any = s.Scale
+	if s.Base != nil {
+		config = struct {
+			Scale Scale
+			Base  hlformer.RunConfig
+		}{s.Scale, *s.Base}
+	}
 	return report.Provenance{
-		Data: s.Setup.Data, Kind: s.Setup.Kind, Seeds: s.Seeds, Config: s.Scale,
+		Data: s.Setup.Data, Kind: s.Setup.Kind, Seeds: s.Seeds, Config: config,
 		Behavior: "official code (docs/official-code.md §3): the code's Gaussian mask, Lorentz logits (2 + 2⟨q,k⟩_L)/s + b, HyboNet Lorentz linear, " +
 			"MAIM with branch-softmax temperature 0.6, POP with the video as apex and learned curvature in [0.1, 10], multi-positive NCE " +
 			"without temperature, triplet with the hard-negative curriculum, query diversity with the focal factor, S = 0.7 S_c + 0.3 S_f, " +
@@ -119,12 +140,34 @@ func (s *Study) Table1() (*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	paper := PaperTable1SumR // the paper's Charades numbers, shown only next to our Charades results
-	if s.Setup.Kind != report.LabelDerived {
-		paper = nil
+	return s.paperTable(fmt.Sprintf("HLFormer Table 1 analogue — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(), runs, 0), nil
+}
+
+// paperTable is the MetricsTable of runs with the floors of the setup and the paper's Charades-STA
+// SumR of Table table+1 (0: Table 1, 1: Table 2; none on synthetic data) in the paper column, and
+// with Study.PaperData the agreement of each row with it (addAgreement).
+func (s *Study) paperTable(title string, prov report.Provenance, runs []*Runs, table int) *report.Table {
+	paper := PaperData[PaperCharadesSTA][table]
+	cite := [2]string{PaperTable1Cite, PaperTable2Cite}[table]
+	switch s.Setup.Kind {
+	case report.Synthetic:
+		if table == 0 { // Table 2 has only ever run on Charades-STA
+			paper = nil
+		}
+	case report.Real:
+		cite = [2]string{PaperTable1CiteReal, PaperTable2Cite}[table]
 	}
-	return MetricsTable(fmt.Sprintf("HLFormer Table 1 analogue — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(), runs, s.Setup.Floors,
-		paper, PaperTable1Cite), nil
+	if s.PaperData != "" {
+		paper = PaperData[s.PaperData][table]
+	}
+	if n := s.Setup.FloorNote(); n != "" && s.Setup.Kind == report.Real {
+		prov.Notes = append(prov.Notes, n)
+	}
+	t := MetricsTable(title, prov, runs, s.Setup.Floors, paper, cite)
+	if s.PaperData != "" {
+		addAgreement(t, len(s.Setup.Floors), runs, paper)
+	}
+	return t
 }
 
 // PaperHLFormer names the claims of this study in claims.json and REPORT.md: the claim rule's Holm
@@ -238,8 +281,7 @@ func (s *Study) Table2(sec *reproduce.Section) (*report.Table, error) {
 	if len(descriptive) > 0 {
 		notes = append(notes, "Descriptive rows (fewer seeds, no claim): "+strings.Join(descriptive, ", ")+".")
 	}
-	return MetricsTable(fmt.Sprintf("HLFormer Table 2 analogue (ablations) — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(notes...), runs, s.Setup.Floors,
-		PaperTable2SumR, PaperTable2Cite), nil
+	return s.paperTable(fmt.Sprintf("HLFormer Table 2 analogue (ablations) — %s (%s scale)", s.Setup.Name, s.Scale.Name), s.Provenance(notes...), runs, 1), nil
 }
 
 // Table2Rows are the variants of Table 2 at the study's scale: the full model, then Scale.Ablations

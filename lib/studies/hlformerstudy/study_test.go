@@ -8,6 +8,7 @@ import (
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/gomlx/compute/dtypes"
 )
 
 // The study pipeline end to end on a tiny synthetic world: Table 1 (three variants × two seeds), the
@@ -34,8 +35,16 @@ func TestStudyTable1AndFigure5(t *testing.T) {
 	}
 	// Selection on the validation split carved from train, the table from the test split.
 	r := st.runs[HybridVariant.Name]
-	if q := r.Results[0].History[0].Val.Queries; q != setup.Val.NumQueries() || q == setup.Test.NumQueries() {
-		t.Fatalf("epochs validated on %d queries; the validation split has %d, the test split %d", q, setup.Val.NumQueries(), setup.Test.NumQueries())
+	ev, err := hlformer.NewEvaluator(st.Backend, &hlformer.Model{Config: r.Config}, r.Results[0].Store, dtypes.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, _, err := ev.Evaluate(setup.Val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Results[0].Val().SumR; math.Abs(got-val.T2V.SumR) > 1e-9 || val.T2V.SumR == r.Results[0].Test.SumR {
+		t.Fatalf("selected epoch's validation SumR %g; the kept model scores %g on the validation split, %g on test", got, val.T2V.SumR, r.Results[0].Test.SumR)
 	}
 	if r.Results[0].Test.Queries != setup.Test.NumQueries() || r.Results[0].Embeddings.Videos != setup.Test.NumVideos() {
 		t.Fatalf("test metrics over %d queries and embeddings of %d videos; the test split has %d and %d",
@@ -114,15 +123,17 @@ func TestRunDirKeysOnScaleDataAndSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	c := CIScale.Config(a.Train.Dim, a.Train.QueryDim)
-	tc := CIScale.Training()
-	dir := func(s *Setup, tc hlformer.TrainConfig, seed int64) string {
-		d, err := runDir(root, s, c, hlformer.CharadesLoss(), tc, seed)
+	rc := CIScale.RunConfig(a.Train.Dim, a.Train.QueryDim)
+	dir := func(s *Setup, tr hlformer.Training, seed int64) string {
+		c := rc
+		c.Training, c.Training.Seed = tr, seed
+		d, err := runDir(root, s, c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return d
 	}
+	tc := rc.Training
 	base := dir(a, tc, 1)
 	longer := tc
 	longer.Epochs++

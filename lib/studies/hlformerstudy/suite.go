@@ -9,6 +9,8 @@ import (
 	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 	"gonum.org/v1/plot"
 )
 
@@ -106,7 +108,7 @@ func LearningCurves(title string, runs []*Runs) (loss, val *plot.Plot, err error
 	var lc, vc []report.Curve
 	for _, r := range runs {
 		lc = append(lc, report.Curve{Label: r.Variant.Name, PerRun: collect(r.Results, func(res Run) []float64 {
-			return collect(res.History, func(h hlformer.EpochStats) float64 { return h.Loss[0] }) // LossTermNames[0]: the total
+			return collect(res.Records, func(h train.Record) float64 { return h.Loss }) // LossTermNames[0]: the total
 		})})
 		vc = append(vc, report.Curve{Label: r.Variant.Name, PerRun: collect(r.Results, valCurve)})
 	}
@@ -129,9 +131,9 @@ func CurvesNote(loss, val string, runs []*Runs) string {
 	for v, r := range runs {
 		var epochs []string
 		for i, res := range r.Results {
-			curves[v], best[v] = append(curves[v], valCurve(res)), append(best[v], res.BestEpoch)
-			epochs = append(epochs, fmt.Sprint(res.BestEpoch+1))
-			if n := len(res.History); n > 0 && res.BestEpoch == n-1 {
+			curves[v], best[v] = append(curves[v], valCurve(res)), append(best[v], res.BestEpoch()-1)
+			epochs = append(epochs, fmt.Sprint(res.BestEpoch()))
+			if n := len(res.Records); n > 0 && res.BestEpoch() == n {
 				last = append(last, fmt.Sprintf("%s seed %d", ShortName(r.Variant.Name), r.Seeds[i]))
 			}
 		}
@@ -148,7 +150,7 @@ func CurvesNote(loss, val string, runs []*Runs) string {
 
 // valCurve is the validation SumR of every epoch of res.
 func valCurve(res Run) []float64 {
-	return collect(res.History, func(h hlformer.EpochStats) float64 { return h.Val.SumR })
+	return collect(res.Records, func(h train.Record) float64 { return retrieval.FromValues(h.Val, retrieval.T2V).SumR })
 }
 
 // table1 is study st's Table 1 as section name with its claims: hybrid beats Euclidean-only and the

@@ -4,17 +4,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/geoalign/geoalign/lib/retrieval"
+	"github.com/geoalign/geoalign/lib/train"
 )
 
 // history is a run of len(sumR) epochs whose validation SumR are sumR, best at best (0-based).
 func history(best int, sumR ...float64) Run {
-	r := Run{Result: &hlformer.Result{BestEpoch: best}}
+	r := Run{Result: &train.Result{}}
 	for e, v := range sumR {
-		r.History = append(r.History, hlformer.EpochStats{Epoch: e, Loss: []float64{10 - float64(e)}, Val: retrieval.Metrics{SumR: v}})
+		r.Records = append(r.Records, train.Record{Epoch: e + 1, Loss: 10 - float64(e), Val: retrieval.Values(retrieval.Report{T2V: retrieval.Metrics{SumR: v}})})
 	}
+	r.Best = &r.Records[best]
 	return r
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/encoders"
-	"github.com/geoalign/geoalign/lib/models/hlformer"
 )
 
 // With MiniLM query tokens the floor is random ranking: R@K = 100·min(K, n)/n for n test videos with
@@ -46,15 +45,15 @@ func TestTextEntersRunKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := CIScale.Config(s.Train.Dim, s.Train.QueryDim)
+	c := CIScale.RunConfig(s.Train.Dim, s.Train.QueryDim)
 	root := t.TempDir()
-	glove, err := runDir(root, s, c, hlformer.CharadesLoss(), CIScale.Training(), 0)
+	glove, err := runDir(root, s, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := *s
 	m.Text = encoders.MiniLM
-	mini, err := runDir(root, &m, c, hlformer.CharadesLoss(), CIScale.Training(), 0)
+	mini, err := runDir(root, &m, c)
 	if err != nil {
 		t.Fatal(err)
 	}
