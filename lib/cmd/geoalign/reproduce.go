@@ -1,19 +1,24 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/encoders"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
+	"github.com/geoalign/geoalign/lib/runcache"
+	"github.com/geoalign/geoalign/lib/rundir"
 )
 
 func init() {
@@ -38,6 +43,17 @@ func reproduceFlags(name, defaultOut string) (fs *flag.FlagSet, opts *reproduce.
 	fs.StringVar(&opts.Out, "out", defaultOut, "output directory")
 	text := fs.String("text", "glove", "text encoder of the real tracks' texts: glove or minilm (the minilm track of `make data`; "+
 		"HLFormer's Charades-STA queries, GARE's Charades descriptions, GRAM/HyperGRAM's Tux Paint captions)")
+	var layout prvr.Layout
+	fs.StringVar(&layout.Root, "data-root", "", "`DIR` holding a PRVR collection in the MS-SL layout (as `geoalign train hlformer` reads it): "+
+		"the protocol runs on it instead of the track (--paper "+strings.Join(collectionPapers(), ", ")+")")
+	fs.StringVar(&layout.Collection, "collection", "", "collection `NAME` under --data-root (e.g. charades, tvr, activitynet)")
+	fs.StringVar(&layout.VisualFeature, "visual-feature", "", "video feature `NAME` under DIR/NAME/FeatureData (e.g. i3d_rgb_lgi)")
+	fs.StringVar(&layout.TextFeature, "text-feature", "", "query-feature HDF5 `FILE` under DIR/NAME/TextData (default roberta_<collection>_query_feat.hdf5)")
+	fs.StringVar(&opts.Config, "config", "", "JSON `FILE` of the model's run configuration (as `geoalign train <model> --print-config` prints it) "+
+		"on top of which every variant's changes are applied; fields it leaves out keep the scale's")
+	fs.StringVar(&opts.Runs, "runs", "", "run cache `DIR`: one run directory per variant × seed (default: $"+runcache.CacheEnv+", else build/runs with --full, else none)")
+	fs.StringVar(&opts.PaperData, "paper-data", "", "the data are this data set of the paper's tables, so each row says whether ours agrees with the paper's number: "+
+		paperDataValues())
 	check = func(needData, needTable1 bool) ([]string, error) {
 		var err error
 		if opts.Text, err = encoders.ParseText(*text); err != nil {
@@ -59,9 +75,28 @@ func reproduceFlags(name, defaultOut string) (fs *flag.FlagSet, opts *reproduce.
 				return nil, fmt.Errorf("--paper %s has no Table 1 (it has figures: geoalign figures --paper %s)", p, p)
 			}
 		}
+		if layout != (prvr.Layout{}) {
+			if layout.Root == "" || layout.Collection == "" || layout.VisualFeature == "" {
+				return nil, fmt.Errorf("--data-root, --collection and --visual-feature go together")
+			}
+			if len(papers) != 1 || !slices.Contains(collectionPapers(), papers[0]) {
+				return nil, fmt.Errorf("--data-root runs one paper's protocol: --paper %s", strings.Join(collectionPapers(), " or "))
+			}
+			if opts.Collection.Root, err = filepath.Abs(layout.Root); err != nil {
+				return nil, err
+			}
+			opts.Collection.Collection, opts.Collection.VisualFeature, opts.Collection.TextFeature = layout.Collection, layout.VisualFeature, layout.TextFeature
+		}
+		if opts.PaperData != "" {
+			for _, p := range papers {
+				if e, _ := reproduce.Lookup(p); !slices.Contains(e.PaperData, opts.PaperData) {
+					return nil, fmt.Errorf("--paper-data %q is not a data set of %s's tables (%s)", opts.PaperData, p, paperDataValues())
+				}
+			}
+		}
 		if *dataDir == syntheticData {
 			opts.Synthetic = true
-		} else if st, err := os.Stat(*dataDir); needData && (err != nil || !st.IsDir()) {
+		} else if st, err := os.Stat(*dataDir); needData && opts.Collection.Root == "" && (err != nil || !st.IsDir()) {
 			return nil, fmt.Errorf("--data %s is not a directory (build it with `make data`, or run on synthetic data with --data %s)", *dataDir, syntheticData)
 		} else {
 			opts.DataCache = *dataDir
@@ -69,6 +104,28 @@ func reproduceFlags(name, defaultOut string) (fs *flag.FlagSet, opts *reproduce.
 		return papers, nil
 	}
 	return fs, opts, check
+}
+
+// collectionPapers are the papers whose protocol runs on a collection (--data-root).
+func collectionPapers() []string {
+	var out []string
+	for _, p := range reproduce.Papers() {
+		if e, _ := reproduce.Lookup(p); e.CollectionSections != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// paperDataValues lists the --paper-data values of every paper, for --help.
+func paperDataValues() string {
+	var out []string
+	for _, p := range reproduce.Papers() {
+		if e, _ := reproduce.Lookup(p); len(e.PaperData) > 0 {
+			out = append(out, p+": "+strings.Join(e.PaperData, ", "))
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 func parseSeeds(s string) ([]int64, error) {
@@ -98,6 +155,10 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	}
 	if code, ok := checkBackend(stderr, "reproduce"); !ok {
 		return code
+	}
+	if opts.Collection.Root != "" { // Table 1 as a section: curves, claims.json and REPORT.md beside it
+		opts.Sections = []string{"table1"}
+		return reproduceCollection(papers[0], *opts, stdout, stderr, "reproduce")
 	}
 	saved, err := reproduce.RunTable1(papers, *opts)
 	for _, s := range saved {
@@ -142,6 +203,16 @@ func runFigures(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "geoalign figures: --sections:", err)
 			return exitUsage
 		}
+	}
+	if opts.Collection.Root != "" && !*reportOnly {
+		if code, ok := checkBackend(stderr, "figures"); !ok {
+			return code
+		}
+		if opts.Sections == nil {
+			e, _ := reproduce.Lookup(papers[0])
+			opts.Sections = e.CollectionSections
+		}
+		return reproduceCollection(papers[0], *opts, stdout, stderr, "figures")
 	}
 	if *reportOnly {
 		papers = nil
@@ -216,5 +287,55 @@ func compareFigures(committed, rerun string, stdout, stderr io.Writer) int {
 	if len(res.Disagreements) > 0 || res.Tables == 0 {
 		return exitFailure
 	}
+	return exitOK
+}
+
+// reproduceCollection runs paper's protocol (opts.Sections of its figures) on the researcher's
+// collection opts.Collection into opts.Out, which it locks (lib/rundir: a second reproduction on the
+// same OUT exits 2 naming the lock), and writes OUT/REPORT.md from the claims decided there. Bad
+// input exits 2 before any training and leaves nothing under OUT.
+func reproduceCollection(paper string, opts reproduce.Options, stdout, stderr io.Writer, name string) int {
+	created := false
+	if _, err := os.Stat(opts.Out); os.IsNotExist(err) {
+		created = true
+	}
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return fail(stderr, name, err)
+	}
+	lock, err := rundir.Acquire(opts.Out)
+	if err != nil {
+		var busy *rundir.BusyError
+		if errors.As(err, &busy) {
+			return fail(stderr, name, data.BadInput(fmt.Errorf("--out: %w", err)))
+		}
+		return fail(stderr, name, err)
+	}
+	defer func() {
+		// Nothing but the lock under OUT (bad input before any result): leave OUT as it was.
+		if empty, err := rundir.IsEmpty(opts.Out); err == nil && empty {
+			os.Remove(filepath.Join(opts.Out, rundir.LockFile))
+			if created {
+				os.Remove(opts.Out)
+			}
+		}
+		lock.Release()
+	}()
+	e, _ := reproduce.Lookup(paper) // checked by the flags
+	fmt.Fprintf(stderr, "== %s on %s: sections %s\n", paper, filepath.Join(opts.Collection.Root, opts.Collection.Collection), strings.Join(opts.Sections, ", "))
+	if err := e.Figures(opts); err != nil {
+		return fail(stderr, name, err)
+	}
+	claims, err := reproduce.LoadClaims(opts.Out)
+	if err != nil {
+		return fail(stderr, name, err)
+	}
+	partial, err := reproduce.LoadPending(opts.Out)
+	if err != nil {
+		return fail(stderr, name, err)
+	}
+	if err := reproduce.WriteReport(opts.Out, claims, nil, partial...); err != nil {
+		return fail(stderr, name, err)
+	}
+	fmt.Fprintf(stdout, "wrote %s/%s and %s/REPORT.md (%d claims)\n", opts.Out, paper, opts.Out, len(claims))
 	return exitOK
 }

@@ -1,22 +1,32 @@
 package hlformerstudy
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/data/prvr"
 	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/encoders"
+	"github.com/geoalign/geoalign/lib/models/hlformer"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/gomlx/compute"
 )
 
 func init() {
-	reproduce.Register(reproduce.Experiment{Paper: "hlformer", Table1: hlformerTable1, Figures: hlformerFigures, Sections: Sections})
+	reproduce.Register(reproduce.Experiment{Paper: "hlformer", Table1: hlformerTable1, Figures: hlformerFigures, Sections: Sections,
+		PaperData: PaperDataNames(), CollectionSections: CollectionSections})
 }
+
+// CollectionSections are the sections of Suite.Named that run on a researcher's collection
+// (reproduce.Options.Collection): the tables whose rows are variants trained on the data.
+var CollectionSections = []string{"table1", "table2"}
 
 // Scales are the study's two scales: the main one (Table 1, Fig. 4) and the ablation one (Table 2,
 // Fig. 3, 5, 6). The CI-sized default runs Table 1 in about two minutes at CIScale for both; full is
@@ -44,6 +54,8 @@ func LoadSetup(opts reproduce.Options, sc Scale) (*Setup, error) {
 	var err error
 	if opts.Synthetic {
 		setup, err = SyntheticSetup(7, 1024)
+	} else if opts.Collection.Root != "" {
+		setup, err = LoadCollection(opts.Collection)
 	} else {
 		if setup, err = LoadCharadesSTAText(opts.DataDir(), tracks.SharedDir(), opts.Text); err != nil {
 			err = data.BadInput(fmt.Errorf("%w (or run on synthetic data: --data synthetic)", err))
@@ -65,7 +77,7 @@ func prepare(setup *Setup, sc Scale) (*Setup, error) {
 		setup = setup.Subset(sc.TrainVideos, sc.TestVideos, 0)
 	}
 	var err error
-	if setup.Kind == report.LabelDerived {
+	if setup.Kind != report.Synthetic {
 		if setup.Floors, err = setup.FloorsOn(setup.Test); err == nil {
 			setup.ValFloors, err = setup.FloorsOn(setup.Val)
 		}
@@ -109,7 +121,33 @@ func openStudy(be compute.Backend, opts reproduce.Options, sc Scale) (*Study, er
 	if err != nil {
 		return nil, err
 	}
-	return NewStudy(be, setup, sc, opts.Seeds, os.Stderr, RunCacheDir(opts)), nil
+	st := NewStudy(be, setup, sc, opts.Seeds, os.Stderr, RunCacheDir(opts))
+	st.PaperData = opts.PaperData
+	if opts.Config != "" {
+		base, notes, err := ConfigFile(opts.Config, st.BaseConfig())
+		if err != nil {
+			return nil, err
+		}
+		st.Base, st.BaseNotes, st.configFile = &base, notes, opts.Config
+	}
+	return st, st.Check()
+}
+
+// Check reports, before any training, a setup the study cannot run on: a training split with fewer
+// videos than one batch of the base configuration, or a validation or test split of fewer than 2
+// videos (no ranking); a data.BadInput error naming the split and the field.
+func (s *Study) Check() error {
+	cfg := s.BaseConfig()
+	if hlformer.BatchesPerEpoch(s.Setup.Train, cfg.Training.TrainConfig()) == 0 {
+		return data.BadInput(fmt.Errorf("hlformer: %s: the training split has %d videos (after the scale's subset and the validation carve), fewer than one batch of Training.BatchVideos = %d (%s)",
+			s.splitFile("train"), s.Setup.Train.NumVideos(), cfg.Training.BatchVideos, cmp.Or(s.configFile, "the "+s.Scale.Name+" scale's")))
+	}
+	for _, sp := range []*prvr.Split{s.Setup.Val, s.Setup.Test} {
+		if sp.NumVideos() < 2 {
+			return data.BadInput(fmt.Errorf("hlformer: %s: the %s split has %d video(s): nothing to rank", s.splitFile(sp.Name), sp.Name, sp.NumVideos()))
+		}
+	}
+	return nil
 }
 
 // RunCacheDir is where the studies (and the cross-paper grid) checkpoint every run:
@@ -129,7 +167,12 @@ func hlformerFigures(opts reproduce.Options) error {
 	if err != nil {
 		return err
 	}
-	_, err = reproduce.RunSections(opts, "hlformer", filepath.Join(opts.Out, "hlformer"), Suffix(opts.Full), s.Named(), Untestable()...)
+	sections, untestable := s.Named(), Untestable()
+	if opts.Collection.Root != "" { // a researcher's collection: its sections only, and it may be the very data they lack
+		sections = slices.DeleteFunc(sections, func(n reproduce.NamedSection) bool { return !slices.Contains(CollectionSections, n.Name) })
+		untestable = nil
+	}
+	_, err = reproduce.RunSections(opts, "hlformer", filepath.Join(opts.Out, "hlformer"), Suffix(opts.Full), sections, untestable...)
 	return err
 }
 
@@ -151,4 +194,16 @@ func Untestable() []reproduce.Claim {
 		u("Training cost and hyper-parameters of the official runs (100 epochs, batch 128 on an RTX 3090)",
 			"Tables 3, 4", "a description of the authors' infrastructure, not a claim that a CPU run could test; our budgets are stated in each table"),
 	}
+}
+
+// splitFile names the caption file of split ("train", "val", "test"; a split carved from train,
+// "train-…", is train's) of the study's collection, or the setup's name for data without files.
+func (s *Study) splitFile(split string) string {
+	if s.Setup.Layout.Root == "" {
+		return s.Setup.Name
+	}
+	if strings.HasPrefix(split, "train") {
+		split = "train"
+	}
+	return s.Setup.Layout.CaptionFile(split)
 }

@@ -1,0 +1,90 @@
+package hlformerstudy
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/models/hlformer"
+)
+
+// ConfigFile reads the run configuration of every variant from file (`--config`: hlformer.RunConfig
+// as JSON, the config.json `geoalign train hlformer` writes) on top of base, the scale's on the data's
+// widths: fields the file leaves out keep base's, widths of 0 are the data's. The notes name each field of the file that a
+// variant of Table 1 or Table 2 overrides. An unknown field, a value outside its domain or a feature
+// width other than the data's is a data.BadInput error naming the file and the field.
+func ConfigFile(file string, base hlformer.RunConfig) (cfg hlformer.RunConfig, notes []string, err error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return cfg, nil, data.BadInput(fmt.Errorf("--config: %w", err))
+	}
+	cfg = base
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return cfg, nil, data.BadInput(fmt.Errorf("--config %s: %w", file, err))
+	}
+	// Widths of 0 (as --print-config prints them) are the data's.
+	cfg.Model.VideoDim, cfg.Model.QueryDim = cmp.Or(cfg.Model.VideoDim, base.Model.VideoDim), cmp.Or(cfg.Model.QueryDim, base.Model.QueryDim)
+	for _, w := range []struct {
+		field     string
+		got, want int
+	}{{"Model.VideoDim", cfg.Model.VideoDim, base.Model.VideoDim}, {"Model.QueryDim", cfg.Model.QueryDim, base.Model.QueryDim}} {
+		if w.got != w.want {
+			return cfg, nil, data.BadInput(fmt.Errorf("--config %s: %s = %d, but the data's features are %d-d", file, w.field, w.got, w.want))
+		}
+	}
+	if err := cfg.Training.Validate(); err != nil {
+		return cfg, nil, data.BadInput(fmt.Errorf("--config %s: %w", file, err))
+	}
+	if err := cfg.Model.Validate(); err != nil {
+		return cfg, nil, data.BadInput(fmt.Errorf("--config %s: %w", file, err))
+	}
+	var set map[string]any
+	if err := json.Unmarshal(b, &set); err != nil {
+		return cfg, nil, data.BadInput(fmt.Errorf("--config %s: %w", file, err))
+	}
+	given := leaves(set, "")
+	mine := leaves(asMap(cfg), "")
+	for _, v := range slices.Concat(Table1Variants, Table2Variants) {
+		var over []string
+		for k, val := range leaves(asMap(v.ApplyRun(cfg)), "") {
+			if _, ok := given[k]; ok && fmt.Sprint(val) != fmt.Sprint(mine[k]) {
+				over = append(over, k)
+			}
+		}
+		if len(over) > 0 {
+			slices.Sort(over)
+			notes = append(notes, fmt.Sprintf("--config %s: the variant %q overrides %s", file, v.Name, strings.Join(over, ", ")))
+		}
+	}
+	notes = slices.Compact(notes)
+	return cfg, append([]string{fmt.Sprintf("Base configuration of every variant: --config %s on top of the scale's.", file)}, notes...), nil
+}
+
+// asMap is v as JSON object.
+func asMap(v any) map[string]any {
+	b, _ := json.Marshal(v) // a RunConfig always marshals
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+// leaves flattens a JSON object to its leaf values by dotted path.
+func leaves(m map[string]any, prefix string) map[string]any {
+	out := map[string]any{}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if sub, ok := m[k].(map[string]any); ok {
+			maps.Copy(out, leaves(sub, prefix+k+"."))
+		} else {
+			out[prefix+k] = m[k]
+		}
+	}
+	return out
+}
