@@ -42,7 +42,7 @@ type Options struct {
 	Seeds []int64
 	// Out is the output directory (figures/ or figures/tables/).
 	Out string
-	// DataCache is where `make data` put the real tracks ("": tracks.CacheDir; DataDir). Missing
+	// DataCache is where `make data` put the real tracks (`--cache`; "": tracks.CacheDir; DataDir). Missing
 	// or corrupt data there is an error marked data.BadInput, naming the file; nothing falls back
 	// to synthetic data unless Synthetic asks for it.
 	DataCache string
@@ -57,6 +57,10 @@ type Options struct {
 	// HLFormer's Charades-STA query tokens, GARE's Charades descriptions and GRAM/HyperGRAM's Tux
 	// Paint captions. It enters the run keys and every result's data description.
 	Text encoders.Text
+	// Data, when set, is a researcher's feature directory (`--data DIR`, in the format `geoalign
+	// train <model> --data DIR` reads, package lib/data/featdir) that the paper's protocol runs on
+	// instead of the track (Experiment.DataSections).
+	Data string
 	// Collection, when its Root is set, is a researcher's PRVR collection in the MS-SL layout
 	// (`--data-root`, `--collection`, `--visual-feature`, `--text-feature`, as `geoalign train
 	// hlformer` reads them) that HLFormer's protocol runs on instead of the Charades-STA track.
@@ -79,6 +83,19 @@ func (o Options) NeedsRealData(paper string) error {
 		return nil
 	}
 	return data.BadInput(fmt.Errorf("%s figures need the real tracks of `make data` (--data synthetic runs Table 1 only)", paper))
+}
+
+// OwnData reports whether the protocol runs on a researcher's data (Data or Collection) instead
+// of the tracks.
+func (o Options) OwnData() bool { return o.Data != "" || o.Collection.Root != "" }
+
+// Source names the researcher's data of OwnData: the feature directory, or the collection's
+// directory.
+func (o Options) Source() string {
+	if o.Data != "" {
+		return o.Data
+	}
+	return filepath.Join(o.Collection.Root, o.Collection.Collection)
 }
 
 // DataDir is the directory of the real tracks: DataCache, else tracks.CacheDir ($GEOALIGN_CACHE,
@@ -114,6 +131,9 @@ type Experiment struct {
 	// CollectionSections are the sections that run on a researcher's collection (Options.Collection;
 	// nil: the experiment does not open one): the default of `--sections` there.
 	CollectionSections []string
+	// DataSections are the sections that run on a researcher's feature directory (Options.Data;
+	// nil: the experiment does not open one): the default of `--sections` there.
+	DataSections []string
 	// Descriptive marks an experiment that declares no claims (the cross-paper grid): it writes no
 	// claims.json, and REPORT.md does not list it as pending.
 	Descriptive bool

@@ -26,26 +26,31 @@ func init() {
 	register("figures", "regenerate every committed figure and table (figures/)", runFigures)
 }
 
-// syntheticData is the --data value that runs on the synthetic benchmarks only.
+// syntheticData is the --data value that runs on the synthetic benchmarks only; any other --data
+// value is a researcher's feature directory (reproduce.Options.Data).
 const syntheticData = "synthetic"
 
 // reproduceFlags are the flags shared by reproduce and figures. After parsing, check validates
 // them (an error is exit 2) and returns the papers ("all" stays "all"); needData says whether
-// --data must name a directory, needTable1 whether every paper needs a Table 1.
+// --cache must name a directory (unless the data are the researcher's or synthetic), needTable1
+// whether every paper needs a Table 1.
 func reproduceFlags(name, defaultOut string) (fs *flag.FlagSet, opts *reproduce.Options, check func(needData, needTable1 bool) ([]string, error)) {
 	fs = flag.NewFlagSet(name, flag.ContinueOnError)
 	opts = &reproduce.Options{}
 	paper := fs.String("paper", "all", "comma-separated papers to run: all, "+strings.Join(reproduce.Papers(), ", "))
 	seeds := fs.String("seeds", "", "comma-separated seeds (default: each experiment's own, ≥ 3)")
-	dataDir := fs.String("data", tracks.CacheDir(), "directory of the data built by `make data`, or \""+syntheticData+
-		"\" to run on the synthetic benchmarks only (never a silent fallback: missing or corrupt data exits 2)")
+	cacheDir := fs.String("cache", tracks.CacheDir(), "`DIR` of the tracks built by `make data` (as on `geoalign data build`; "+
+		"missing or corrupt data exits 2, never a silent fallback)")
+	dataDir := fs.String("data", "", "`DIR`: a researcher's feature directory in the format `geoalign train <model> --data DIR` reads; "+
+		"the protocol runs on it instead of the track (--paper "+strings.Join(ownDataPapers(dataSections), ", ")+"); or \""+syntheticData+
+		"\" to run Table 1 on the synthetic benchmarks only")
 	fs.BoolVar(&opts.Full, "full", os.Getenv("FULL") == "1", "full (paper-sized) configuration instead of the CI-sized default (also FULL=1)")
 	fs.StringVar(&opts.Out, "out", defaultOut, "output directory")
 	text := fs.String("text", "glove", "text encoder of the real tracks' texts: glove or minilm (the minilm track of `make data`; "+
 		"HLFormer's Charades-STA queries, GARE's Charades descriptions, GRAM/HyperGRAM's Tux Paint captions)")
 	var layout prvr.Layout
 	fs.StringVar(&layout.Root, "data-root", "", "`DIR` holding a PRVR collection in the MS-SL layout (as `geoalign train hlformer` reads it): "+
-		"the protocol runs on it instead of the track (--paper "+strings.Join(collectionPapers(), ", ")+")")
+		"the protocol runs on it instead of the track (--paper "+strings.Join(ownDataPapers(collectionSections), ", ")+")")
 	fs.StringVar(&layout.Collection, "collection", "", "collection `NAME` under --data-root (e.g. charades, tvr, activitynet)")
 	fs.StringVar(&layout.VisualFeature, "visual-feature", "", "video feature `NAME` under DIR/NAME/FeatureData (e.g. i3d_rgb_lgi)")
 	fs.StringVar(&layout.TextFeature, "text-feature", "", "query-feature HDF5 `FILE` under DIR/NAME/TextData (default roberta_<collection>_query_feat.hdf5)")
@@ -79,8 +84,8 @@ func reproduceFlags(name, defaultOut string) (fs *flag.FlagSet, opts *reproduce.
 			if layout.Root == "" || layout.Collection == "" || layout.VisualFeature == "" {
 				return nil, fmt.Errorf("--data-root, --collection and --visual-feature go together")
 			}
-			if len(papers) != 1 || !slices.Contains(collectionPapers(), papers[0]) {
-				return nil, fmt.Errorf("--data-root runs one paper's protocol: --paper %s", strings.Join(collectionPapers(), " or "))
+			if err := onePaper("--data-root", papers, collectionSections); err != nil {
+				return nil, err
 			}
 			if opts.Collection.Root, err = filepath.Abs(layout.Root); err != nil {
 				return nil, err
@@ -94,27 +99,54 @@ func reproduceFlags(name, defaultOut string) (fs *flag.FlagSet, opts *reproduce.
 				}
 			}
 		}
-		if *dataDir == syntheticData {
+		switch *dataDir {
+		case "":
+		case syntheticData:
 			opts.Synthetic = true
-		} else if st, err := os.Stat(*dataDir); needData && opts.Collection.Root == "" && (err != nil || !st.IsDir()) {
-			return nil, fmt.Errorf("--data %s is not a directory (build it with `make data`, or run on synthetic data with --data %s)", *dataDir, syntheticData)
-		} else {
-			opts.DataCache = *dataDir
+		default:
+			if opts.Collection.Root != "" {
+				return nil, fmt.Errorf("--data and --data-root name two data sources: give one")
+			}
+			if err := onePaper("--data DIR", papers, dataSections); err != nil {
+				return nil, err
+			}
+			if opts.Data, err = filepath.Abs(*dataDir); err != nil {
+				return nil, err
+			}
 		}
+		if st, err := os.Stat(*cacheDir); needData && !opts.OwnData() && !opts.Synthetic && (err != nil || !st.IsDir()) {
+			return nil, fmt.Errorf("--cache %s is not a directory (build it with `make data`, or run on synthetic data with --data %s)", *cacheDir, syntheticData)
+		}
+		opts.DataCache = *cacheDir
 		return papers, nil
 	}
 	return fs, opts, check
 }
 
-// collectionPapers are the papers whose protocol runs on a collection (--data-root).
-func collectionPapers() []string {
+// collectionSections and dataSections are the sections of an experiment that run on a
+// researcher's collection (--data-root) and feature directory (--data DIR).
+func collectionSections(e reproduce.Experiment) []string { return e.CollectionSections }
+func dataSections(e reproduce.Experiment) []string       { return e.DataSections }
+
+// ownDataPapers are the papers whose protocol runs on a researcher's data of the kind sections
+// gives (collectionSections, dataSections).
+func ownDataPapers(sections func(reproduce.Experiment) []string) []string {
 	var out []string
 	for _, p := range reproduce.Papers() {
-		if e, _ := reproduce.Lookup(p); e.CollectionSections != nil {
+		if e, _ := reproduce.Lookup(p); sections(e) != nil {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// onePaper checks that papers is one paper whose protocol runs on the researcher's data that flag
+// names (sections: collectionSections, dataSections).
+func onePaper(flag string, papers []string, sections func(reproduce.Experiment) []string) error {
+	if ps := ownDataPapers(sections); len(papers) != 1 || !slices.Contains(ps, papers[0]) {
+		return fmt.Errorf("%s runs one paper's protocol: --paper %s", flag, strings.Join(ps, " or "))
+	}
+	return nil
 }
 
 // paperDataValues lists the --paper-data values of every paper, for --help.
@@ -156,7 +188,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if code, ok := checkBackend(stderr, "reproduce"); !ok {
 		return code
 	}
-	if opts.Collection.Root != "" { // Table 1 as a section: curves, claims.json and REPORT.md beside it
+	if opts.OwnData() { // Table 1 as a section: curves, claims.json and REPORT.md beside it
 		opts.Sections = []string{"table1"}
 		return reproduceCollection(papers[0], *opts, stdout, stderr, "reproduce")
 	}
@@ -204,13 +236,16 @@ func runFigures(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	if opts.Collection.Root != "" && !*reportOnly {
+	if opts.OwnData() && !*reportOnly {
 		if code, ok := checkBackend(stderr, "figures"); !ok {
 			return code
 		}
 		if opts.Sections == nil {
 			e, _ := reproduce.Lookup(papers[0])
 			opts.Sections = e.CollectionSections
+			if opts.Data != "" {
+				opts.Sections = e.DataSections
+			}
 		}
 		return reproduceCollection(papers[0], *opts, stdout, stderr, "figures")
 	}
@@ -291,7 +326,7 @@ func compareFigures(committed, rerun string, stdout, stderr io.Writer) int {
 }
 
 // reproduceCollection runs paper's protocol (opts.Sections of its figures) on the researcher's
-// collection opts.Collection into opts.Out, which it locks (lib/rundir: a second reproduction on the
+// data (opts.Collection or opts.Data, reproduce.Options.OwnData) into opts.Out, which it locks (lib/rundir: a second reproduction on the
 // same OUT exits 2 naming the lock), and writes OUT/REPORT.md from the claims decided there. Bad
 // input exits 2 before any training and leaves nothing under OUT.
 func reproduceCollection(paper string, opts reproduce.Options, stdout, stderr io.Writer, name string) int {
@@ -321,7 +356,7 @@ func reproduceCollection(paper string, opts reproduce.Options, stdout, stderr io
 		lock.Release()
 	}()
 	e, _ := reproduce.Lookup(paper) // checked by the flags
-	fmt.Fprintf(stderr, "== %s on %s: sections %s\n", paper, filepath.Join(opts.Collection.Root, opts.Collection.Collection), strings.Join(opts.Sections, ", "))
+	fmt.Fprintf(stderr, "== %s on %s: sections %s\n", paper, opts.Source(), strings.Join(opts.Sections, ", "))
 	if err := e.Figures(opts); err != nil {
 		return fail(stderr, name, err)
 	}
