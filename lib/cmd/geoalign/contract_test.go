@@ -86,8 +86,8 @@ func TestCLITrainsWhatTheLibraryTrains(t *testing.T) {
 			t.Fatal(err)
 		}
 		libDir := filepath.Join(t.TempDir(), "lib")
-		tr, err := m.NewTrainer(pairedDataset(d, d.Splits.Train),
-			gare.TrainOptions{Seed: 4, Val: retrievalDataset(d, "val", d.Splits.Val), Dir: libDir, Quiet: true})
+		tr, err := m.NewTrainer(gare.PairedFromDir(d, "train", d.Splits.Train),
+			gare.TrainOptions{Seed: 4, Val: gare.RetrievalFromDir(d, "val", d.Splits.Val), Dir: libDir, Quiet: true})
 		if err != nil {
 			t.Fatal(err)
 		}

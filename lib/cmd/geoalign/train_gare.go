@@ -67,54 +67,12 @@ func (c *gareConfig) open(backend compute.Backend, src runner.Source, training b
 		return nil, fmt.Errorf("%s: no such file: Model.Context = %d (word context) needs word features", filepath.Join(d.Dir, "words.npy"), gare.ContextWords)
 	}
 	g := &gareData{data: d, sets: map[string]*gare.Dataset{}}
-	pairs := pairedDataset(d, d.Splits.Train)
+	pairs := gare.PairedFromDir(d, "train", d.Splits.Train)
 	if training && pairs.NumTexts/mc.Batch == 0 {
 		return nil, fmt.Errorf("%s: the training split has %d captions, fewer than one batch of Model.Batch = %d",
 			filepath.Join(d.Dir, featdir.TrainFile), pairs.NumTexts, mc.Batch)
 	}
 	return gare.NewRun(backend, c.RunConfig, pairs, g.dataset, splitNotes(d.Splits))
-}
-
-// pairedDataset is the training set: every caption of the videos paired with its video's frames
-// (a video with k captions appears k times, as in the official MSR-VTT training pairs).
-func pairedDataset(d *featdir.TextVideo, videos []int) *gare.Dataset {
-	texts := d.CaptionsOf(videos)
-	pairVideos := make([]int, len(texts))
-	for i, t := range texts {
-		pairVideos[i] = d.CaptionVid[t]
-	}
-	ds := gareDataset(d, "train", texts, pairVideos)
-	ds.VideoOf = nil
-	return ds
-}
-
-// retrievalDataset is an evaluation set: the captions of the videos ranked against the videos.
-func retrievalDataset(d *featdir.TextVideo, name string, videos []int) *gare.Dataset {
-	return gareDataset(d, name, d.CaptionsOf(videos), videos)
-}
-
-// gareDataset gathers texts (caption rows) and videos (video rows) into a gare.Dataset; VideoOf
-// maps each text to the position of its video in videos.
-func gareDataset(d *featdir.TextVideo, name string, texts, videos []int) *gare.Dataset {
-	ds := &gare.Dataset{Name: name, Kind: "given features", NumTexts: len(texts), NumVideos: len(videos),
-		TextDim: d.TextDim, VideoDim: d.VideoDim, Frames: d.Frames, Words: d.Words}
-	col := make(map[int]int, len(videos))
-	fw := d.Frames * d.VideoDim
-	for j, v := range videos {
-		col[v] = j
-		ds.Video = append(ds.Video, d.Video[v*fw:(v+1)*fw]...)
-		ds.FrameMask = append(ds.FrameMask, d.FrameMask[v*d.Frames:(v+1)*d.Frames]...)
-	}
-	for _, t := range texts {
-		ds.Text = append(ds.Text, d.Text[t*d.TextDim:(t+1)*d.TextDim]...)
-		if d.WordFeats != nil {
-			w := d.Words * d.TextDim
-			ds.WordFeats = append(ds.WordFeats, d.WordFeats[t*w:(t+1)*w]...)
-			ds.WordMask = append(ds.WordMask, d.WordMask[t*d.Words:(t+1)*d.Words]...)
-		}
-		ds.VideoOf = append(ds.VideoOf, col[d.CaptionVid[t]])
-	}
-	return ds
 }
 
 // dataset is the retrieval set of a split.
@@ -133,7 +91,7 @@ func (r *gareData) dataset(split string) (*gare.Dataset, error) {
 	default:
 		return nil, fmt.Errorf("unknown split %q (train, val or test)", split)
 	}
-	ds := retrievalDataset(r.data, split, videos)
+	ds := gare.RetrievalFromDir(r.data, split, videos)
 	if err := ds.Validate(); err != nil {
 		return nil, err
 	}

@@ -63,8 +63,43 @@ func RandomFloor(d *gare.Dataset) (retrieval.Report, error) {
 		// one text per video: ranking n tied texts for a video is the same draw as n tied videos for a text
 		v2t := t2v
 		rep.V2T = &v2t
+	} else {
+		v2t := randomBestOf(videoOf, d.NumVideos, t2v.Ks)
+		rep.V2T = &v2t
 	}
 	return rep, nil
+}
+
+// randomBestOf is video→text retrieval of a random ranking of the texts when video j has m_j of
+// the T texts (videoOf: each text's video): the rank of its best text (1 + the other videos' texts
+// above it, as lib/retrieval ranks several ground truths) has P(rank ≤ K) = 1 − C(T − m, K)/C(T, K)
+// and expectation 1 + (T − m)/(m + 1). R@K is 100 × the mean probability, MnR the mean expected
+// rank, MdR the median (NumPy's) of the expected ranks.
+func randomBestOf(videoOf []int, videos int, ks []int) retrieval.Metrics {
+	m := make([]int, videos)
+	for _, v := range videoOf {
+		m[v]++
+	}
+	T := float64(len(videoOf))
+	out := retrieval.Metrics{Queries: videos, Ks: slices.Clone(ks), Recall: make([]float64, len(ks))}
+	ranks := make([]float64, videos)
+	for j, mj := range m {
+		for i, k := range ks {
+			miss := 1.0 // C(T − m, K)/C(T, K): none of the first K is the video's
+			for r := range k {
+				miss *= max(T-float64(mj)-float64(r), 0) / (T - float64(r))
+			}
+			out.Recall[i] += 100 * (1 - miss) / float64(videos)
+		}
+		ranks[j] = 1 + (T-float64(mj))/float64(mj+1)
+		out.MnR += ranks[j] / float64(videos)
+	}
+	for _, r := range out.Recall {
+		out.SumR += r
+	}
+	slices.Sort(ranks)
+	out.MdR = (ranks[(videos-1)/2] + ranks[videos/2]) / 2
+	return out
 }
 
 // ZeroTraining is the zero-training floor of a paired split: text i scores video j by

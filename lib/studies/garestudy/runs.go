@@ -70,6 +70,8 @@ type Runs struct {
 	Results []reproduce.Runs[Result]
 	// Floor is the zero-training baseline of Test (nil: none computed); claims and tables show it.
 	Floor *ZeroFloor
+	// MoreFloors are further floors of Test that the tables show below Floor (claims read Floor).
+	MoreFloors []*ZeroFloor
 }
 
 // Config returns the configuration of variant v.
@@ -87,12 +89,14 @@ type RunOptions struct {
 	Label string
 	// Floor is the zero-training baseline of test, carried by the Runs into tables and claims.
 	Floor *ZeroFloor
+	// MoreFloors are further floors of test, carried by the Runs into tables (Runs.MoreFloors).
+	MoreFloors []*ZeroFloor
 }
 
 // RunVariants trains every variant with every seed under protocol p (seed s: the pretrained
 // encoders of seed s, ψ's initialisation, dropout and batch order) and evaluates it on test.
 func RunVariants(b compute.Backend, p *Protocol, train, test *gare.Dataset, variants []Variant, opts RunOptions) (*Runs, error) {
-	r := &Runs{Base: p.Base, Train: train, Test: test, Variants: variants, Floor: opts.Floor}
+	r := &Runs{Base: p.Base, Train: train, Test: test, Variants: variants, Floor: opts.Floor, MoreFloors: opts.MoreFloors}
 	bar := progress.New(opts.Label, len(variants)*len(p.Seeds))
 	defer bar.Done()
 	for v := range variants {
@@ -176,13 +180,15 @@ func (r *Runs) Table(title string, prov report.Provenance, paperCite string) *re
 
 // addRows adds to t a row per variant — its name, each metric as mean ± std over the seeds, then
 // paper(v)'s cells ("" printed "—") — and, when the runs have one, the zero-training floor's row
-// (its paper cells "—").
+// and those of MoreFloors (their paper cells "—").
 func (r *Runs) addRows(t *report.Table, metrics []Metric, paper func(v int) []string) {
 	for v, runs := range r.Results {
 		runs.AddRow(t, metrics, paper(v)...)
 	}
-	if r.Floor != nil {
-		reproduce.AddFloorRow(t, r.Floor.Name, r.Floor.result(), metrics, make([]string, len(paper(0)))...)
+	for _, f := range append([]*ZeroFloor{r.Floor}, r.MoreFloors...) {
+		if f != nil {
+			reproduce.AddFloorRow(t, f.Name, f.result(), metrics, make([]string, len(paper(0)))...)
+		}
 	}
 }
 

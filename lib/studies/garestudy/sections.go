@@ -99,6 +99,14 @@ func (s *Suite) Table1() (*reproduce.Section, error) {
 	t.AddPaperColumn("t2v R@1 (paper)", CiteTable1).AddPaperColumn("v2t R@1 (paper)", CiteTable1)
 	paperV2T := []string{"45.6", "48.6"}
 	r.addRows(t, metrics, func(v int) []string { return []string{r.Variants[v].Paper[0], paperV2T[v]} })
+	if s.PaperData != "" { // the data are the paper's: does each row agree with its t2v R@1?
+		reproduce.AddAgreement(t, "t2v R@1", func(i int) string {
+			if i >= len(r.Results) {
+				return "" // a floor
+			}
+			return reproduce.AgreesWithPaper(mapped(r.Results[i].Results, R1.Of), r.Variants[i].Paper[0])
+		})
+	}
 	sec := &reproduce.Section{Title: "Table 1: baseline vs GARE"}
 	if err := addTable(sec, "table1", t, r); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package garestudy
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/geoalign/geoalign/lib/data/tracks"
 	"github.com/geoalign/geoalign/lib/encoders"
@@ -11,8 +12,9 @@ import (
 	"github.com/gomlx/compute"
 )
 
-// Suite is one reproduction of the GARE studies at a scale on the Charades track: the data, the
-// stage-2 base configuration and the protocol whose stage-1 models are shared by every table.
+// Suite is one reproduction of the GARE studies at a scale on one data source (DataSource: the
+// Charades track, or a researcher's feature directory): the data, the stage-2 base configuration
+// and the protocol whose stage-1 models are shared by every table.
 type Suite struct {
 	Scale       Scale
 	Backend     compute.Backend
@@ -23,8 +25,32 @@ type Suite struct {
 	// Floor is the zero-training baseline of Test (ZeroTraining, or RandomFloor with MiniLM text; every
 	// constructor sets it), shown in every table and claim.
 	Floor *ZeroFloor
+	// MoreFloors are further floors of Test shown in every table (DataSource.MoreFloors).
+	MoreFloors []*ZeroFloor
 	// Text is the encoder of the descriptions (zero value: GloVe), named in Provenance's data.
 	Text encoders.Text
+	// BaseNotes name the base configuration's origin (--config) in every table's notes.
+	BaseNotes []string
+	// PaperData is the data set of the paper's tables the data are (`--paper-data`; "": none):
+	// Table 1 then has the agreement column.
+	PaperData string
+
+	source *DataSource
+}
+
+// DataSource is the data a Suite runs on and how its tables describe them: the paired training set
+// (Train, VideoOf nil), the test set, the zero-training floors computed on Test, and the
+// provenance's data line, kind and first notes. CharadesSource and FeatureDirSource build one.
+type DataSource struct {
+	Train, Test *gare.Dataset
+	Floor       *ZeroFloor
+	MoreFloors  []*ZeroFloor
+	Data        string
+	Kind        report.DataKind
+	Notes       []string
+	Text        encoders.Text
+	// Words is Config.Words on this source (0: the scale's, CharadesWords).
+	Words int
 }
 
 // CharadesFloor names the zero-training floor of the Charades track.
@@ -43,24 +69,52 @@ const CharadesRandomFloor = "zero-training floor: no shared text–video space (
 // NewSuiteText is NewSuite with the descriptions encoded by t (CharadesDataText). With MiniLM the
 // texts share no space with the videos' GloVe block, so the floor is random ranking (RandomFloor).
 func NewSuiteText(b compute.Backend, s Scale, cache, workDir string, t encoders.Text) (*Suite, error) {
+	src, err := CharadesSource(b, s, cache, workDir, t)
+	if err != nil {
+		return nil, err
+	}
+	return NewSuiteFrom(b, s, src, workDir), nil
+}
+
+// CharadesSource is the Charades descriptions track of cache (CharadesDataText with encoder t, at
+// the scale's size) as a DataSource: the floor reads the mean-GloVe block of the label-derived
+// features (ZeroTraining at tracks.CharadesGloVeOffset), or is random ranking with MiniLM text.
+func CharadesSource(b compute.Backend, s Scale, cache, workDir string, t encoders.Text) (*DataSource, error) {
 	train, test, err := CharadesDataText(cache, workDir, s.CharadesTrain, s.CharadesTest, t)
 	if err != nil {
 		return nil, err
 	}
+	src := &DataSource{Train: train, Test: test, Text: t, Kind: report.LabelDerived, Data: charadesData(train, test, t),
+		Notes: []string{"Label-derived video features: results are not comparable in level with the paper's CLIP ViT-B/32 numbers on MSR-VTT; compare directions of effects only."}}
 	if t == encoders.GloVe {
-		return NewSuiteOn(b, s, train, test, CharadesFloor, tracks.CharadesGloVeOffset, workDir)
+		floor, err := ZeroTraining(b, test, tracks.CharadesGloVeOffset)
+		if err != nil {
+			return nil, err
+		}
+		src.Floor = &ZeroFloor{Name: CharadesFloor, Report: floor}
+		return src, nil
 	}
 	floor, err := RandomFloor(test)
 	if err != nil {
 		return nil, err
 	}
-	suite := newSuite(b, s, train, test, &ZeroFloor{Name: CharadesRandomFloor, Report: floor}, workDir)
-	suite.Text = t
-	return suite, nil
+	src.Floor = &ZeroFloor{Name: CharadesRandomFloor, Report: floor}
+	return src, nil
+}
+
+// charadesData is the provenance's data line of the Charades track.
+func charadesData(train, test *gare.Dataset, t encoders.Text) string {
+	text := "GloVe 100-d tokens" // the descriptions' features
+	if t != encoders.GloVe {
+		text = t.Describe() + " sentence embeddings (384-d)"
+	}
+	return fmt.Sprintf("Charades descriptions ↔ videos, official v1 split (%d train pairs, %d test texts × %d videos): real free-text descriptions as %s, label-derived video features (multi-hot actions ⊕ mean GloVe of their names, 12 segments)",
+		train.NumTexts, test.NumTexts, test.NumVideos, text)
 }
 
 // NewSuiteOn is a suite on given paired train and test sets; the zero-training floor (named
-// floorName) reads the frames' block that starts at floorOffset (see ZeroTraining).
+// floorName) reads the frames' block that starts at floorOffset (see ZeroTraining). Its tables
+// describe the data as the Charades track's.
 func NewSuiteOn(b compute.Backend, s Scale, train, test *gare.Dataset, floorName string, floorOffset int, workDir string) (*Suite, error) {
 	floor, err := ZeroTraining(b, test, floorOffset)
 	if err != nil {
@@ -70,10 +124,31 @@ func NewSuiteOn(b compute.Backend, s Scale, train, test *gare.Dataset, floorName
 }
 
 func newSuite(b compute.Backend, s Scale, train, test *gare.Dataset, floor *ZeroFloor, workDir string) *Suite {
-	base := s.Config(train.TextDim, train.VideoDim)
+	return NewSuiteFrom(b, s, &DataSource{Train: train, Test: test, Floor: floor, Kind: report.LabelDerived,
+		Data: charadesData(train, test, encoders.GloVe)}, workDir)
+}
+
+// NewSuiteFrom is a suite of scale s on src, its runs cached under workDir (may be empty): the
+// scale's configuration on src's widths (Scale.Config; Frames is the data's, Words src.Words when
+// set).
+func NewSuiteFrom(b compute.Backend, s Scale, src *DataSource, workDir string) *Suite {
+	base := s.Config(src.Train.TextDim, src.Train.VideoDim)
+	base.Frames = src.Train.Frames
+	if src.Words > 0 {
+		base.Words = src.Words
+	}
 	p := s.Protocol(base)
 	p.CacheDir = workDir
-	return &Suite{Scale: s, Backend: b, Train: train, Test: test, Base: base, Protocol: p, WorkDir: workDir, Floor: floor}
+	return &Suite{Scale: s, Backend: b, Train: src.Train, Test: src.Test, Base: base, Protocol: p, WorkDir: workDir,
+		Floor: src.Floor, MoreFloors: src.MoreFloors, Text: src.Text, source: src}
+}
+
+// SetBase makes cfg the stage-2 base configuration of every variant (`--config`), notes naming it.
+func (s *Suite) SetBase(cfg gare.Config, notes []string) {
+	s.Base, s.BaseNotes = cfg, notes
+	p := s.Scale.Protocol(cfg)
+	p.CacheDir = s.WorkDir
+	s.Protocol = p
 }
 
 // Behavior is the provenance line shared by every table.
@@ -82,27 +157,22 @@ const Behavior = "official code (docs/official-code.md §4): ψ with 1 head, sha
 	"with unbiased std + 1e-6, β = 1e-4; L_ε hard cut-off at −0.5; L_dir mean including j = k, α = 2; logit scale 100; " +
 	"BertAdam (β₂ 0.98, wd 0.2, warmup_cosine 0.1, global + per-tensor clip 1.0)"
 
-// Provenance describes a table computed on the suite's Charades data.
+// Provenance describes a table computed on the suite's data (its DataSource's data line, kind and
+// first notes).
 func (s *Suite) Provenance(notes ...string) report.Provenance {
-	text := "GloVe 100-d tokens" // the descriptions' features
-	if s.Text != encoders.GloVe {
-		text = s.Text.Describe() + " sentence embeddings (384-d)"
-	}
 	return report.Provenance{
-		Data: fmt.Sprintf("Charades descriptions ↔ videos, official v1 split (%d train pairs, %d test texts × %d videos): real free-text descriptions as %s, label-derived video features (multi-hot actions ⊕ mean GloVe of their names, 12 segments)",
-			s.Train.NumTexts, s.Test.NumTexts, s.Test.NumVideos, text),
-		Kind:     report.LabelDerived,
+		Data:     s.source.Data,
+		Kind:     s.source.Kind,
 		Seeds:    s.Scale.Seeds,
 		Config:   s.Base,
 		Behavior: Behavior,
-		Notes: append([]string{
-			"Label-derived video features: results are not comparable in level with the paper's CLIP ViT-B/32 numbers on MSR-VTT; compare directions of effects only.",
+		Notes: slices.Concat(s.source.Notes, []string{
 			"No CLIP here: learned projections of the given features, pretrained as the baseline (stage 1, " +
 				fmt.Sprintf("%d epochs at lr %g", s.Scale.PretrainEpochs, s.Scale.PretrainLR) + ") stand in for CLIP; each row is stage 2 from those encoders (see study.Protocol).",
 			"Stage 2: " + Describe(s.Base, s.Train, s.Test) + "; projections at lr " + fmt.Sprint(s.Base.ProjectionLearningRate) + ".",
 			TrainingNote, SelectionNote(s.Base), s.Scale.TuningNote(), s.Floor.note(),
 			"Text→video R@K / MnR (1-based ranks, ties counted pessimistically) unless the column says v2t.",
-		}, notes...),
+		}, s.BaseNotes, notes),
 	}
 }
 
@@ -125,7 +195,7 @@ func (f *ZeroFloor) note() string {
 
 // RunTable runs a list of variants on the suite's data.
 func (s *Suite) RunTable(label string, variants []Variant) (*Runs, error) {
-	return RunVariants(s.Backend, s.Protocol, s.Train, s.Test, variants, RunOptions{Label: label, Floor: s.Floor})
+	return RunVariants(s.Backend, s.Protocol, s.Train, s.Test, variants, RunOptions{Label: label, Floor: s.Floor, MoreFloors: s.MoreFloors})
 }
 
 // SyntheticStudy is the false-negative benchmark: baseline vs GARE at several false-negative rates.
