@@ -78,8 +78,8 @@ func TestFeatureDirSourceRoundTrip(t *testing.T) {
 // The Charades descriptions track written as a feature directory gives, through FeatureDirSource,
 // the very data and base configuration of the track (CharadesSource) at the CI-sized scale: issue 47's
 // acceptance 1 for GARE, at the level of the data (the training that follows is the same code on
-// the same numbers). GEOALIGN_GARE_EXPORT=DIR keeps the directory there (the by-hand comparison of
-// docs/reproduce-own-data.md).
+// the same numbers). GEOALIGN_GARE_EXPORT=DIR keeps the directory there (the by-hand comparison of the
+// README's "Reproduce a paper on your own features").
 func TestCharadesAsFeatureDir(t *testing.T) {
 	cache := tracks.CacheDir()
 	if _, err := tracks.CharadesTextLayout(cache, tracks.CharadesDescCollection, encoders.GloVe).Stamp("train", "test"); err != nil {
