@@ -45,19 +45,8 @@ func TestReproduceHLFormerOnCollection(t *testing.T) {
 	if code, _, errOut := call(runReproduce, args...); code != exitOK {
 		t.Fatalf("reproduce exit %d: %s", code, errOut)
 	}
-	for _, f := range []string{"hlformer/table1-ci.md", "hlformer/table1-ci.csv", "hlformer/table1-curves-val-ci.png", "hlformer/claims.json", "REPORT.md"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
-			t.Error(err)
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(out, "hlformer", "table1-ci.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tab report.Table
-	if err := json.Unmarshal(b, &tab); err != nil {
-		t.Fatal(err)
-	}
+	tab := reproduction(t, out, "hlformer/table1-ci.json",
+		"hlformer/table1-ci.md", "hlformer/table1-ci.csv", "hlformer/table1-curves-val-ci.png", "hlformer/claims.json", "REPORT.md")
 	// Video features 6-d, tokens 5-d: random ranking is the only floor, then the three variants.
 	if len(tab.Rows) != 4 || tab.Rows[0][0] != hlformerstudy.FloorRandomRanking || tab.Columns[len(tab.Columns)-1].Name != hlformerstudy.AgreementColumn ||
 		!strings.HasPrefix(tab.Rows[3][len(tab.Columns)-1], "yes") && !strings.HasPrefix(tab.Rows[3][len(tab.Columns)-1], "no") {
@@ -85,4 +74,24 @@ func TestReproduceHLFormerOnCollection(t *testing.T) {
 	if code, _, errOut := call(runReproduce, args...); code != exitUsage || !strings.Contains(errOut, rundir.LockFile) {
 		t.Errorf("a second reproduction on a locked OUT: exit %d, %s", code, errOut)
 	}
+}
+
+// reproduction checks that the files of a reproduction exist under out and returns its table
+// (the JSON file table under out).
+func reproduction(t *testing.T, out, table string, files ...string) report.Table {
+	t.Helper()
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tab report.Table
+	if err := json.Unmarshal(b, &tab); err != nil {
+		t.Fatal(err)
+	}
+	return tab
 }

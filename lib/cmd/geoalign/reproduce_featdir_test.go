@@ -1,13 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/studies/garestudy"
 )
 
@@ -65,19 +63,7 @@ func TestReproduceGAREOnFeatureDir(t *testing.T) {
 	if code, _, errOut := call(runReproduce, args...); code != exitOK {
 		t.Fatalf("reproduce exit %d: %s", code, errOut)
 	}
-	for _, f := range []string{"gare/table1.md", "gare/table1.csv", "gare/table1-curves-val.png", "gare/claims.json", "REPORT.md"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
-			t.Error(err)
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(out, "gare", "table1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tab report.Table
-	if err := json.Unmarshal(b, &tab); err != nil {
-		t.Fatal(err)
-	}
+	tab := reproduction(t, out, "gare/table1.json", "gare/table1.md", "gare/table1.csv", "gare/table1-curves-val.png", "gare/claims.json", "REPORT.md")
 	// Baseline and GARE, then the floor; the paper's columns, then the agreement column.
 	last := len(tab.Columns) - 1
 	if len(tab.Rows) != 3 || tab.Rows[2][0] != garestudy.FloorRandom || !strings.HasPrefix(tab.Columns[last].Name, "agrees with the paper") ||

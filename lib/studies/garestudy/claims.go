@@ -63,9 +63,8 @@ func RandomFloor(d *gare.Dataset) (retrieval.Report, error) {
 		// one text per video: ranking n tied texts for a video is the same draw as n tied videos for a text
 		v2t := t2v
 		rep.V2T = &v2t
-	} else {
-		v2t := randomBestOf(videoOf, d.NumVideos, t2v.Ks)
-		rep.V2T = &v2t
+	} else if v2t, ok := randomBestOf(videoOf, d.NumVideos, t2v.Ks); ok {
+		rep.V2T = &v2t // several texts per video (every video has one: else lib/retrieval has no v2t either)
 	}
 	return rep, nil
 }
@@ -74,11 +73,14 @@ func RandomFloor(d *gare.Dataset) (retrieval.Report, error) {
 // the T texts (videoOf: each text's video): the rank of its best text (1 + the other videos' texts
 // above it, as lib/retrieval ranks several ground truths) has P(rank ≤ K) = 1 − C(T − m, K)/C(T, K)
 // and expectation 1 + (T − m)/(m + 1). R@K is 100 × the mean probability, MnR the mean expected
-// rank, MdR the median (NumPy's) of the expected ranks.
-func randomBestOf(videoOf []int, videos int, ks []int) retrieval.Metrics {
+// rank, MdR the median (NumPy's) of the expected ranks; ok is false when a video has no text.
+func randomBestOf(videoOf []int, videos int, ks []int) (_ retrieval.Metrics, ok bool) {
 	m := make([]int, videos)
 	for _, v := range videoOf {
 		m[v]++
+	}
+	if slices.Contains(m, 0) {
+		return retrieval.Metrics{}, false
 	}
 	T := float64(len(videoOf))
 	out := retrieval.Metrics{Queries: videos, Ks: slices.Clone(ks), Recall: make([]float64, len(ks))}
@@ -99,7 +101,7 @@ func randomBestOf(videoOf []int, videos int, ks []int) retrieval.Metrics {
 	}
 	slices.Sort(ranks)
 	out.MdR = (ranks[(videos-1)/2] + ranks[videos/2]) / 2
-	return out
+	return out, true
 }
 
 // ZeroTraining is the zero-training floor of a paired split: text i scores video j by

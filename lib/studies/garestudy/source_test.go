@@ -123,7 +123,7 @@ func TestCharadesAsFeatureDir(t *testing.T) {
 // (retrieval.RandomTies), and with more texts per video its R@1 is the chance m/T.
 func TestRandomBestOf(t *testing.T) {
 	const n = 9
-	got := randomBestOf(seq(n), n, retrieval.TextVideoKs)
+	got, _ := randomBestOf(seq(n), n, retrieval.TextVideoKs)
 	want, err := retrieval.RandomTies(make([]float32, n*n), seq(n), n, nil, retrieval.MedianNumPy)
 	if err != nil {
 		t.Fatal(err)
@@ -137,8 +137,11 @@ func TestRandomBestOf(t *testing.T) {
 		t.Errorf("MnR/MdR %v/%v, want %v/%v", got.MnR, got.MdR, want.MnR, want.MdR)
 	}
 	// Video 0 has 3 of the 4 texts, video 1 one: R@1 = (3/4 + 1/4)/2, expected ranks 1 + 1/4 and 1 + 3/2.
-	two := randomBestOf([]int{0, 0, 1, 0}, 2, []int{1})
-	if math.Abs(two.Recall[0]-50) > 1e-9 || math.Abs(two.MnR-(1.25+2.5)/2) > 1e-9 {
+	two, ok := randomBestOf([]int{0, 0, 1, 0}, 2, []int{1})
+	if !ok || math.Abs(two.Recall[0]-50) > 1e-9 || math.Abs(two.MnR-(1.25+2.5)/2) > 1e-9 {
 		t.Errorf("R@1 %v, MnR %v; want 50, 1.875", two.Recall[0], two.MnR)
+	}
+	if _, ok := randomBestOf([]int{0, 0}, 2, []int{1}); ok {
+		t.Error("a video without a text: want no video→text floor")
 	}
 }
