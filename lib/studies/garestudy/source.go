@@ -13,6 +13,7 @@ import (
 	"github.com/geoalign/geoalign/lib/data/featdir"
 	"github.com/geoalign/geoalign/lib/models/gare"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/reproduce"
 	"github.com/gomlx/compute"
 )
 
@@ -94,7 +95,8 @@ func FeatureDirSource(b compute.Backend, s Scale, dir string, valFraction float6
 // ConfigFile reads the stage-2 base configuration of every variant from file (`--config`:
 // gare.RunConfig as JSON, the config.json `geoalign train gare` writes; its Model is used) on top of
 // base, the scale's on the data's widths: fields the file leaves out keep base's, widths of 0 are
-// the data's. An unknown field, an invalid value or a width other than the data's is a
+// the data's. The notes name each field of the file that a variant of DataSections overrides
+// (reproduce.Overrides). An unknown field, an invalid value or a width other than the data's is a
 // data.BadInput error naming the file and the field.
 func ConfigFile(file string, base gare.Config) (gare.Config, []string, error) {
 	b, err := os.ReadFile(file)
@@ -122,7 +124,19 @@ func ConfigFile(file string, base gare.Config) (gare.Config, []string, error) {
 	if err := cfg.Validate(); err != nil {
 		return base, nil, data.BadInput(fmt.Errorf("--config %s: %w", file, err))
 	}
-	return cfg, []string{fmt.Sprintf("Base configuration of every variant: --config %s (its Model) on top of the scale's; each variant's own changes apply on top of it.", file)}, nil
+	var variants []reproduce.Variant
+	for _, v := range slices.Concat(Table1Variants(), Table3Variants()) { // the variants of DataSections
+		c := cfg
+		if v.Apply != nil {
+			v.Apply(&c)
+		}
+		variants = append(variants, reproduce.Variant{Name: v.Name, Config: gare.RunConfig{Model: c}})
+	}
+	notes, err := reproduce.Overrides(file, b, gare.RunConfig{Model: cfg}, variants)
+	if err != nil {
+		return base, nil, data.BadInput(err)
+	}
+	return cfg, append([]string{fmt.Sprintf("Base configuration of every variant: --config %s (its Model) on top of the scale's; each variant's own changes apply on top of it.", file)}, notes...), nil
 }
 
 // Check reports, before any training, data the suite cannot run on: fewer training pairs (after

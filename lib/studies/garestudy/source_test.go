@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
@@ -143,5 +144,30 @@ func TestRandomBestOf(t *testing.T) {
 	}
 	if _, ok := randomBestOf([]int{0, 0}, 2, []int{1}); ok {
 		t.Error("a video without a text: want no video→text floor")
+	}
+}
+
+// ConfigFile applies a --config file on top of the base, fills widths of 0 with the data's, names
+// the fields a variant overrides and refuses a width other than the data's, naming the field.
+func TestConfigFile(t *testing.T) {
+	base := SmallScale().Config(5, 6)
+	dir := t.TempDir()
+	write := func(body string) string {
+		f := dir + "/config.json"
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	cfg, notes, err := ConfigFile(write(`{"Model": {"Dim": 24, "UseDelta": true, "TextInputDim": 0}}`), base)
+	if err != nil || cfg.Dim != 24 || cfg.TextInputDim != 5 || cfg.Batch != base.Batch {
+		t.Fatalf("config %+v, %v", cfg, err)
+	}
+	// The baseline (Table 1, Table 3) turns Δ off: it overrides Model.UseDelta, and nothing else of the file.
+	if len(notes) != 2 || !strings.Contains(notes[1], `the variant "baseline" overrides Model.UseDelta`) {
+		t.Errorf("notes %q", notes)
+	}
+	if _, _, err := ConfigFile(write(`{"Model": {"VideoInputDim": 7}}`), base); !data.IsBadInput(err) || !strings.Contains(err.Error(), "Model.VideoInputDim") {
+		t.Errorf("a width other than the data's: %v", err)
 	}
 }
