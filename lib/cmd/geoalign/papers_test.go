@@ -54,9 +54,9 @@ func TestFiguresCompare(t *testing.T) {
 	}
 }
 
-// Issue 48 item 4: `figures --status` lists a table stamped by this command as current (exit 0, its
-// code keyed by this package), a table without a key as stale (exit 1), and refuses a directory
-// without tables (exit 2).
+// Issue 48 item 4: `figures --status` lists a table written through RunSections by this command as
+// current (exit 0, its code keyed by this package), a table without a key as stale (exit 1), and
+// refuses a directory without tables (exit 2); claims.json is no table.
 func TestFiguresStatus(t *testing.T) {
 	t.Setenv(runcache.BackendEnv, "go")
 	dir := t.TempDir()
@@ -64,10 +64,19 @@ func TestFiguresStatus(t *testing.T) {
 		tb := report.NewTable("T", report.Provenance{Data: "toy", Kind: report.Synthetic, Seeds: []int64{0, 1}}, "model", "SumR")
 		return tb.AddRow("a", "1.0 ± 0.1")
 	}
-	tb := table()
-	reproduce.Stamp(tb)
+	// Written as a study writes its figures (RunSections stamps it): keyed by the package that ran them.
+	_, err := reproduce.RunSections(reproduce.Options{}, "p", filepath.Join(dir, "p"), "", []reproduce.NamedSection{
+		reproduce.Step("s", func(sec *reproduce.Section) error { sec.Table("t1", table()); return nil }),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := report.LoadTable(filepath.Join(dir, "p", "t1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if c := tb.Provenance.Code; c == nil || len(c.Packages) != 1 || c.Packages[0] != runcache.Module+"/lib/cmd/geoalign" {
-		t.Fatalf("Stamp from this command keys %+v, want lib/cmd/geoalign", c)
+		t.Fatalf("RunSections from this command keys %+v, want lib/cmd/geoalign", c)
 	}
 	tb.Provenance.Commit = "0123456789ab" // a clean commit (this checkout's may be "+dirty")
 	if err := tb.Save(filepath.Join(dir, "p", "t1")); err != nil {
