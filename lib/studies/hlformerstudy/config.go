@@ -65,7 +65,19 @@ func ConfigFile(file string, base hlformer.RunConfig) (cfg hlformer.RunConfig, n
 		}
 	}
 	notes = slices.Compact(notes)
-	return cfg, append([]string{fmt.Sprintf("Base configuration of every variant: --config %s on top of the scale's.", file)}, notes...), nil
+	// The scale's own line describes base; name what the file changes of it, with the values used.
+	from := leaves(asMap(base), "")
+	var changed []string
+	for _, k := range slices.Sorted(maps.Keys(given)) {
+		if fmt.Sprint(mine[k]) != fmt.Sprint(from[k]) {
+			changed = append(changed, fmt.Sprintf("%s = %v", k, mine[k]))
+		}
+	}
+	what := "it changes none of the scale's values"
+	if len(changed) > 0 {
+		what = "it replaces the scale's values above by " + strings.Join(changed, ", ")
+	}
+	return cfg, append([]string{fmt.Sprintf("Base configuration of every variant: --config %s on top of the scale's; %s.", file, what)}, notes...), nil
 }
 
 // asMap is v as JSON object.
