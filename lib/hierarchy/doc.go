@@ -44,6 +44,16 @@
 // task is reconstruction of the training closure itself (2017 §4), so nothing is selected — the
 // result is the last epoch's table.
 //
+// # The model contract (run.go)
+//
+// Run is the hierarchy as a lib/models.Run, the contract every model of the project trains through
+// (NewRun; lib/runner.Train makes its run directory as `geoalign train` does, config.json holding
+// Run.Identity): Train is the Trainer's loop above, and its evaluation is the model's own metric —
+// Score, carried by models.Evaluation.Metrics: the reconstruction of the training closure, and for
+// a held-out split (RunEval) the full closure's reconstruction and the held-out pairs inside their
+// parent's entailment cone. Nothing outside this package calls NewTrainer (lib/hierarchy/wordnetbench
+// and `geoalign wordnet` train through Run).
+//
 // # Entailment cones (entailment.go)
 //
 // For issue 19's test of HLFormer's partial-order-preservation loss (ICCV 2025, Eq. 18–21),

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 
@@ -58,8 +59,12 @@ type Trainer struct {
 
 	// OnEpoch, when set, is called after every epoch; returning an error stops Train.
 	OnEpoch func(t *Trainer, s EpochStats) error
-	// Quiet turns the progress bar off; it is read when the loop starts (Open or the first Train).
+	// Quiet turns the progress bar off, Label names it ("": "<manifold> d=<dim> seed <seed>"), Log
+	// receives one line per epoch (nil: none; lib/train's Config.Log); they are read when the loop
+	// starts (Open or the first Train).
 	Quiet bool
+	Label string
+	Log   io.Writer
 
 	backend compute.Backend
 	// pcg drives the initialisation and the negative sampler (host state of the loop's checkpoints).
@@ -69,6 +74,7 @@ type Trainer struct {
 	sampler *negativeSampler
 	step    *Exec
 	loop    *train.Loop[batch]
+	result  *train.Result // the loop's result after the last RunEpochs
 	dir     string
 	// maxDev is the largest manifold deviation since the last record.
 	maxDev float64
@@ -184,8 +190,11 @@ func (t *Trainer) startLoop() error {
 		Annotate: t.annotate,
 		Host:     hostState{t},
 	}
-	loop, err := train.NewLoop(task, train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed, Dir: t.dir,
-		Label: fmt.Sprintf("%s d=%d seed %d", cfg.Manifold, cfg.Dim, cfg.Seed), Quiet: t.Quiet})
+	label := t.Label
+	if label == "" {
+		label = fmt.Sprintf("%s d=%d seed %d", cfg.Manifold, cfg.Dim, cfg.Seed)
+	}
+	loop, err := train.NewLoop(task, train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed, Dir: t.dir, Label: label, Quiet: t.Quiet, Log: t.Log})
 	if err != nil {
 		return fmt.Errorf("hierarchy: %w", err)
 	}
@@ -218,13 +227,14 @@ func (t *Trainer) run(n int) error {
 	if err := t.startLoop(); err != nil {
 		return err
 	}
-	_, err := t.loop.RunEpochs(n)
+	res, err := t.loop.RunEpochs(n)
 	if nf := (*train.NonFiniteError)(nil); errors.As(err, &nf) {
 		return fmt.Errorf("hierarchy: training diverged (learning rate %g too large for %s?): %w", t.Config.LearningRate, t.Config.Manifold, err)
 	}
 	if err != nil {
 		return err
 	}
+	t.result = res
 	return t.readHistory()
 }
 

@@ -1,14 +1,19 @@
 package hierarchy
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data/wordnet"
+	"github.com/geoalign/geoalign/lib/models"
+	"github.com/geoalign/geoalign/lib/runner"
 )
 
 func TestNegativeSamplerRejectsParentsAndLeavesDuringBurnIn(t *testing.T) {
@@ -182,4 +187,159 @@ func quietTrainer(t *testing.T, c *wordnet.Closure, cfg Config) *Trainer {
 	}
 	tr.Quiet = true
 	return tr
+}
+
+// TestRunThroughRunnerIsTheTrainersRun: a hierarchy run trained as a models.Run through
+// lib/runner.Train (the run directory `geoalign train` writes) ends with the table, bit for bit,
+// and the epoch statistics (times aside) of the Trainer trained alone in memory; its store held
+// the Trainer's initial table before training; config.json names the model and its identity,
+// curves.png is drawn without a validation panel; the same command again only reopens the
+// finished run, and another configuration is refused naming config.json.
+func TestRunThroughRunnerIsTheTrainersRun(t *testing.T) {
+	tree := treeClosure(t, 2, 3)
+	cfg := PaperConfig(Lorentz, 3)
+	cfg.Epochs, cfg.BurnInEpochs = 3, 1
+	alone := quietTrainer(t, tree, cfg)
+	initial := slices.Clone(alone.Emb.Coords)
+	if err := alone.Train(); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := filepath.Join(t.TempDir(), "run")
+	train := func(c Config) (*Run, *runner.Result, error) {
+		r, err := NewRun(backend.MustNew(), tree, c, RunEval{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := r.Identity()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := runner.Train(dir, runner.Spec{Model: ModelName, Config: raw}, r, models.Output{Quiet: true, Label: "tree"})
+		return r, res, err
+	}
+	r, err := NewRun(backend.MustNew(), tree, cfg, RunEval{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := r.Embedding(); err != nil || !slices.Equal(e.Coords, initial) {
+		t.Fatalf("the run's table before Train is not the Trainer's initial one (%v)", err)
+	}
+	r, res, err := train(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strip := func(h []EpochStats) []EpochStats {
+		out := slices.Clone(h)
+		for i := range out {
+			out[i].Seconds = 0
+		}
+		return out
+	}
+	e, err := r.Embedding()
+	if err != nil || !slices.Equal(e.Coords, alone.Emb.Coords) {
+		t.Fatalf("the table trained through runner.Train differs from the Trainer's (%v)", err)
+	}
+	if !slices.Equal(strip(r.History()), strip(alone.History)) || len(res.Records) != 3 || res.Records[2].Epoch != 3 || res.Warning != "" {
+		t.Errorf("records: %+v (warning %q), history %+v; the Trainer's %+v", res.Records, res.Warning, r.History(), alone.History)
+	}
+	spec, err := runner.ReadSpec(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id runDescription
+	if err := json.Unmarshal(spec.Config, &id); err != nil || spec.Model != ModelName || id.Closure != closureFingerprint(tree) || id.Config.Epochs != 0 || id.Config.Dim != 3 {
+		t.Errorf("config.json: model %q, config %s (%v)", spec.Model, spec.Config, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, runner.CurvesFile)); err != nil {
+		t.Error(err)
+	}
+	// Once more on the finished run: only reopened, the same table and records.
+	again, res2, err := train(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e2, _ := again.Embedding(); !slices.Equal(e2.Coords, alone.Emb.Coords) || len(res2.Records) != 3 || res2.Records[2].Seconds != res.Records[2].Seconds {
+		t.Errorf("the finished run reopened: %d records, table equal %v", len(res2.Records), slices.Equal(e2.Coords, alone.Emb.Coords))
+	}
+	other := cfg
+	other.LearningRate /= 2
+	if _, _, err := train(other); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, runner.ConfigFile)+": config: ") {
+		t.Errorf("another learning rate on the run directory: %v", err)
+	}
+	// In memory: the same table, and the store holds it.
+	mem, err := NewRun(backend.MustNew(), tree, cfg, RunEval{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Train(models.Output{Quiet: true}); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := mem.Embedding(); err != nil || !slices.Equal(e.Coords, alone.Emb.Coords) {
+		t.Errorf("the table trained in memory differs from the Trainer's (%v)", err)
+	}
+}
+
+// TestRunEvaluationCarriesItsOwnMetric: Evaluate's Metrics are the reconstruction of the training
+// closure (the same numbers as Evaluate on the trained table); a hold-out run's test split is the
+// full closure's reconstruction and the held-out pairs' entailment; there is no validation split
+// and no score matrix.
+func TestRunEvaluationCarriesItsOwnMetric(t *testing.T) {
+	be := backend.MustNew()
+	full := treeClosure(t, 2, 3) // 15 nodes; the implied (non-basic) edges can be held out
+	trainSet, held, err := HoldOut(full, 0.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := PaperConfig(Lorentz, 2)
+	cfg.Epochs, cfg.BurnInEpochs = 2, 1
+	r, err := NewRun(be, trainSet, cfg, RunEval{Full: full, HeldOut: held})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Train(models.Output{Quiet: true}); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := r.Embedding()
+	wantTrain, _ := Evaluate(be, e, trainSet)
+	wantFull, _ := Evaluate(be, e, full)
+	wantHeld, _ := EvaluateEntailment(be, e, held)
+	ev, err := r.Evaluate("train", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := ev.Metrics; m[MetricMAP] != wantTrain.MAP || m[MetricMeanRank] != wantTrain.MeanRank || int(m[MetricEdges]) != trainSet.NumEdges() || int(m[MetricPairs]) != trainSet.NumEdges() || ev.Rows != wantTrain.Nodes {
+		t.Errorf("train: %v (rows %d), want the reconstruction %+v of %d pairs", m, ev.Rows, wantTrain, trainSet.NumEdges())
+	}
+	ev, err = r.Evaluate("test", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := ev.Metrics; m[MetricMAP] != wantFull.MAP || int(m[MetricEdges]) != full.NumEdges() || m[MetricInside] != wantHeld.Inside || int(m[MetricPairs]) != len(held) {
+		t.Errorf("test: %v, want the full closure's %+v and the held-out pairs' %+v", m, wantFull, wantHeld)
+	}
+	if _, err := r.Evaluate("val", false); err == nil {
+		t.Error("a validation split was evaluated")
+	}
+	if _, err := r.Evaluate("train", true); err == nil {
+		t.Error("a score matrix was kept")
+	}
+	if b, err := json.Marshal(ev.Metrics); err != nil || !strings.Contains(string(b), `"inside"`) {
+		t.Errorf("metrics as JSON: %s (%v)", b, err)
+	}
+	// A plain run's test split is its training closure, without entailment.
+	plain, err := NewRun(be, full, cfg, RunEval{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := plain.Score("test"); err != nil || s.Entailment != nil || s.Reconstruction.Edges != full.NumEdges() {
+		t.Errorf("plain run's test split: %+v (%v)", s, err)
+	}
+	poincare := PaperConfig(Poincare, 2)
+	if _, err := NewRun(be, trainSet, poincare, RunEval{Full: full, HeldOut: held}); err == nil {
+		t.Error("a held-out split measured by cones on a Poincaré run")
+	}
+	if _, err := NewRun(be, trainSet, cfg, RunEval{Full: full}); err == nil {
+		t.Error("RunEval.Full without HeldOut accepted")
+	}
 }

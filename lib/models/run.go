@@ -24,7 +24,8 @@ type Run interface {
 	// every number (epochs, seed, patience, optimizer, …), validation after every epoch selects by
 	// retrieval.ValMetric on the validation split (never the test split); out says only where the
 	// run goes and how it is shown. The result is the loop's: its records (history.json) and the
-	// best one.
+	// best one. (The WordNet hierarchy, whose metric is its own, has no validation split and
+	// selects nothing: its result is the last epoch; lib/hierarchy.Run.)
 	Train(out Output) (*train.Result, error)
 	// Notes are facts about the data a result must carry (e.g. a carved validation split).
 	Notes() []string
@@ -52,6 +53,14 @@ type Evaluation struct {
 	Cols   int               // items
 	Scores []float32         // Rows × Cols row-major (with keep), higher = better
 	GT     []int             // ground-truth column of each row (nil: the diagonal)
+	// Metrics are the numbers of a Run whose metric is its own, by name: the WordNet hierarchy
+	// (lib/hierarchy.Run: reconstruction mean rank and MAP, Nickel & Kiela 2017 §4, and the
+	// entailment cones of a held-out split) ranks each node's several parents, which a
+	// retrieval.Result of one ground truth per query cannot hold; Result, Opts, Scores and GT are
+	// then zero, Rows counts the evaluated nodes. nil for the retrieval models (GRAM, GARE,
+	// HLFormer), untouched: their Result holds every number and `geoalign metrics` recomputes it
+	// from Scores, so a second place for their numbers would be a second source of truth.
+	Metrics map[string]float64
 }
 
 // Output is where a run's training goes and how it is shown (lib/train's Config.Dir, Label, Quiet

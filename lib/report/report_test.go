@@ -128,3 +128,27 @@ func TestHistogramsFractions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A table's Code (the key of the code that computed it) is a provenance line that starts with its
+// key, and survives Save and LoadTable.
+func TestTableRendersCodeKey(t *testing.T) {
+	tb := NewTable("T", Provenance{Data: "toy", Kind: Synthetic, Commit: "abc",
+		Code: &Code{Key: "k123", Packages: []string{"github.com/geoalign/geoalign/lib/studies/gramstudy"}, Source: "0123456789abcdef", Backend: "go"}}, "a")
+	tb.AddRow(1)
+	md, err := tb.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "- Code: k123 (the source of lib/studies/gramstudy and the packages of this module it imports, sha256 0123456789ab; backend go).\n"
+	if !strings.Contains(md, "- Commit: abc.\n"+want) {
+		t.Errorf("Markdown lacks the line %q after the commit:\n%s", want, md)
+	}
+	base := filepath.Join(t.TempDir(), "t")
+	if err := tb.Save(base); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadTable(base + ".json")
+	if err != nil || back.Provenance.Code == nil || !reflect.DeepEqual(back.Provenance.Code, tb.Provenance.Code) {
+		t.Errorf("Code after Save and LoadTable: %+v (%v), want %+v", back.Provenance.Code, err, tb.Provenance.Code)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/geoalign/geoalign/lib/atomicfile"
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/runcache"
 )
 
 // DataKind says what kind of data a result was computed on (lib/data.Kind, named here for tables).
@@ -35,6 +36,43 @@ type Provenance struct {
 	Backend  string   `json:"backend"`  // GoMLX backend and SIMD status (backend.Info)
 	Commit   string   `json:"commit"`   // git commit of the code, when known
 	Notes    []string `json:"notes"`    // anything a reader must know (caveats, substitutions)
+	// Code is the key of the code and backend that computed the numbers (lib/reproduce's Stamp);
+	// nil in a table written before it was recorded.
+	Code *Code `json:"code,omitempty"`
+}
+
+// Code identifies what computed a table the way lib/runcache keys a training run: Source is the
+// sha256 of the source of Packages and of every package of this module they import, with go.mod
+// (runcache.SourceHash); Backend is the backend as a run key names it, an XLA plugin by its file's
+// hash (runcache.Backend); Key is the sha256 of both (reproduce.CodeKey). `geoalign figures
+// --status` recomputes them from the checkout to tell a current table from a stale one
+// (docs/xla.md §7).
+type Code struct {
+	Key      string   `json:"key"`
+	Packages []string `json:"packages"` // import paths, e.g. github.com/geoalign/geoalign/lib/studies/gramstudy
+	Source   string   `json:"source"`
+	Backend  string   `json:"backend"`
+	// Fallback, when set, says that no checkout was found and the executable was hashed instead
+	// (runcache.Source.Fallback): such a key cannot be recomputed from source.
+	Fallback string `json:"fallback,omitempty"`
+}
+
+// CodeLinePrefix starts the provenance line of a Code in Markdown and HTML ("Code: <key> (…)."):
+// the key is the word after it, so a Markdown file can be matched with its JSON sidecar.
+const CodeLinePrefix = "Code: "
+
+// line is the provenance line of c (CodeLinePrefix).
+func (c *Code) line() string {
+	if c.Fallback != "" {
+		return fmt.Sprintf("%s%s (no checkout: the executable was hashed instead of the source of %s; backend %s).",
+			CodeLinePrefix, c.Key, strings.Join(c.Packages, ", "), c.Backend)
+	}
+	pkgs := make([]string, len(c.Packages))
+	for i, p := range c.Packages {
+		pkgs[i] = strings.TrimPrefix(p, runcache.Module+"/")
+	}
+	return fmt.Sprintf("%s%s (the source of %s and the packages of this module it imports, sha256 %.12s; backend %s).",
+		CodeLinePrefix, c.Key, strings.Join(pkgs, ", "), c.Source, c.Backend)
 }
 
 // Column of a Table. Paper columns hold numbers quoted from a paper and must cite it.
@@ -117,6 +155,9 @@ func (t *Table) provenanceLines() []string {
 	}
 	if p.Commit != "" {
 		lines = append(lines, "Commit: "+p.Commit+".")
+	}
+	if p.Code != nil {
+		lines = append(lines, p.Code.line())
 	}
 	for _, c := range t.Columns {
 		if c.Paper {

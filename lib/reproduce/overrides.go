@@ -8,23 +8,35 @@ import (
 	"strings"
 )
 
-// Variant is a named configuration of a variant, as Overrides compares it.
+// Variant is a named configuration of a variant, as ConfigNotes compares it.
 type Variant struct {
 	Name   string
 	Config any
 }
 
-// Overrides names, in the notes of every table, the fields of a `--config` file (its JSON, raw) that
-// a variant changes: one note "--config FILE: the variant "V" overrides A, B" per variant whose
-// configuration (marshalled to JSON like base) differs from base, the base configuration with the
-// file applied, in a field the file sets. Fields are dotted JSON paths (Model.Dim).
-func Overrides(file string, raw []byte, base any, variants []Variant) ([]string, error) {
+// ConfigNotes are the notes of every table on a `--config` file (its JSON, raw) applied on top of a
+// scale's configuration scale, giving cfg: first "Base configuration of every variant: --config FILE
+// on top of the scale's; …" naming each field the file sets whose value differs from the scale's,
+// with the value used; then one note "--config FILE: the variant "V" overrides A, B" per variant
+// whose configuration differs from cfg in a field the file sets. Configurations are compared as
+// JSON (marshalled alike); fields are dotted JSON paths (Model.Dim).
+func ConfigNotes(file string, raw []byte, scale, cfg any, variants []Variant) ([]string, error) {
 	var set map[string]any
 	if err := json.Unmarshal(raw, &set); err != nil {
 		return nil, fmt.Errorf("--config %s: %w", file, err)
 	}
-	given, mine := leaves(set, ""), leaves(asMap(base), "")
-	var notes []string
+	given, mine, from := leaves(set, ""), leaves(asMap(cfg), ""), leaves(asMap(scale), "")
+	var changed []string
+	for _, k := range slices.Sorted(maps.Keys(given)) {
+		if fmt.Sprint(mine[k]) != fmt.Sprint(from[k]) {
+			changed = append(changed, fmt.Sprintf("%s = %v", k, mine[k]))
+		}
+	}
+	what := "it changes none of the scale's values"
+	if len(changed) > 0 {
+		what = "it replaces the scale's values above by " + strings.Join(changed, ", ")
+	}
+	notes := []string{fmt.Sprintf("Base configuration of every variant: --config %s on top of the scale's; %s.", file, what)}
 	for _, v := range variants {
 		var over []string
 		for k, val := range leaves(asMap(v.Config), "") {

@@ -137,15 +137,24 @@ type Experiment struct {
 	// Descriptive marks an experiment that declares no claims (the cross-paper grid): it writes no
 	// claims.json, and REPORT.md does not list it as pending.
 	Descriptive bool
+
+	// pkg is the package that registered the experiment (Register): the code its tables' Code keys.
+	pkg string
 }
+
+// Package is the import path of the package that registered e (Register): the code that its
+// Table 1s' keys cover (Stamp).
+func (e Experiment) Package() string { return e.pkg }
 
 var experiments = map[string]Experiment{}
 
-// Register adds a paper's experiments; called from init in this package's per-paper files.
+// Register adds a paper's experiments; called from init in each study package, which becomes the
+// producer whose source its Table 1s' Code keys (Stamp).
 func Register(e Experiment) {
 	if _, dup := experiments[e.Paper]; dup {
 		panic("reproduce: paper registered twice: " + e.Paper)
 	}
+	e.pkg = callerPackage()
 	experiments[e.Paper] = e
 }
 
@@ -179,12 +188,24 @@ func Lookup(paper string) (Experiment, error) {
 	return e, nil
 }
 
-// Stamp fills the provenance fields every table shares: backend and git commit.
-func Stamp(t *report.Table) {
+// Stamp fills the provenance fields every table shares: backend, git commit and Code, the key of
+// the code that computed t (CodeOf) — the package of the first function on the call stack that is
+// of this module and not of this package (the study whose figures function called RunSections, the
+// command that called Stamp). `geoalign figures --status` recomputes that key (Status).
+func Stamp(t *report.Table) { stamp(t, callerPackage()) }
+
+// stamp is Stamp with the producing package given.
+func stamp(t *report.Table, producer string) {
 	if info, err := backend.Describe(); err == nil {
 		t.Provenance.Backend = info.String()
 	}
 	t.Provenance.Commit = GitCommit()
+	t.Provenance.Code = nil
+	if c, err := CodeOf(producer); err == nil {
+		t.Provenance.Code = c
+	} else {
+		fmt.Fprintf(os.Stderr, "reproduce: %q is stamped without a code key: %v\n", t.Title, err)
+	}
 }
 
 // GitCommit is rundir.GitCommit: the code version every table and run record names.
@@ -225,7 +246,7 @@ func RunTable1(papers []string, opts Options) ([]string, error) {
 			return saved, fmt.Errorf("%s: %w", p, err)
 		}
 		for i, t := range tables {
-			Stamp(t)
+			stamp(t, e.pkg)
 			base := filepath.Join(opts.Out, p+"-table1")
 			if opts.Synthetic {
 				base += "-synthetic"

@@ -35,6 +35,18 @@ func ReadHistory(dir string) ([]Epoch, error) {
 	return h, nil
 }
 
+// validated reports whether a record of the histories holds a validation.
+func validated(histories ...[]Epoch) bool {
+	for _, h := range histories {
+		for _, e := range h {
+			if e.Val != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Best is the record of the best validation (the last one marked best).
 func Best(h []Epoch) (Epoch, bool) {
 	for i := len(h) - 1; i >= 0; i-- {
@@ -47,7 +59,8 @@ func Best(h []Epoch) (Epoch, bool) {
 
 // WriteCurves draws the training loss and the validation retrieval.ValMetric per epoch of the
 // runs of one setting named label (one history per seed: mean and standard error per epoch) side
-// by side (report.CurvesGrid, the learning-curve function of every table) as a PNG.
+// by side (report.CurvesGrid, the learning-curve function of every table) as a PNG; the loss alone
+// when no history has a validation (a run whose metric is its own, lib/hierarchy).
 func WriteCurves(path, label string, histories ...[]Epoch) error {
 	loss, val := make([][]float64, len(histories)), make([][]float64, len(histories))
 	for r, history := range histories {
@@ -63,10 +76,11 @@ func WriteCurves(path, label string, histories ...[]Epoch) error {
 			}
 		}
 	}
-	g, err := report.CurvesGrid([]string{label}, []report.Panel{
-		{Title: "training loss", YLabel: "mean training loss of the epoch", Curves: []report.Curve{{Label: label, PerRun: loss}}},
-		{Title: "validation SumR (text→video)", YLabel: retrieval.ValMetric, Curves: []report.Curve{{Label: label, PerRun: val}}},
-	})
+	panels := []report.Panel{{Title: "training loss", YLabel: "mean training loss of the epoch", Curves: []report.Curve{{Label: label, PerRun: loss}}}}
+	if validated(histories...) {
+		panels = append(panels, report.Panel{Title: "validation SumR (text→video)", YLabel: retrieval.ValMetric, Curves: []report.Curve{{Label: label, PerRun: val}}})
+	}
+	g, err := report.CurvesGrid([]string{label}, panels)
 	if err != nil {
 		return err
 	}

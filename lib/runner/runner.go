@@ -8,7 +8,8 @@
 //	checkpoint-*.{json,bin}, best/     GoMLX checkpoints (the latest, and the best validation epoch)
 //	history.json                       per-epoch loss and validation metrics (train.HistoryFile)
 //	training_plot_points.json          the same for `gomlx_checkpoints -metrics -plot RUNDIR`
-//	curves.png                         training loss and validation SumR per epoch, when training ends
+//	curves.png                         training loss and validation SumR per epoch (the loss alone
+//	                                   for a run without validation), when training ends
 //
 // A run is fresh (an absent or empty directory: config.json is written first, with the record) or
 // resumed (a directory holding config.json: the loop continues from its last checkpoint to the
@@ -152,7 +153,8 @@ func (d *Dir) Close() {
 
 // Train trains run into d: fresh when d is empty (config.json, spec with its record, is written
 // first), resumed when it holds a run (the caller has checked that it is spec's run: Train, or
-// `geoalign train --resume`). Then it writes curves.png and records the degenerate-run warning.
+// `geoalign train --resume`). Then it writes curves.png and records the degenerate-run warning (a
+// run without validation, whose metric is its own — lib/hierarchy's reconstruction — has none).
 // A failure to create the run is a *rundir.BusyError or wraps ErrNotEmpty when another process
 // made the directory meanwhile.
 func (d *Dir) Train(spec Spec, run models.Run, out models.Output) (*Result, error) {
@@ -186,6 +188,9 @@ func (d *Dir) Train(spec Spec, run models.Run, out models.Output) (*Result, erro
 	}
 	if err := WriteCurves(filepath.Join(d.path, CurvesFile), out.Label, h); err != nil {
 		return nil, err
+	}
+	if !validated(h) { // a run whose metric is its own selects nothing (lib/hierarchy): no bar to check
+		return &Result{Result: res}, nil
 	}
 	val, err := run.Evaluate("val", false)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/data/prvr"
@@ -213,8 +215,18 @@ func runFigures(args []string, stdout, stderr io.Writer) int {
 	compare := fs.String("compare", "", "compare the tables of a re-run written under `DIR` with those of the same paths under --out "+
 		"(the committed figures), cell by cell: a mean ± std cell agrees within twice its standard error over seeds, "+
 		"a single value within one unit of its last digit; lists every cell that does not (exit 1) and runs nothing")
+	status := fs.Bool("status", false, "list every table under --out (crosscheck/, gpu-check*, bench* and ci/ aside) with its recorded commit and backend "+
+		"and whether the key of its code is the one the checkout and GOMLX_BACKEND give now; exit 0 when every table is current and all name one clean commit "+
+		"and one backend, 1 otherwise; runs nothing")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
+	}
+	if *status {
+		if *compare != "" {
+			fmt.Fprintln(stderr, "geoalign figures: --status and --compare go one at a time")
+			return exitUsage
+		}
+		return figuresStatus(opts.Out, stdout, stderr)
 	}
 	if *compare != "" {
 		return compareFigures(opts.Out, *compare, stdout, stderr)
@@ -322,6 +334,43 @@ func compareFigures(committed, rerun string, stdout, stderr io.Writer) int {
 	if len(res.Disagreements) > 0 || res.Tables == 0 {
 		return exitFailure
 	}
+	return exitOK
+}
+
+// figuresStatus prints, for every table under dir (reproduce.Status), its recorded commit and backend
+// and whether it is current, then the commits and backends the tables name and what keeps the
+// directory from being current (Statuses.Problems): exit 0 when every table is current and all name
+// one clean commit and one backend, 1 otherwise, 2 when dir holds no table or a file there cannot be
+// read as one (named).
+func figuresStatus(dir string, stdout, stderr io.Writer) int {
+	st, err := reproduce.Status(dir)
+	if err != nil {
+		return fail(stderr, "figures", err)
+	}
+	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "FILE\tCOMMIT\tBACKEND\tCURRENT\tWHY NOT")
+	current := 0
+	for _, t := range st.Tables {
+		yes := "no"
+		if t.Current {
+			yes, current = "yes", current+1
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.File, cmp.Or(t.Commit, "(none)"), cmp.Or(t.RunBackend, "(none)"), yes, t.Why)
+	}
+	if err := w.Flush(); err != nil {
+		return fail(stderr, "figures", err)
+	}
+	fmt.Fprintf(stdout, "%d tables under %s: %d current, %d not\n", len(st.Tables), dir, current, len(st.Tables)-current)
+	fmt.Fprintf(stdout, "%d commits named: %s\n", len(st.Commits), reproduce.Counted(st.Commits))
+	fmt.Fprintf(stdout, "%d backends named: %s\n", len(st.Backends), reproduce.Counted(st.Backends))
+	problems := st.Problems()
+	for _, p := range problems {
+		fmt.Fprintln(stdout, "not current:", p)
+	}
+	if len(problems) > 0 {
+		return exitFailure
+	}
+	fmt.Fprintln(stdout, "current: every table is keyed by the code and backend of this checkout, at one commit")
 	return exitOK
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/rundir"
 	"github.com/geoalign/geoalign/lib/runner"
@@ -19,6 +20,8 @@ import (
 // opens; bad input exits 2 before training with nothing under OUT, and a second reproduction on a
 // locked OUT exits 2 naming the lock.
 func TestReproduceHLFormerOnCollection(t *testing.T) {
+	backend.SkipOnXLA(t, "trains 3 HLFormer variants for 2 seeds to check the protocol's files and exit codes, which are "+
+		"backend-independent and run on the Go backend in every go test; HLFormer trains on XLA in TestTrainEvalHLFormer")
 	dir := t.TempDir()
 	c := writeToyPRVR(t, filepath.Join(dir, "data"), 24, 8)
 	cfg := writeConfig(t, dir, strings.Replace(hlformerTestConfig, `"Training": {`, `"Training": {"Epochs": 1, `, 1))

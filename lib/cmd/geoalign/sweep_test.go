@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/report"
 	"github.com/geoalign/geoalign/lib/runner"
 )
@@ -16,6 +17,8 @@ import (
 // run `geoalign train` makes of the same configuration and seed (weights and records bit for bit);
 // the table has one row per setting; the same sweep again trains nothing.
 func TestSweep(t *testing.T) {
+	backend.SkipOnXLA(t, "trains GRAM 5 times to check the sweep's run directories and table, which are backend-independent "+
+		"and run on the Go backend in every go test; GRAM trains on XLA in TestTrainEvalGRAM")
 	dir, data, cfg := toyGRAM(t)
 	runs, out := filepath.Join(dir, "runs"), filepath.Join(dir, "out")
 	args := []string{"gram", "--data", data, "--config", cfg, "--grid", "Model.Epochs=2; Model.LearningRate=0.01,0.003",
@@ -113,6 +116,8 @@ func TestSweepBadGrid(t *testing.T) {
 // configuration and seed bit for bit, and not the cold run; resuming with another source, or a
 // warm start of a model without one, is exit 2.
 func TestSweepWarmStart(t *testing.T) {
+	backend.SkipOnXLA(t, "trains GARE 4 times to check the warm start's plumbing bit for bit, which is backend-independent "+
+		"and runs on the Go backend in every go test; GARE trains on XLA in TestTrainEvalGARE")
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	writeToyTextVideo(t, data, 48, 8, 16)

@@ -43,7 +43,7 @@ func wordnetMain(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "figures/wordnet", "output directory for tables and figures")
 	wnDir := fs.String("wordnet-dir", "", "WordNet 3.0 database directory (default /usr/share/wordnet, Debian wordnet-base)")
 	filter := fs.String("filter", tracks.MammalFilter(tracks.SharedDir()), "mammal filter file (staged shared data; env GEOALIGN_SHARED)")
-	ckptDir := fs.String("checkpoints", "build/wordnet/checkpoints", "directory of the run directories (a checkpoint every epoch; a run whose directory holds one continues from it, a finished one is only re-evaluated; empty: none)")
+	ckptDir := fs.String("checkpoints", "build/wordnet/checkpoints", "directory of the run directories (lib/runner's, as geoalign train writes them: config.json, a checkpoint every epoch, history.json, curves.png; a run whose directory holds one continues from it, a finished one is only re-evaluated; empty: none)")
 	evalSample := fs.Int("eval-sample", 0, "evaluate a fixed sample of this many nodes (0: all; use e.g. 2000 for the noun closure)")
 	disk := fs.Bool("disk", true, "draw the 2-D Poincaré disk (trains a Lorentz d=2 run if none was requested) and the norm-vs-depth plot")
 	stability := fs.Bool("stability", true, "measure and save the float32/float64, Lorentz/Poincaré stability table")

@@ -85,35 +85,38 @@ func RunCone(backend compute.Backend, closureName string, c *wordnet.Closure, de
 	res := &ConeResults{ClosureName: closureName, Description: description, Options: opts,
 		TrainPairs: trainSet.NumEdges(), HeldOutPairs: len(held), RandomMAP: hierarchy.RandomMAP(c)}
 	runOpts := Options{CheckpointDir: opts.CheckpointDir, Quiet: opts.Quiet}
+	eval := hierarchy.RunEval{Full: c, HeldOut: held}
 	for _, seed := range opts.Seeds {
 		cfg := opts.Base
-		cfg.Seed, cfg.ConeWeight = seed, 0
-		init, err := hierarchy.NewTrainer(backend, trainSet, cfg)
-		if err != nil {
-			return nil, err
-		}
-		floor, err := hierarchy.EvaluateEntailment(backend, init.Emb, held)
-		if err != nil {
-			return nil, err
-		}
-		res.Initial = append(res.Initial, floor)
+		cfg.Seed = seed
 		for _, weight := range []float64{0, opts.ConeWeight} {
 			cfg.ConeWeight = weight
-			start := time.Now()
-			run, err := trainOne(backend, name, trainSet, cfg, runOpts)
+			m, err := hierarchy.NewRun(backend, trainSet, cfg, eval)
 			if err != nil {
 				return nil, err
 			}
-			cr := ConeRun{Seed: seed, ConeWeight: weight, TrainSeconds: run.TrainSeconds, Loss: run.Loss}
-			if cr.HeldOut, err = hierarchy.EvaluateEntailment(backend, run.Emb, held); err != nil {
+			if weight == 0 { // the initial table (both arms start from it), before training
+				floor, err := m.Score("test")
+				if err != nil {
+					return nil, err
+				}
+				res.Initial = append(res.Initial, *floor.Entailment)
+			}
+			start := time.Now()
+			run, err := trainOne(m, cfg, name, description+fmt.Sprintf(", %d held-out pairs (split seed %d)", len(held), opts.SplitSeed), runOpts)
+			if err != nil {
 				return nil, err
 			}
-			if cr.Train, err = hierarchy.EvaluateEntailment(backend, run.Emb, trainSet.Edges); err != nil {
+			test, err := m.Score("test")
+			if err != nil {
 				return nil, err
 			}
-			if cr.Full, err = hierarchy.Evaluate(backend, run.Emb, c); err != nil {
+			train, err := m.Score("train")
+			if err != nil {
 				return nil, err
 			}
+			cr := ConeRun{Seed: seed, ConeWeight: weight, HeldOut: *test.Entailment, Train: *train.Entailment, Full: test.Reconstruction,
+				TrainSeconds: run.TrainSeconds, Loss: run.Loss}
 			fmt.Fprintf(log, "%s cone λ=%g seed %d: held-out inside %.4f (violation %.4f rad), train inside %.4f, full MAP %.4f (train %.1f s, total %.1f s)\n",
 				name, weight, seed, cr.HeldOut.Inside, cr.HeldOut.MeanViolation, cr.Train.Inside, cr.Full.MAP, cr.TrainSeconds, time.Since(start).Seconds())
 			if weight == 0 {

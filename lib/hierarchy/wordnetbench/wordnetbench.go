@@ -11,6 +11,9 @@ import (
 
 	"github.com/geoalign/geoalign/lib/data/wordnet"
 	"github.com/geoalign/geoalign/lib/hierarchy"
+	"github.com/geoalign/geoalign/lib/models"
+	"github.com/geoalign/geoalign/lib/rundir"
+	"github.com/geoalign/geoalign/lib/runner"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 )
@@ -59,9 +62,9 @@ type Options struct {
 	Preset string
 	// Adjust, when set, edits each run's configuration after the preset (epochs, lr, ...).
 	Adjust func(*hierarchy.Config)
-	// CheckpointDir, when set, keeps one run directory per run there (RunDir: a checkpoint every
-	// epoch, lib/train's format); a run whose directory holds a checkpoint continues from it (a
-	// finished run is only re-evaluated).
+	// CheckpointDir, when set, keeps one run directory per run there (RunDir: lib/runner's run
+	// directory, a checkpoint every epoch); a run whose directory holds a checkpoint continues from
+	// it (a finished run is only re-evaluated).
 	CheckpointDir string
 	// EvalSample > 0 evaluates a fixed random sample of that many nodes (the noun closure's
 	// 82,115 × 82,115 distances take long on two cores); 0 evaluates every node.
@@ -139,7 +142,7 @@ func RunAll(backend compute.Backend, closureName string, c *wordnet.Closure, des
 		for _, dim := range opts.Dims {
 			for _, dt := range opts.DTypes {
 				for _, seed := range opts.Seeds {
-					run, err := runOne(backend, closureName, c, opts.Config(m, dim, dt, seed), opts, sample)
+					run, err := runOne(backend, closureName, c, description, opts.Config(m, dim, dt, seed), opts, sample)
 					if err != nil {
 						return res, err
 					}
@@ -154,44 +157,69 @@ func RunAll(backend compute.Backend, closureName string, c *wordnet.Closure, des
 	return res, nil
 }
 
-func runOne(backend compute.Backend, closureName string, c *wordnet.Closure, cfg hierarchy.Config, opts Options, sample []int32) (Run, error) {
-	run, err := trainOne(backend, closureName, c, cfg, opts)
+func runOne(backend compute.Backend, closureName string, c *wordnet.Closure, description string, cfg hierarchy.Config, opts Options, sample []int32) (Run, error) {
+	m, err := hierarchy.NewRun(backend, c, cfg, hierarchy.RunEval{Sample: sample})
+	if err != nil {
+		return Run{}, err
+	}
+	run, err := trainOne(m, cfg, closureName, description, opts)
 	if err != nil {
 		return run, err
 	}
 	start := time.Now()
-	if sample != nil {
-		run.Result, err = hierarchy.EvaluateSample(backend, run.Emb, c, sample)
-	} else {
-		run.Result, err = hierarchy.Evaluate(backend, run.Emb, c)
-	}
-	run.EvalSeconds = time.Since(start).Seconds()
+	s, err := m.Score("train")
+	run.Result, run.EvalSeconds = s.Reconstruction, time.Since(start).Seconds()
 	return run, err
 }
 
-// trainOne trains one configuration on c (in its run directory under opts.CheckpointDir, if
-// set), without evaluating it.
-func trainOne(backend compute.Backend, closureName string, c *wordnet.Closure, cfg hierarchy.Config, opts Options) (Run, error) {
-	tr, err := hierarchy.NewTrainer(backend, c, cfg)
-	if err != nil {
-		return Run{}, err
-	}
-	tr.Quiet = opts.Quiet
+// trainOne trains m, the run of cfg, in its run directory under opts.CheckpointDir (RunDir; in
+// memory without one) and returns it unevaluated; description names the closure in the run
+// directory's config.json.
+func trainOne(m *hierarchy.Run, cfg hierarchy.Config, closureName, description string, opts Options) (Run, error) {
+	dir, name := "", RunDir("", closureName, cfg)
 	if opts.CheckpointDir != "" {
-		if err := tr.Open(RunDir(opts.CheckpointDir, closureName, cfg)); err != nil {
-			return Run{}, err
-		}
+		dir = RunDir(opts.CheckpointDir, closureName, cfg)
 	}
-	if err := tr.Train(); err != nil {
+	if err := trainRun(m, dir, models.Output{Quiet: opts.Quiet, Label: name}, description); err != nil {
 		return Run{}, err
 	}
-	run := Run{Config: tr.Config, Emb: tr.Emb}
-	for _, s := range tr.History {
+	run := Run{Config: cfg}
+	var err error
+	if run.Emb, err = m.Embedding(); err != nil {
+		return Run{}, err
+	}
+	for _, s := range m.History() {
 		run.MaxDeviation = max(run.MaxDeviation, s.MaxDeviation)
 		run.TrainSeconds += s.Seconds
 		run.Loss = append(run.Loss, s.Loss)
 	}
 	return run, nil
+}
+
+// trainRun trains m in memory (dir "") or in the run directory dir through lib/runner.Train — what
+// `geoalign train` writes: config.json (m's hierarchy.Run.Identity; the closure's description in
+// its notes), lock, resume, history.json, curves.png. A directory holding a run trained before the
+// benchmark trained through lib/runner (checkpoints, no config.json) resumes as it is.
+func trainRun(m *hierarchy.Run, dir string, out models.Output, description string) error {
+	if dir == "" {
+		_, err := m.Train(out)
+		return err
+	}
+	empty, err := rundir.IsEmpty(dir)
+	if err != nil {
+		return err
+	}
+	if _, errConfig := os.Stat(filepath.Join(dir, runner.ConfigFile)); !empty && errConfig != nil {
+		out.Dir = dir
+		_, err := m.Train(out)
+		return err
+	}
+	raw, err := m.Identity()
+	if err != nil {
+		return err
+	}
+	_, err = runner.Train(dir, runner.Spec{Model: hierarchy.ModelName, Config: raw, Notes: []string{"data: " + description}}, m, out)
+	return err
 }
 
 // RunDir is the run directory RunAll gives a run under dir:

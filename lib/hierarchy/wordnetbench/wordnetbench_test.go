@@ -9,7 +9,9 @@ import (
 	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/data/wordnet"
 	"github.com/geoalign/geoalign/lib/hierarchy"
+	"github.com/geoalign/geoalign/lib/models"
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/runner"
 	"github.com/gomlx/compute/dtypes"
 )
 
@@ -85,6 +87,17 @@ func TestRunAllAndFigures(t *testing.T) {
 	if len(res.Runs) != 2 || res.Runs[1].Config.Seed != 2 || res.Runs[0].Config.DType != dtypes.Float32 {
 		t.Fatalf("runs: %+v", res.Runs)
 	}
+	// Each run is a lib/runner run directory, as `geoalign train` writes it, whose embedding reads
+	// back (notebook 14 draws its figures so).
+	for _, r := range res.Runs {
+		dir := RunDir(opts.CheckpointDir, "small", r.Config)
+		if spec, err := runner.ReadSpec(dir); err != nil || spec.Model != hierarchy.ModelName {
+			t.Errorf("run directory of seed %d: %v", r.Config.Seed, err)
+		}
+		if e, err := hierarchy.LoadEmbedding(dir, c); err != nil || !slices.Equal(e.Coords, r.Emb.Coords) {
+			t.Errorf("embedding of seed %d read back from its run directory: %v", r.Config.Seed, err)
+		}
+	}
 	if !strings.Contains(opts.Log.(*strings.Builder).String(), "small lorentz d=2 float32 seed 2: MR") {
 		t.Errorf("log: %q", opts.Log.(*strings.Builder).String())
 	}
@@ -100,6 +113,41 @@ func TestRunAllAndFigures(t *testing.T) {
 	euclid := &hierarchy.Embedding{Manifold: hierarchy.Euclidean, Dim: 2, Names: c.Nodes, Coords: make([]float64, 8)}
 	if _, err := DiskFigure(backend.MustNew(), euclid, c, nil); err == nil {
 		t.Error("a Euclidean embedding drawn in the Poincaré disk")
+	}
+}
+
+// TestRunAllResumesADirectoryOfBefore: a run directory made before the benchmark trained through
+// lib/runner (Trainer.Open's checkpoints, no config.json) is continued as it is — to the same
+// table as a run trained at once, in memory — and not made a runner directory.
+func TestRunAllResumesADirectoryOfBefore(t *testing.T) {
+	c := smallClosure()
+	opts := Options{Models: []hierarchy.Manifold{hierarchy.Lorentz}, Dims: []int{2}, DTypes: []dtypes.DType{dtypes.Float64},
+		Seeds: []int64{1}, Quiet: true, Log: &strings.Builder{}, Adjust: func(c *hierarchy.Config) { c.Epochs, c.BurnInEpochs, c.BatchSize, c.Negatives = 4, 1, 2, 1 }}
+	mem, err := RunAll(backend.MustNew(), "small", c, "test closure", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.CheckpointDir = t.TempDir()
+	cfg := opts.Config(hierarchy.Lorentz, 2, dtypes.Float64, 1)
+	half := cfg
+	half.Epochs = 2
+	old, err := hierarchy.NewRun(backend.MustNew(), c, half, hierarchy.RunEval{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := RunDir(opts.CheckpointDir, "small", cfg)
+	if _, err := old.Train(models.Output{Dir: dir, Quiet: true}); err != nil { // the layout of before: checkpoints only
+		t.Fatal(err)
+	}
+	res, err := RunAll(backend.MustNew(), "small", c, "test closure", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Runs[0]; !slices.Equal(got.Emb.Coords, mem.Runs[0].Emb.Coords) || got.Result != mem.Runs[0].Result || len(got.Loss) != 4 {
+		t.Errorf("continued run: %+v after %d epochs, in memory %+v", got.Result, len(got.Loss), mem.Runs[0].Result)
+	}
+	if _, err := runner.ReadSpec(dir); err == nil {
+		t.Error("a directory of before was given a config.json")
 	}
 }
 

@@ -96,7 +96,7 @@ func FeatureDirSource(b compute.Backend, s Scale, dir string, valFraction float6
 // gare.RunConfig as JSON, the config.json `geoalign train gare` writes; its Model is used) on top of
 // base, the scale's on the data's widths: fields the file leaves out keep base's, widths of 0 are
 // the data's. The notes name each field of the file that a variant of DataSections overrides
-// (reproduce.Overrides). An unknown field, an invalid value or a width other than the data's is a
+// (reproduce.ConfigNotes). An unknown field, an invalid value or a width other than the data's is a
 // data.BadInput error naming the file and the field.
 func ConfigFile(file string, base gare.Config) (gare.Config, []string, error) {
 	b, err := os.ReadFile(file)
@@ -132,11 +132,11 @@ func ConfigFile(file string, base gare.Config) (gare.Config, []string, error) {
 		}
 		variants = append(variants, reproduce.Variant{Name: v.Name, Config: gare.RunConfig{Model: c}})
 	}
-	notes, err := reproduce.Overrides(file, b, gare.RunConfig{Model: cfg}, variants)
+	notes, err := reproduce.ConfigNotes(file, b, gare.RunConfig{Model: base}, gare.RunConfig{Model: cfg}, variants)
 	if err != nil {
 		return base, nil, data.BadInput(err)
 	}
-	return cfg, append([]string{fmt.Sprintf("Base configuration of every variant: --config %s (its Model) on top of the scale's; each variant's own changes apply on top of it.", file)}, notes...), nil
+	return cfg, notes, nil
 }
 
 // Check reports, before any training, data the suite cannot run on: fewer training pairs (after

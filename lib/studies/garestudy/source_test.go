@@ -164,7 +164,8 @@ func TestConfigFile(t *testing.T) {
 		t.Fatalf("config %+v, %v", cfg, err)
 	}
 	// The baseline (Table 1, Table 3) turns Δ off: it overrides Model.UseDelta, and nothing else of the file.
-	if len(notes) != 2 || !strings.Contains(notes[1], `the variant "baseline" overrides Model.UseDelta`) {
+	if len(notes) != 2 || !strings.HasSuffix(notes[0], "replaces the scale's values above by Model.Dim = 24.") ||
+		!strings.Contains(notes[1], `the variant "baseline" overrides Model.UseDelta`) {
 		t.Errorf("notes %q", notes)
 	}
 	if _, _, err := ConfigFile(write(`{"Model": {"VideoInputDim": 7}}`), base); !data.IsBadInput(err) || !strings.Contains(err.Error(), "Model.VideoInputDim") {

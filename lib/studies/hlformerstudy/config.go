@@ -49,9 +49,8 @@ func ConfigFile(file string, base hlformer.RunConfig) (cfg hlformer.RunConfig, n
 	for _, v := range slices.Concat(Table1Variants, Table2Variants) {
 		variants = append(variants, reproduce.Variant{Name: v.Name, Config: v.ApplyRun(cfg)})
 	}
-	notes, err = reproduce.Overrides(file, b, cfg, variants)
-	if err != nil {
+	if notes, err = reproduce.ConfigNotes(file, b, base, cfg, variants); err != nil {
 		return cfg, nil, data.BadInput(err)
 	}
-	return cfg, append([]string{fmt.Sprintf("Base configuration of every variant: --config %s on top of the scale's.", file)}, notes...), nil
+	return cfg, notes, nil
 }
