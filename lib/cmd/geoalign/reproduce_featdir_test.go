@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/geoalign/geoalign/lib/backend"
 	"github.com/geoalign/geoalign/lib/studies/garestudy"
 )
 
@@ -16,6 +17,8 @@ import (
 // pairs for a batch) exits 2 before any training, naming the file and the field, with nothing under
 // OUT or --runs.
 func TestReproduceGAREOnFeatureDir(t *testing.T) {
+	backend.SkipOnXLA(t, "trains GARE's 2 variants for 2 seeds (and stage 1 twice) to check the protocol's files and exit codes, which are "+
+		"backend-independent and run on the Go backend in every go test; GARE trains on XLA in TestTrainEvalGARE")
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	writeToyTextVideo(t, data, 40, 0, 16)
