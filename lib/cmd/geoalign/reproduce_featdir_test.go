@@ -19,9 +19,7 @@ import (
 func TestReproduceGAREOnFeatureDir(t *testing.T) {
 	backend.SkipOnXLA(t, "trains GARE's 2 variants for 2 seeds (and stage 1 twice) to check the protocol's files and exit codes, which are "+
 		"backend-independent and run on the Go backend in every go test; GARE trains on XLA in TestTrainEvalGARE")
-	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	writeToyTextVideo(t, data, 40, 0, 16)
+	dir, data := toyTextVideoDir(t, 40, 0, 16)
 	cfg := writeConfig(t, dir, strings.Replace(gareTestConfig, `"Model": {`, `"Model": {"Epochs": 1, `, 1))
 	out, runs := filepath.Join(dir, "out"), filepath.Join(dir, "runs")
 	flags := []string{"--paper", "gare", "--seeds", "0,1", "--runs", runs, "--out", out}

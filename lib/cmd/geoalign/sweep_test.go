@@ -118,9 +118,7 @@ func TestSweepBadGrid(t *testing.T) {
 func TestSweepWarmStart(t *testing.T) {
 	backend.SkipOnXLA(t, "trains GARE 4 times to check the warm start's plumbing bit for bit, which is backend-independent "+
 		"and runs on the Go backend in every go test; GARE trains on XLA in TestTrainEvalGARE")
-	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	writeToyTextVideo(t, data, 48, 8, 16)
+	dir, data := toyTextVideoDir(t, 48, 8, 16)
 	cfg := writeConfig(t, dir, gareTestConfig)
 	pre := cliRun(t, "gare", "--data", data, "--config", cfg, "--seed", "7")
 	from, err := runner.FromDir(pre)

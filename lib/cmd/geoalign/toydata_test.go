@@ -129,6 +129,16 @@ func writeToyTextVideo(t *testing.T, dir string, nTrain, nVal, nTest int) *featd
 	return d
 }
 
+// toyTextVideoDir writes a toy text–video directory (writeToyTextVideo) as dir/data of a new
+// temporary directory dir, and returns both.
+func toyTextVideoDir(t *testing.T, nTrain, nVal, nTest int) (dir, data string) {
+	t.Helper()
+	dir = t.TempDir()
+	data = filepath.Join(dir, "data")
+	writeToyTextVideo(t, data, nTrain, nVal, nTest)
+	return dir, data
+}
+
 func btoi(b bool) int {
 	if b {
 		return 1
