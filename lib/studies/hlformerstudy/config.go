@@ -5,13 +5,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/data"
 	"github.com/geoalign/geoalign/lib/models/hlformer"
+	"github.com/geoalign/geoalign/lib/reproduce"
 )
 
 // ConfigFile reads the run configuration of every variant from file (`--config`: hlformer.RunConfig
@@ -50,11 +50,11 @@ func ConfigFile(file string, base hlformer.RunConfig) (cfg hlformer.RunConfig, n
 	if err := json.Unmarshal(b, &set); err != nil {
 		return cfg, nil, data.BadInput(fmt.Errorf("--config %s: %w", file, err))
 	}
-	given := leaves(set, "")
-	mine := leaves(asMap(cfg), "")
+	given := reproduce.ConfigLeaves(set)
+	mine := reproduce.ConfigLeaves(cfg)
 	for _, v := range slices.Concat(Table1Variants, Table2Variants) {
 		var over []string
-		for k, val := range leaves(asMap(v.ApplyRun(cfg)), "") {
+		for k, val := range reproduce.ConfigLeaves(v.ApplyRun(cfg)) {
 			if _, ok := given[k]; ok && fmt.Sprint(val) != fmt.Sprint(mine[k]) {
 				over = append(over, k)
 			}
@@ -66,25 +66,4 @@ func ConfigFile(file string, base hlformer.RunConfig) (cfg hlformer.RunConfig, n
 	}
 	notes = slices.Compact(notes)
 	return cfg, append([]string{fmt.Sprintf("Base configuration of every variant: --config %s on top of the scale's.", file)}, notes...), nil
-}
-
-// asMap is v as JSON object.
-func asMap(v any) map[string]any {
-	b, _ := json.Marshal(v) // a RunConfig always marshals
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	return m
-}
-
-// leaves flattens a JSON object to its leaf values by dotted path.
-func leaves(m map[string]any, prefix string) map[string]any {
-	out := map[string]any{}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if sub, ok := m[k].(map[string]any); ok {
-			maps.Copy(out, leaves(sub, prefix+k+"."))
-		} else {
-			out[prefix+k] = m[k]
-		}
-	}
-	return out
 }

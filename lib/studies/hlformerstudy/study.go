@@ -35,7 +35,7 @@ type Study struct {
 	Base      *hlformer.RunConfig
 	BaseNotes []string
 	// PaperData, if set, names the data set of the paper's tables the setup is (PaperData's keys):
-	// the tables then say whether each row agrees with the paper's number (AgreementRule).
+	// the tables then say whether each row agrees with the paper's number (reproduce.AgreementRule).
 	PaperData  string
 	configFile string // the file of Base, for error messages
 	runs       map[string]*Runs
