@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/report"
-	"github.com/geoalign/geoalign/lib/rundir"
 	"github.com/geoalign/geoalign/lib/runner"
 	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
 )
@@ -77,12 +76,5 @@ func TestReproduceHLFormerOnCollection(t *testing.T) {
 		evalJSON(t, filepath.Dir(d))
 	}
 
-	lock, err := rundir.Acquire(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Release()
-	if code, _, errOut := call(runReproduce, args...); code != exitUsage || !strings.Contains(errOut, rundir.LockFile) {
-		t.Errorf("a second reproduction on a locked OUT: exit %d, %s", code, errOut)
-	}
+	checkLockedOut(t, out, args...)
 }
