@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/geoalign/geoalign/lib/report"
+	"github.com/geoalign/geoalign/lib/rundir"
 	"github.com/geoalign/geoalign/lib/runner"
 	"github.com/geoalign/geoalign/lib/studies/hlformerstudy"
 )
@@ -76,5 +77,12 @@ func TestReproduceHLFormerOnCollection(t *testing.T) {
 		evalJSON(t, filepath.Dir(d))
 	}
 
-	checkLockedOut(t, out, args...)
+	lock, err := rundir.Acquire(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	if code, _, errOut := call(runReproduce, args...); code != exitUsage || !strings.Contains(errOut, rundir.LockFile) {
+		t.Errorf("a second reproduction on a locked OUT: exit %d, %s", code, errOut)
+	}
 }
