@@ -25,7 +25,7 @@ func ConfigNotes(file string, raw []byte, scale, cfg any, variants []Variant) ([
 	if err := json.Unmarshal(raw, &set); err != nil {
 		return nil, fmt.Errorf("--config %s: %w", file, err)
 	}
-	given, mine, from := leaves(set, ""), leaves(asMap(cfg), ""), leaves(asMap(scale), "")
+	given, mine, from := ConfigLeaves(set), ConfigLeaves(cfg), ConfigLeaves(scale)
 	var changed []string
 	for _, k := range slices.Sorted(maps.Keys(given)) {
 		if fmt.Sprint(mine[k]) != fmt.Sprint(from[k]) {
@@ -39,7 +39,7 @@ func ConfigNotes(file string, raw []byte, scale, cfg any, variants []Variant) ([
 	notes := []string{fmt.Sprintf("Base configuration of every variant: --config %s on top of the scale's; %s.", file, what)}
 	for _, v := range variants {
 		var over []string
-		for k, val := range leaves(asMap(v.Config), "") {
+		for k, val := range ConfigLeaves(v.Config) {
 			if _, ok := given[k]; ok && fmt.Sprint(val) != fmt.Sprint(mine[k]) {
 				over = append(over, k)
 			}
@@ -50,25 +50,4 @@ func ConfigNotes(file string, raw []byte, scale, cfg any, variants []Variant) ([
 		}
 	}
 	return slices.Compact(notes), nil
-}
-
-// asMap is v as JSON object.
-func asMap(v any) map[string]any {
-	b, _ := json.Marshal(v) // a configuration always marshals
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	return m
-}
-
-// leaves flattens a JSON object to its leaf values by dotted path.
-func leaves(m map[string]any, prefix string) map[string]any {
-	out := map[string]any{}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if sub, ok := m[k].(map[string]any); ok {
-			maps.Copy(out, leaves(sub, prefix+k+"."))
-		} else {
-			out[prefix+k] = m[k]
-		}
-	}
-	return out
 }

@@ -41,6 +41,16 @@ func (o Options) Skipped(sections []string) []string {
 // CheckSections returns an error naming every section of selected that none of papers declares in
 // its Experiment.Sections (with the sections each paper has), or nil. papers must be registered.
 func CheckSections(papers, selected []string) error {
+	return checkSections(papers, selected, func(e Experiment) []string { return e.Sections })
+}
+
+// CheckDataSections is CheckSections for a run on a researcher's feature directory (Options.Data):
+// the sections of Experiment.DataSections.
+func CheckDataSections(papers, selected []string) error {
+	return checkSections(papers, selected, func(e Experiment) []string { return e.DataSections })
+}
+
+func checkSections(papers, selected []string, of func(Experiment) []string) error {
 	known := map[string]bool{}
 	var lists []string
 	for _, p := range papers {
@@ -48,11 +58,11 @@ func CheckSections(papers, selected []string) error {
 		if err != nil {
 			return err
 		}
-		for _, s := range e.Sections {
+		for _, s := range of(e) {
 			known[s] = true
 		}
-		if len(e.Sections) > 0 {
-			lists = append(lists, p+": "+strings.Join(e.Sections, ", "))
+		if len(of(e)) > 0 {
+			lists = append(lists, p+": "+strings.Join(of(e), ", "))
 		} else {
 			lists = append(lists, p+": (no sections: all or nothing)")
 		}

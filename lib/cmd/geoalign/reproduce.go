@@ -243,7 +243,11 @@ func runFigures(args []string, stdout, stderr io.Writer) int {
 		for _, s := range strings.Split(*sections, ",") {
 			opts.Sections = append(opts.Sections, strings.TrimSpace(s))
 		}
-		if err := reproduce.CheckSections(papers, opts.Sections); err != nil {
+		check := reproduce.CheckSections
+		if opts.Data != "" { // the sections that run on a researcher's feature directory
+			check = reproduce.CheckDataSections
+		}
+		if err := check(papers, opts.Sections); err != nil {
 			fmt.Fprintln(stderr, "geoalign figures: --sections:", err)
 			return exitUsage
 		}

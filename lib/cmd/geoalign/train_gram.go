@@ -46,21 +46,13 @@ func (c *gramConfig) open(backend compute.Backend, src runner.Source, training b
 	if err := mc.Validate(); err != nil {
 		return nil, err
 	}
-	d, err := featdir.LoadTuples(src.Dir, mc.ValFraction)
+	dataset, splits, err := gram.LoadTupleDir(src.Dir, mc.ValFraction)
 	if err != nil {
 		return nil, err
 	}
-	splits := map[string]*gram.Split{}
-	for name, rows := range map[string][]int{"train": d.Splits.Train, "val": d.Splits.Val, "test": d.Splits.Test} {
-		if splits[name], err = gram.NewSplit(d.Rows(rows), d.Dims, nil); err != nil {
-			return nil, fmt.Errorf("%s: %s split: %w", d.Dir, name, err)
-		}
-	}
-	if n := splits["train"].N; n < mc.BatchSize {
+	if n := dataset.Train.N; n < mc.BatchSize {
 		return nil, fmt.Errorf("%s: the training split has %d samples, fewer than one batch of Model.BatchSize = %d",
-			filepath.Join(d.Dir, featdir.TrainFile), n, mc.BatchSize)
+			filepath.Join(src.Dir, featdir.TrainFile), n, mc.BatchSize)
 	}
-	dataset := &gram.Dataset{Name: d.Dir, Kind: "given features", Modalities: d.Modalities,
-		Train: splits["train"], Val: splits["val"], Test: splits["test"]}
-	return gram.NewRun(backend, mc, dataset, splitNotes(d.Splits))
+	return gram.NewRun(backend, mc, dataset, splitNotes(splits))
 }

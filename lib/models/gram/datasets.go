@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/geoalign/geoalign/lib/data"
+	"github.com/geoalign/geoalign/lib/data/featdir"
 	"github.com/geoalign/geoalign/lib/data/synth"
 	"github.com/geoalign/geoalign/lib/data/trimodal"
 )
@@ -236,4 +237,32 @@ func (d *Dataset) setSplit(split string, sp *Split) {
 	} else {
 		d.Test = sp
 	}
+}
+
+// TupleKind is the data kind of a researcher's tuple directory (LoadTupleDir).
+const TupleKind data.Kind = "given features"
+
+// LoadTupleDir loads a tuple directory (lib/data/featdir.TupleLayout: the files `geoalign train gram
+// --data DIR` reads) as a Dataset named dir: one [N_split, D_m] block per modality and split, anchor
+// first; without val.txt, valFraction of the training tuples become the validation split
+// (featdir.Splits.Note says so). The features are used as given (not standardised: Standardize is
+// the tracks' choice for their mixed pixel / log-mel / GloVe scales) and relevance is instance-level
+// (a query's only relevant tuple is its own row, the GRAM protocol of docs/official-code.md §1.6):
+// the format carries no class labels (docs/data-sources.md §6). Errors name the file.
+func LoadTupleDir(dir string, valFraction float64) (*Dataset, featdir.Splits, error) {
+	t, err := featdir.LoadTuples(dir, valFraction)
+	if err != nil {
+		return nil, featdir.Splits{}, err
+	}
+	d := &Dataset{Name: dir, Kind: TupleKind, Modalities: t.Modalities}
+	for _, s := range []struct {
+		name string
+		rows []int
+		into **Split
+	}{{"train", t.Splits.Train, &d.Train}, {"val", t.Splits.Val, &d.Val}, {"test", t.Splits.Test, &d.Test}} {
+		if *s.into, err = NewSplit(t.Rows(s.rows), t.Dims, nil); err != nil {
+			return nil, t.Splits, fmt.Errorf("%s: %s split: %w", dir, s.name, err)
+		}
+	}
+	return d, t.Splits, nil
 }

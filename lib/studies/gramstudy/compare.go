@@ -118,7 +118,7 @@ func provenance(o Options, data []*gram.Dataset, behavior string, notes ...strin
 		kinds[d.Kind] = true
 		p.Notes = append(p.Notes, d.Notes...)
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d training epochs, %d train / %d test samples", ShortName(d), o.Epochs(d), d.Train.N, d.Test.N),
-			o.ValidationNote(d, gram.DefaultConfig()))
+			o.ValidationNote(d, o.baseConfig()))
 	}
 	p.Data = strings.Join(names, "; ")
 	switch {

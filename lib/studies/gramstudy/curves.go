@@ -174,9 +174,12 @@ func (o Options) ValidationNote(d *gram.Dataset, cfg gram.Config) string {
 		nVal = len(held)
 		how = fmt.Sprintf("%g of the train split carved out by data.CarveValidation (gram.CarveValidation, ValFraction %g)", cfg.ValFraction, cfg.ValFraction)
 	}
+	budget := "Budget chosen on that validation split: %d epochs at lr %g (AdamW, warmup_linear %g, batch %d; Options.Epochs, sweep lib/cmd/gramcurves)"
+	if o.Base != nil {
+		budget = "Budget: the base configuration's %d epochs at lr %g (AdamW, warmup_linear %g, batch %d)"
+	}
 	return fmt.Sprintf("%s: the model of the epoch with the best validation T→data SumR is kept; validation: %d tuples, %s; the test split selects nothing. "+
-		"Budget chosen on that validation split: %d epochs at lr %g (AdamW, warmup_linear %g, batch %d; Options.Epochs, sweep lib/cmd/gramcurves)",
-		ShortName(d), nVal, how, o.Epochs(d), cfg.LearningRate, cfg.Warmup, cfg.BatchSize)
+		budget, ShortName(d), nVal, how, o.Epochs(d), cfg.LearningRate, cfg.Warmup, cfg.BatchSize)
 }
 
 // CurvesWithNotes is the learning-curve figure of rows (TrainingCurves, titled title) that a table

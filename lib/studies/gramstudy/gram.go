@@ -43,7 +43,7 @@ func (o Options) trainVariants(runs Runs, d *gram.Dataset, evalEvery int, varian
 		if runs.Get(d, v.Label) != nil {
 			continue
 		}
-		rs, err := o.TrainSeeds(d, v, evalEvery)
+		rs, err := o.TrainSeeds(d, v.on(o.Base), evalEvery)
 		if err != nil {
 			return err
 		}
@@ -68,7 +68,7 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 		}
 	}
 	t := report.NewTable("GRAM Table 1 analogue: multimodal text → (image + audio) retrieval, R@K (%)",
-		provenance(o, sets, gram.DefaultConfig().Behavior(),
+		provenance(o, sets, o.baseConfig().Behavior(),
 			"pairwise cosine ranks by the mean of cos(text, image) and cos(text, audio); GRAM by −volume (no temperature), GRAM protocol (docs/official-code.md §1.6)",
 			"GRAM (cosine → volume) trains half the epochs with the pairwise loss, then the volume loss from those encoders (GRAM's VAST → GRAM recipe)",
 			"the paper column is MSR-VTT with VAST/EVA-CLIP/BEATs/BERT features: a different task and scale, shown for the direction of the effect only"),
@@ -77,10 +77,19 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 	t.AddPaperColumn("T2V R@1 (paper)", cite).AddPaperColumn("V2T R@1 (paper)", cite)
 	paper := map[string][2]string{Pairwise.Label: {"49.3", "43.7"}, GRAM.Label: {"—", "—"}, GRAMFromCosine.Label: {"54.2", "50.5"}}
 	var claims []reproduce.Comparison
+	var agree []string // the agreement cell of each row (Options.PaperData)
 	for _, d := range sets {
+		n, err := o.floorRows(t, d, 2, T2VR1, T2VR10, V2TR1, V2TR10)
+		if err != nil {
+			return nil, nil, err
+		}
+		for range n {
+			agree = append(agree, "—")
+		}
 		for _, v := range table1Variants {
 			rs, p := runs.Get(d, v.Label), paper[v.Label]
 			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, T2VR10), Cell(rs, V2TR1), Cell(rs, V2TR10), p[0], p[1])
+			agree = append(agree, agreementCell(rs, p[0]))
 		}
 		if why := NoClaimReason(d, allRuns(runs, d, table1Variants)); why != "" {
 			t.Provenance.Notes = append(t.Provenance.Notes, why)
@@ -93,6 +102,7 @@ func (o Options) Table1(runs Runs, sets []*gram.Dataset, evalEvery int) (*report
 			claims = append(claims, c)
 		}
 	}
+	o.agreement(t, agree)
 	return t, claims, nil
 }
 

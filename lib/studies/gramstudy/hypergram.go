@@ -44,14 +44,22 @@ func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []r
 	}
 	variants := append(slices.Clone(geometriesVariants), Ensemble)
 	t := report.NewTable("HyperGRAM main comparison analogue: GRAM vs pure hyperbolic vs HyperGRAM (R@1 %)",
-		provenance(o, sets, gram.HyperGRAMConfig().Behavior(),
+		provenance(o, sets, HyperGRAM.on(o.Base).Config.Behavior(),
 			"GRAM and pure hyperbolic differ from HyperGRAM only in the geometry (α = 1 and α = 0 fixed)",
 			"HyperGRAM has no public code: τ, label smoothing and DAM follow GRAM's code (docs/official-code.md §2, open points)"),
 		"data", "model", "T→V+A R@1", "V+A→T R@1", "final α")
 	t.AddPaperColumn("T2V R@1 (paper)", "HyperGRAM summary, main results (MSR-VTT zero-shot T2V R@1)")
 	paper := map[string]string{GRAM.Label: "54.8", PureHyperbolic.Label: "54.8", HyperGRAM.Label: "56.6", FixedAlphaHyperGRAM.Label: "—", Ensemble.Label: "—"}
 	var claims []reproduce.Comparison
+	var agree []string // the agreement cell of each row (Options.PaperData)
 	for _, d := range sets {
+		n, err := o.floorRows(t, d, 2, T2VR1, V2TR1)
+		if err != nil {
+			return nil, nil, err
+		}
+		for range n {
+			agree = append(agree, "—")
+		}
 		for _, v := range variants {
 			rs := runs.Get(d, v.Label)
 			alpha := "—"
@@ -63,6 +71,7 @@ func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []r
 				alpha = report.Summarize(alphas).Format(3)
 			}
 			t.AddRow(ShortName(d), v.Label, Cell(rs, T2VR1), Cell(rs, V2TR1), alpha, paper[v.Label])
+			agree = append(agree, agreementCell(rs, paper[v.Label]))
 		}
 		if why := NoClaimReason(d, allRuns(runs, d, variants)); why != "" {
 			t.Provenance.Notes = append(t.Provenance.Notes, why)
@@ -84,6 +93,7 @@ func (o Options) Geometries(runs Runs, sets []*gram.Dataset) (*report.Table, []r
 					"the geometries are complementary (summary, core idea); no ensemble row", Ensemble, HyperGRAM))
 		}
 	}
+	o.agreement(t, agree)
 	return t, claims, nil
 }
 

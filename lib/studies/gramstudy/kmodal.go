@@ -77,12 +77,20 @@ func (o Options) ModalityCount(runs Runs, d *gram.Dataset, v Variant, evalEvery 
 // (mean ± std over seeds) and R@1 under random ranking of the same test split, beside GRAM Table 4.
 func (km *KModalities) Table(o Options) *report.Table {
 	d := km.Data
-	t := report.NewTable(fmt.Sprintf("GRAM Table 4 analogue: k = 2 … %d modalities on the same stamps (%s, R@K %%)", km.K[len(km.K)-1], km.Variant.Label),
-		provenance(o, []*gram.Dataset{d}, km.Variant.Config.Behavior(),
-			"every k trains its own model from scratch on the first k modalities, with the same stamps, split, seeds, epochs and configuration",
-			"query: the English caption (text) ranks the test stamps by −V of (text, the stamp's other k − 1 modalities): the k − 1 modalities are retrieved jointly as one tuple (GRAM protocol, docs/official-code.md §1.6); data → text ranks the captions for each tuple; k = 2 is the area |sin θ| of text and image (GRAM App. A)",
+	items, notes := "stamps", []string{
+		"every k trains its own model from scratch on the first k modalities, with the same stamps, split, seeds, epochs and configuration",
+		"query: the English caption (text) ranks the test stamps by −V of (text, the stamp's other k − 1 modalities): the k − 1 modalities are retrieved jointly as one tuple (GRAM protocol, docs/official-code.md §1.6); data → text ranks the captions for each tuple; k = 2 is the area |sin θ| of text and image (GRAM App. A)",
+		"as in GRAM Table 4 the retrieved tuple grows with k: a claim compares retrieval of the k-tuple with retrieval of the (k+1)-tuple, each by its own model",
+		"the paper column is MSR-VTT with video, audio, subtitles and depth added in turn; here image, then the human-spoken caption in French, Spanish and Russian (the same caption, recorded by different speakers)"}
+	if o.Tuples != "" { // a researcher's tuple directory: its modalities in modalities.txt's order
+		items, notes = "tuples", []string{
+			"every k trains its own model from scratch on the first k modalities of modalities.txt, with the same tuples, split, seeds, epochs and configuration",
+			"query: the anchor (" + d.Modalities[0] + ") ranks the test tuples by −V of (anchor, the tuple's other k − 1 modalities), retrieved jointly as one tuple (GRAM protocol, docs/official-code.md §1.6); data → anchor ranks the anchors for each tuple; k = 2 is the area |sin θ| (GRAM App. A)",
 			"as in GRAM Table 4 the retrieved tuple grows with k: a claim compares retrieval of the k-tuple with retrieval of the (k+1)-tuple, each by its own model",
-			"the paper column is MSR-VTT with video, audio, subtitles and depth added in turn; here image, then the human-spoken caption in French, Spanish and Russian (the same caption, recorded by different speakers)"),
+			"the paper column is MSR-VTT with video, audio, subtitles and depth added in turn; here the modalities of modalities.txt in its order"}
+	}
+	t := report.NewTable(fmt.Sprintf("GRAM Table 4 analogue: k = 2 … %d modalities on the same %s (%s, R@K %%)", km.K[len(km.K)-1], items, km.Variant.Label),
+		provenance(o, []*gram.Dataset{d}, km.Variant.on(o.Base).Config.Behavior(), notes...),
 		"k", "modalities", "T→data R@1", "T→data R@10", "data→T R@1", "random R@1")
 	t.AddPaperColumn("T2V R@1 (paper)", paperTable4Cite)
 	for i, k := range km.K {

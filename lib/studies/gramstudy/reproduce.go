@@ -12,17 +12,19 @@ import (
 // notebooks/11-hypergram.ipynb) on the tri-modal sets of Options.Sets.
 func init() {
 	reproduce.Register(reproduce.Experiment{Paper: "gram", Figures: figures("gram", Untestable()),
+		DataSections: TupleSections["gram"], PaperData: PaperData,
 		Table1: table1(func(o Options, runs Runs, sets []*gram.Dataset) (*report.Table, []reproduce.Comparison, error) {
 			return o.Table1(runs, sets, 0)
 		})})
 	reproduce.Register(reproduce.Experiment{Paper: "hypergram", Figures: figures("hypergram", UntestableHyperGRAM()),
+		DataSections: TupleSections["hypergram"], PaperData: PaperData,
 		Table1: table1(Options.Geometries)})
 }
 
 // studyOptions maps the reproduction options to the studies', with its run cache
 // (reproduce.Options.RunCache; an interrupted run resumes from its last epoch).
 func studyOptions(opts reproduce.Options) Options {
-	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: opts.RunCache(), Text: opts.Text}
+	return Options{Full: opts.Full, Seeds: opts.Seeds, DataCache: opts.DataCache, CacheDir: opts.RunCache(), Text: opts.Text, PaperData: opts.PaperData}
 }
 
 // table1 is the Table1 of a paper: study's table (GRAM: Options.Table1, HyperGRAM:
@@ -56,9 +58,13 @@ func tableWithCurves(sec *reproduce.Section, name, title string, t *report.Table
 
 // figures is the Figures of a paper of this package: its sections (Suite.Sections; GRAM, HyperGRAM:
 // figures as a whole, no section can be selected) run under <opts.Out>/<paper> on one Suite, with
-// the paper's untestable claims.
+// the paper's untestable claims — or, on a researcher's tuple directory (opts.Data), the sections
+// of opts.Sections among TupleSections (tupleFigures).
 func figures(paper string, untestable []reproduce.Claim) func(reproduce.Options) error {
 	return func(opts reproduce.Options) error {
+		if opts.Data != "" {
+			return tupleFigures(paper, opts)
+		}
 		if err := opts.NeedsRealData(paper); err != nil {
 			return err
 		}

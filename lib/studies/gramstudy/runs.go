@@ -50,6 +50,23 @@ type Options struct {
 	Text encoders.Text
 	// FixedEpochs, when > 0, replaces Epochs' per-dataset budget (the cross-paper grid's tiny size).
 	FixedEpochs int
+	// Base, when set, is the base configuration of every variant (a tuple directory's `--config`,
+	// OpenTuples): each variant's changes to gram.DefaultConfig are applied on top of it (Variant.on).
+	Base *gram.Config
+	// Tuples is the researcher's tuple directory the study runs on (OpenTuples; "": the tracks):
+	// its runs name it as their data (runner.Source), and its tables carry the data's floors.
+	Tuples string
+	// PaperData names the paper's data set the tuples are (`--paper-data`): the tables then say
+	// whether each row agrees with the paper's number (reproduce.AgreesWithPaper).
+	PaperData string
+}
+
+// baseConfig is the base configuration of every variant: Base, else gram.DefaultConfig.
+func (o Options) baseConfig() gram.Config {
+	if o.Base != nil {
+		return *o.Base
+	}
+	return gram.DefaultConfig()
 }
 
 func (o Options) seeds() []int64 {
@@ -239,8 +256,13 @@ func (o Options) trainStage(d *gram.Dataset, cfg gram.Config, dir string, from *
 	if err != nil {
 		return nil, err
 	}
-	// The data are in memory (the study's sets): the Source is empty and config.json's notes name them.
+	// The tracks' sets are in memory: the Source is empty and config.json's notes name them. A
+	// tuple directory's whole set is what `geoalign train gram --data` reads: the run names it, so
+	// that `geoalign eval --run` opens it (a modality subset stays in memory).
 	spec := runner.Spec{Model: "gram", Config: raw, Notes: []string{"data: " + d.Name}}
+	if o.Tuples != "" && d.Name == o.Tuples {
+		spec.Data = runner.Source{Dir: o.Tuples}
+	}
 	if from != nil {
 		if err := m.WarmStart(from.run); err != nil {
 			return nil, err

@@ -156,7 +156,13 @@ func (s *Suite) table4K(sec *reproduce.Section) error {
 	if err != nil {
 		return err
 	}
-	km, cs, err := s.Options.ModalityCount(s.Runs, langs, GRAM, 0)
+	return s.kModalities(sec, langs)
+}
+
+// kModalities adds to sec GRAM's modality-count table on d (ModalityCount: k = 2 … its modalities),
+// its learning curves and its plot, saved as table4-k-modalities.
+func (s *Suite) kModalities(sec *reproduce.Section, d *gram.Dataset) error {
+	km, cs, err := s.Options.ModalityCount(s.Runs, d, GRAM, 0)
 	if err != nil {
 		return err
 	}
