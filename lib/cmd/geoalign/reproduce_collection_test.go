@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,13 +87,5 @@ func reproduction(t *testing.T, out, table string, files ...string) report.Table
 			t.Error(err)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(out, table))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tab report.Table
-	if err := json.Unmarshal(b, &tab); err != nil {
-		t.Fatal(err)
-	}
-	return tab
+	return readTable(t, filepath.Join(out, table))
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -18,15 +17,11 @@ import (
 // readTable reads a table saved as JSON (report.Table.Save).
 func readTable(t *testing.T, path string) report.Table {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	tab, err := report.LoadTable(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tab report.Table
-	if err := json.Unmarshal(b, &tab); err != nil {
-		t.Fatal(err)
-	}
-	return tab
+	return *tab
 }
 
 // GRAM's and HyperGRAM's protocols on a researcher's tuple directory (issue 47):
