@@ -1,12 +1,30 @@
 package reproduce
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 )
+
+// ReadConfig decodes the JSON file of a `--config` flag into into (a pointer to the configuration,
+// holding the base the file's fields replace), refusing fields the configuration lacks, and returns the
+// file's bytes (for ConfigNotes). Errors name the flag and the file.
+func ReadConfig(file string, into any) ([]byte, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--config: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		return nil, fmt.Errorf("--config %s: %w", file, err)
+	}
+	return b, nil
+}
 
 // Variant is a named configuration of a variant, as ConfigNotes compares it.
 type Variant struct {

@@ -1,9 +1,7 @@
 package garestudy
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -99,15 +97,10 @@ func FeatureDirSource(b compute.Backend, s Scale, dir string, valFraction float6
 // (reproduce.ConfigNotes). An unknown field, an invalid value or a width other than the data's is a
 // data.BadInput error naming the file and the field.
 func ConfigFile(file string, base gare.Config) (gare.Config, []string, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return base, nil, data.BadInput(fmt.Errorf("--config: %w", err))
-	}
 	rc := gare.RunConfig{Model: base}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rc); err != nil {
-		return base, nil, data.BadInput(fmt.Errorf("--config %s: %w", file, err))
+	b, err := reproduce.ReadConfig(file, &rc)
+	if err != nil {
+		return base, nil, data.BadInput(err)
 	}
 	cfg := rc.Model
 	for _, w := range []struct {

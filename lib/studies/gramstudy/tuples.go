@@ -1,11 +1,9 @@
 package gramstudy
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -97,15 +95,10 @@ func tupleConfig(file string) (gram.Config, []string, error) {
 	if file == "" {
 		return base, nil, nil
 	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return base, nil, fmt.Errorf("--config: %w", err)
-	}
 	cfg := struct{ Model gram.Config }{base}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
-		return base, nil, fmt.Errorf("--config %s: %w", file, err)
+	b, err := reproduce.ReadConfig(file, &cfg)
+	if err != nil {
+		return base, nil, err
 	}
 	if cfg.Model.CheckpointDir != "" {
 		return base, nil, fmt.Errorf("--config %s: Model.CheckpointDir = %q: every run keeps its checkpoints in its run directory (--runs); leave it empty", file, cfg.Model.CheckpointDir)

@@ -1,11 +1,8 @@
 package hlformerstudy
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/geoalign/geoalign/lib/data"
@@ -19,15 +16,10 @@ import (
 // variant of Table 1 or Table 2 overrides. An unknown field, a value outside its domain or a feature
 // width other than the data's is a data.BadInput error naming the file and the field.
 func ConfigFile(file string, base hlformer.RunConfig) (cfg hlformer.RunConfig, notes []string, err error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return cfg, nil, data.BadInput(fmt.Errorf("--config: %w", err))
-	}
 	cfg = base
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
-		return cfg, nil, data.BadInput(fmt.Errorf("--config %s: %w", file, err))
+	b, err := reproduce.ReadConfig(file, &cfg)
+	if err != nil {
+		return cfg, nil, data.BadInput(err)
 	}
 	// Widths of 0 (as --print-config prints them) are the data's.
 	cfg.Model.VideoDim, cfg.Model.QueryDim = cmp.Or(cfg.Model.VideoDim, base.Model.VideoDim), cmp.Or(cfg.Model.QueryDim, base.Model.QueryDim)
